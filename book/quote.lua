@@ -1,0 +1,174 @@
+-- quote.lua: the book quotes code and program output, never copies of them.
+--
+--   ```{.c snippet="chapter1.c:loop-attention"}
+--   ```
+-- becomes the lines between `//> loop-attention` and `//< loop-attention` in
+-- src/chapter1.c (markers nested inside are dropped, common indentation
+-- removed).
+--
+--   ```{.output program="chapter1" cells="6-8"}
+--   ```
+-- becomes the blocks of cells 6 to 8 from build/out/chapter1.txt, the
+-- program's captured output, where each cell starts with a line `[N] title`.
+-- cells may list numbers and ranges: "2 4-6".
+--
+-- The build fails on a marker, a program output or a cell that is not there,
+-- and on any marker in src/ that the book never quotes.
+
+local source_dir = "src"
+local output_dir = "build/out"
+local used = {}
+
+local function read_file(path)
+  local f = io.open(path, "r")
+  if not f then error("quote.lua: cannot read " .. path) end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+local function lines_of(text)
+  local lines = {}
+  for line in (text .. "\n"):gmatch("(.-)\n") do lines[#lines + 1] = line end
+  if lines[#lines] == "" then lines[#lines] = nil end
+  return lines
+end
+
+local function escape(s)
+  return (s:gsub("[%^%$%(%)%%%.%[%]%*%+%-%?]", "%%%0"))
+end
+
+local function trim_blank_edges(lines)
+  while #lines > 0 and lines[1]:match("^%s*$") do table.remove(lines, 1) end
+  while #lines > 0 and lines[#lines]:match("^%s*$") do table.remove(lines) end
+  return lines
+end
+
+local function dedent(lines)
+  local indent
+  for _, l in ipairs(lines) do
+    if not l:match("^%s*$") then
+      local lead = #l:match("^ *")
+      if not indent or lead < indent then indent = lead end
+    end
+  end
+  local out = {}
+  for i, l in ipairs(lines) do out[i] = l:sub((indent or 0) + 1) end
+  return out
+end
+
+local function snippet(spec)
+  local file, name = spec:match("^([^:]+):(.+)$")
+  if not file then error("quote.lua: snippet '" .. spec .. "' is not file.c:name") end
+  local lines = lines_of(read_file(source_dir .. "/" .. file))
+  local open_pat = "^%s*//> " .. escape(name) .. "%s*$"
+  local close_pat = "^%s*//< " .. escape(name) .. "%s*$"
+  local out, inside, found = {}, false, false
+  for _, l in ipairs(lines) do
+    if l:match(close_pat) then inside = false; break
+    elseif inside then
+      if not l:match("^%s*//[<>] ") then out[#out + 1] = l end
+    elseif l:match(open_pat) then inside = true; found = true
+    end
+  end
+  if not found then error("quote.lua: no marker '//> " .. name .. "' in " .. source_dir .. "/" .. file) end
+  if inside then error("quote.lua: marker '" .. name .. "' in " .. file .. " is never closed") end
+  used[file .. ":" .. name] = true
+  return table.concat(dedent(trim_blank_edges(out)), "\n")
+end
+
+local function wanted_cells(spec)
+  local set = {}
+  for part in spec:gmatch("[^%s,]+") do
+    local a, b = part:match("^(%d+)%-(%d+)$")
+    if a then
+      for i = tonumber(a), tonumber(b) do set[i] = true end
+    elseif part:match("^%d+$") then
+      set[tonumber(part)] = true
+    else
+      error("quote.lua: bad cells '" .. spec .. "'")
+    end
+  end
+  return set
+end
+
+local function program_output(program, cells)
+  local path = output_dir .. "/" .. program .. ".txt"
+  local lines = lines_of(read_file(path))
+  if not cells then return table.concat(trim_blank_edges(lines), "\n") end
+  local want, seen, out, current = wanted_cells(cells), {}, {}, nil
+  for _, l in ipairs(lines) do
+    local n = l:match("^%[(%d+)%] ")
+    if n then
+      current = tonumber(n)
+      if want[current] and #out > 0 then out[#out + 1] = "" end
+      seen[current] = true
+    end
+    if current and want[current] then out[#out + 1] = l end
+  end
+  for n in pairs(want) do
+    if not seen[n] then error("quote.lua: " .. path .. " has no cell [" .. n .. "]") end
+  end
+  -- blank lines that end a cell's block are the program's spacing, not output
+  local tidy = {}
+  for i, l in ipairs(out) do
+    if not (l == "" and (out[i + 1] == nil or out[i + 1] == "")) then tidy[#tidy + 1] = l end
+  end
+  return table.concat(trim_blank_edges(tidy), "\n")
+end
+
+local function output_block(text)
+  if FORMAT:match("latex") then
+    return pandoc.RawBlock("latex",
+      "\\begin{ProgramOutput}\n" .. text .. "\n\\end{ProgramOutput}")
+  end
+  return pandoc.CodeBlock(text, {class = "output"})
+end
+
+function CodeBlock(el)
+  local spec = el.attributes["snippet"]
+  if spec then
+    return pandoc.CodeBlock(snippet(spec), {class = "c"})
+  end
+  if el.classes:includes("output") then
+    local program = el.attributes["program"]
+    if not program then error("quote.lua: an output block needs program=\"chapterN\"") end
+    return output_block(program_output(program, el.attributes["cells"]))
+  end
+end
+
+-- Every marker in src/ must be quoted somewhere in the book.
+local function check_all_markers_used()
+  local listing = io.popen('ls "' .. source_dir .. '"')
+  local unused = {}
+  for file in listing:lines() do
+    if file:match("%.[ch]$") then
+      for _, l in ipairs(lines_of(read_file(source_dir .. "/" .. file))) do
+        local name = l:match("^%s*//> (%S+)%s*$")
+        if name and not used[file .. ":" .. name] then
+          unused[#unused + 1] = file .. ":" .. name
+        end
+      end
+    end
+  end
+  listing:close()
+  if #unused > 0 then
+    error("quote.lua: markers never quoted in the book: " .. table.concat(unused, ", "))
+  end
+end
+
+function Meta(meta)
+  if meta["source-dir"] then source_dir = pandoc.utils.stringify(meta["source-dir"]) end
+  if meta["output-dir"] then output_dir = pandoc.utils.stringify(meta["output-dir"]) end
+end
+
+function Pandoc(doc)
+  doc = doc:walk({ CodeBlock = CodeBlock })
+  check_all_markers_used()
+  return doc
+end
+
+return {
+  { Meta = Meta },
+  { Pandoc = Pandoc },
+}

@@ -1,0 +1,33 @@
+# heatmap.gp: the one style of every attention matrix in the book.
+#
+#   call 'figures/heatmap.gp' 'FILE' 'TITLE' 'FORMAT'
+#
+# draws FILE, written by a chapter program's write_heatmap() (a header row
+# of key labels, then one row per query: its label and its values), as one
+# panel: queries down the side, keys across the bottom, each cell printed
+# with FORMAT (e.g. '%.2f'), white on dark cells and black on light ones.
+
+file = ARG1
+stats file matrix rowheaders columnheaders using 3 nooutput
+lo = STATS_min
+hi = STATS_max
+if (hi == lo) { hi = lo + 1 }
+
+set title ARG2 font ",10"
+set xlabel "Keys" font ",9"
+set ylabel "Queries" font ",9"
+set xtics out nomirror rotate by 45 right font ",8"
+set ytics out nomirror font ",8"
+set tics scale 0
+set yrange [:] reverse
+set size ratio -1
+set cbrange [lo:hi]
+set cbtics font ",7"
+set format cb '%g'
+set palette defined (0 "#f7fbff", 0.25 "#c6dbef", 0.5 "#6baed6", 0.75 "#2171b5", 1 "#08306b")
+unset key
+ink(v) = ((v - lo) / (hi - lo) > 0.55) ? 0xffffff : 0x000000
+
+plot file matrix rowheaders columnheaders using 1:2:3 with image, \
+     file matrix rowheaders columnheaders using 1:2:(sprintf(ARG3, $3)):(ink($3)) \
+          with labels textcolor rgb variable font ",7"

@@ -1,0 +1,38 @@
+// cli.h: the options every chapter program shares, and writing the data
+// files its figures are drawn from.
+#ifndef ATTN_CLI_H
+#define ATTN_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct {
+    uint64_t seed;         // --seed N: torch.manual_seed(N)
+    const char *data_dir;  // --data DIR: write figure data there (NULL: don't)
+} common_options;
+
+// What parse_options found. CLI_OK: run. CLI_EXIT_OK: --help was printed,
+// exit 0. CLI_USAGE: a bad option, usage went to stderr, exit 2.
+typedef enum { CLI_OK, CLI_EXIT_OK, CLI_USAGE } cli_status;
+
+// Parses --help, --seed N and --data DIR. opts holds the defaults on entry.
+// usage is printed after "usage: <program> ".
+cli_status parse_options(int argc, char **argv, const char *program,
+                         const char *usage, common_options *opts);
+
+// Parses a whole decimal number in [lo, hi]; false if it is not one.
+bool parse_integer(const char *s, long long lo, long long hi, long long *out);
+
+// Opens DIR/NAME for writing; on failure prints "<program>: error: ..." to
+// stderr and returns NULL.
+FILE *open_data_file(const char *program, const char *dir, const char *name);
+
+// Writes an (rows, cols) matrix for gnuplot's `matrix rowheaders
+// columnheaders`: a header line of column labels, then one line per row, its
+// label first. Returns false (and says why on stderr) on failure.
+bool write_heatmap(const char *program, const char *dir, const char *name,
+                   const float *m, int rows, int cols,
+                   const char *const *row_labels, const char *const *col_labels);
+
+#endif

@@ -1,0 +1,42 @@
+// print.h: print tensors the way PyTorch prints them, so that a program's
+// output can be read side by side with its notebook.
+//
+// PyTorch's rules, as observed on version 1.13 (default print options):
+// - a float tensor whose finite values are all whole numbers prints as `2.`;
+// - otherwise it prints with 4 decimals, `0.4557`, unless the largest
+//   non-zero magnitude is over 1000 times the smallest, or over 1e8, or the
+//   smallest is under 1e-4: then every element prints as `6.0337e-06`;
+// - every element is padded to the widest one; a row wraps at 80 columns;
+// - nested rows are indented under the opening bracket.
+// PyTorch also prints `grad_fn=<...>` for tensors that carry autograd
+// history; C has no autograd, so these functions never do.
+#ifndef ATTN_PRINT_H
+#define ATTN_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+// tensor([...]) of a float tensor with ndim dimensions of the given shape
+// (ndim is 1, 2 or 3).
+void print_tensor(FILE *f, const float *x, int ndim, const int *shape);
+
+// tensor([...]) of an integer tensor.
+void print_int_tensor(FILE *f, const int64_t *x, int ndim, const int *shape);
+
+// tensor([...]) of a boolean tensor: True and False.
+void print_bool_tensor(FILE *f, const bool *x, int ndim, const int *shape);
+
+// torch.Size([8, 32])
+void print_size(FILE *f, int ndim, const int *shape);
+
+// Python's bool: True or False.
+void print_bool(FILE *f, bool b);
+
+// A vector as a Python list with fixed decimals: [2.0, 7.0, 1.5].
+void print_list(FILE *f, const float *x, int n, int decimals);
+
+// The header line that starts each notebook cell's output: `[6] title`.
+void print_cell(FILE *f, int cell, const char *title);
+
+#endif

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Run every Check suite given on the command line, print each suite's own
+# summary, then one total line. Exit non-zero if any suite fails or crashes.
+set -u
+total_pass=0
+total_fail=0
+broken=""
+for t in "$@"; do
+  echo "== $t"
+  out=$("$t" 2>&1)
+  rc=$?
+  printf '%s\n' "$out"
+  line=$(printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' | tail -n 1)
+  if [ -z "$line" ]; then
+    broken="$broken $t"
+    continue
+  fi
+  checks=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
+  fails=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+).*/\1/')
+  errors=$(echo "$line" | sed -E 's/.*Errors: ([0-9]+).*/\1/')
+  total_pass=$((total_pass + checks - fails - errors))
+  total_fail=$((total_fail + fails + errors))
+  [ "$rc" -ne 0 ] && [ "$fails" -eq 0 ] && [ "$errors" -eq 0 ] && broken="$broken $t"
+done
+echo
+echo "tests: $total_pass passed, $total_fail failed"
+if [ -n "$broken" ]; then
+  echo "tests: these suites crashed or printed no summary:$broken" >&2
+  exit 1
+fi
+[ "$total_fail" -eq 0 ]

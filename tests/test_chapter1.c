@@ -1,0 +1,185 @@
+// test_chapter1.c: every result of notebook cells [2]-[13], checked on the
+// very functions ./chapter1 runs.
+#define TESTING
+#include "../src/chapter1.c"
+
+#include <check.h>
+#include <unistd.h>
+
+static chapter1 c;
+
+static void setup(void) {
+    ck_assert_int_eq(chapter1_run(&c, SENTENCE, DEFAULT_SEED), 0);
+}
+
+static void teardown(void) {
+    chapter1_free(&c);
+}
+
+START_TEST(sentence_has_eight_tokens_in_range) {
+    ck_assert_int_eq(c.n, 8);
+    ck_assert_str_eq(c.words[0], "Sorry");
+    ck_assert_str_eq(c.words[7], "that.");
+    for (int i = 0; i < c.n; i++) {
+        ck_assert_int_ge(c.ids[i], 0);
+        ck_assert_int_lt(c.ids[i], VOCAB_SIZE);
+    }
+}
+END_TEST
+
+START_TEST(embedding_has_640000_parameters) {
+    ck_assert_int_eq(VOCAB_SIZE * EMBEDDING_DIM, 640000);
+    // and the printed line groups the thousands as Python's {:,} does
+    char *buf; size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    chapter1_print(&c, f);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "number of embedding parameters = 640,000\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "torch.Size([8, 32])"));
+    ck_assert_ptr_nonnull(strstr(buf, "torch.Size([8, 8])"));
+    free(buf);
+}
+END_TEST
+
+START_TEST(embedded_rows_are_table_rows) {
+    for (int i = 0; i < c.n; i++)
+        for (int k = 0; k < EMBEDDING_DIM; k++)
+            ck_assert_float_eq(c.x[i * EMBEDDING_DIM + k],
+                               c.embedding_table[c.ids[i] * EMBEDDING_DIM + k]);
+}
+END_TEST
+
+START_TEST(loop_equals_matmul) {
+    // cell [8]: torch.allclose(..., atol=1e-6)
+    ck_assert(allclose(c.scores_matmul, c.scores_loop, c.n * c.n, 1e-5f, 1e-6f));
+    ck_assert_float_le(max_abs_diff(c.scores_matmul, c.scores_loop, c.n * c.n), 1e-6f);
+}
+END_TEST
+
+START_TEST(scores_are_symmetric_with_squared_norms_on_the_diagonal) {
+    for (int i = 0; i < c.n; i++) {
+        const float *xi = c.x + i * EMBEDDING_DIM;
+        ck_assert_float_eq_tol(c.scores_loop[i * c.n + i], dot(xi, xi, EMBEDDING_DIM), 1e-5f);
+        for (int j = 0; j < c.n; j++)
+            ck_assert_float_eq(c.scores_loop[i * c.n + j], c.scores_loop[j * c.n + i]);
+    }
+}
+END_TEST
+
+START_TEST(softmax_rows_sum_to_one) {
+    for (int i = 0; i < c.n; i++) {
+        ck_assert_float_eq_tol(c.sums[i], 1.0f, 1e-6f);
+        for (int j = 0; j < c.n; j++) {
+            ck_assert_float_gt(c.weights[i * c.n + j], 0.0f);
+            ck_assert_float_lt(c.weights[i * c.n + j], 1.0f);
+        }
+    }
+}
+END_TEST
+
+START_TEST(weights_are_scaled_by_sqrt_d) {
+    // w[i][j] / w[i][k] = exp((s[i][j] - s[i][k]) / sqrt(32))
+    const int n = c.n;
+    for (int i = 0; i < n; i++) {
+        double want = exp(((double)c.scores_loop[i * n + 1] - c.scores_loop[i * n + 2]) / sqrt(32.0));
+        double got = (double)c.weights[i * n + 1] / c.weights[i * n + 2];
+        ck_assert_double_eq_tol(got / want, 1.0, 1e-4);
+    }
+}
+END_TEST
+
+START_TEST(context_has_shape_8_by_32_and_manual_z3_matches) {
+    ck_assert_int_eq((int)(sizeof c.z / sizeof c.z[0]) >= c.n * EMBEDDING_DIM, 1);
+    // cell [13]: torch.allclose(z3_manual, z[3], atol=1e-6)
+    ck_assert(allclose(c.z3_manual, c.z + 3 * EMBEDDING_DIM, EMBEDDING_DIM, 1e-5f, 1e-6f));
+    // and it is not trivially so: z_3 differs from x_3 and from z_2
+    ck_assert_float_gt(max_abs_diff(c.z + 3 * EMBEDDING_DIM, c.x + 3 * EMBEDDING_DIM, EMBEDDING_DIM), 1e-3f);
+    ck_assert_float_gt(max_abs_diff(c.z + 3 * EMBEDDING_DIM, c.z + 2 * EMBEDDING_DIM, EMBEDDING_DIM), 1e-3f);
+}
+END_TEST
+
+START_TEST(printed_checks_say_true) {
+    char *buf; size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    chapter1_print(&c, f);
+    fclose(f);
+    int trues = 0;
+    for (char *p = buf; (p = strstr(p, "\nTrue\n")); p++) trues++;
+    ck_assert_int_eq(trues, 2);
+    ck_assert_ptr_null(strstr(buf, "False"));
+    free(buf);
+}
+END_TEST
+
+START_TEST(tokenizer_rejects_bad_text) {
+    int64_t ids[MAX_TOKENS];
+    char words[MAX_TOKENS][MAX_WORD];
+    torch_rng g;
+    rng_seed(&g, 0);
+    ck_assert_int_eq(tokenize(ids, words, "", VOCAB_SIZE, &g), -1);
+    ck_assert_int_eq(tokenize(ids, words, "a  b", VOCAB_SIZE, &g), 3);  // like str.split(" ")
+    ck_assert_str_eq(words[1], "");
+}
+END_TEST
+
+START_TEST(figure_data_has_labels_and_values) {
+    char dir[] = "/tmp/chapter1-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(chapter1_write_data(&c, dir), 0);
+    char path[256], line[512];
+    snprintf(path, sizeof path, "%s/chapter1-weights.dat", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "\"\" \"Sorry\" \"Dave,\" \"I'm\" \"afraid\" \"I\" \"can't\" \"do\" \"that.\"\n");
+    float row0[8];
+    ck_assert_int_eq(fscanf(f, " \"Sorry\" %g %g %g %g %g %g %g %g", &row0[0], &row0[1], &row0[2],
+                            &row0[3], &row0[4], &row0[5], &row0[6], &row0[7]), 8);
+    for (int j = 0; j < 8; j++) ck_assert_float_eq_tol(row0[j], c.weights[j], 1e-8f);
+    fclose(f);
+    remove(path);
+    snprintf(path, sizeof path, "%s/chapter1-scores.dat", dir);
+    ck_assert_int_eq(remove(path), 0);
+    rmdir(dir);
+    ck_assert_int_eq(chapter1_write_data(&c, "/nonexistent/dir"), -1);
+}
+END_TEST
+
+START_TEST(same_seed_same_numbers_other_seed_other_numbers) {
+    chapter1 other;
+    ck_assert_int_eq(chapter1_run(&other, SENTENCE, DEFAULT_SEED), 0);
+    ck_assert_mem_eq(other.z, c.z, sizeof c.z);
+    chapter1_free(&other);
+    ck_assert_int_eq(chapter1_run(&other, SENTENCE, 1), 0);
+    ck_assert(memcmp(other.ids, c.ids, sizeof c.ids) != 0);
+    chapter1_free(&other);
+}
+END_TEST
+
+static Suite *chapter1_suite(void) {
+    Suite *s = suite_create("chapter1");
+    TCase *tc = tcase_create("cells");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, sentence_has_eight_tokens_in_range);
+    tcase_add_test(tc, embedding_has_640000_parameters);
+    tcase_add_test(tc, embedded_rows_are_table_rows);
+    tcase_add_test(tc, loop_equals_matmul);
+    tcase_add_test(tc, scores_are_symmetric_with_squared_norms_on_the_diagonal);
+    tcase_add_test(tc, softmax_rows_sum_to_one);
+    tcase_add_test(tc, weights_are_scaled_by_sqrt_d);
+    tcase_add_test(tc, context_has_shape_8_by_32_and_manual_z3_matches);
+    tcase_add_test(tc, printed_checks_say_true);
+    tcase_add_test(tc, tokenizer_rejects_bad_text);
+    tcase_add_test(tc, figure_data_has_labels_and_values);
+    tcase_add_test(tc, same_seed_same_numbers_other_seed_other_numbers);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(chapter1_suite());
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
