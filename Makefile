@@ -124,9 +124,9 @@ bench: all
 # ---------------------------------------------------------------- set-up
 # Debian packages each command needs. Installed with apt-get when we are root
 # or have password-less sudo; otherwise we stop and print the command.
-TEST_PKGS := gcc make pkg-config check libcjson-dev libpcre2-dev npm
-BOOK_PKGS := $(TEST_PKGS) gnuplot-nox pandoc texlive-latex-base texlive-latex-recommended \
-             texlive-latex-extra texlive-fonts-recommended lmodern
+TEST_PKGS := gcc:cc make:make pkg-config:pkg-config check libcjson-dev libpcre2-dev npm:npm
+BOOK_PKGS := $(TEST_PKGS) gnuplot-nox:gnuplot pandoc:pandoc texlive-latex-base \
+             texlive-latex-recommended texlive-fonts-recommended lmodern
 
 setup: setup-book
 

@@ -1,5 +1,8 @@
 #!/bin/sh
 # Install the Debian packages named on the command line that are missing.
+# A name may carry the command it provides, PACKAGE:COMMAND; it is then
+# missing only when the command is not on the PATH either (npm, for example,
+# often comes with Node.js from elsewhere).
 # As root: apt-get. With password-less sudo: sudo apt-get. Otherwise print the
 # exact command and fail, so that nothing half-works.
 set -u
@@ -8,7 +11,11 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
   exit 0
 fi
 missing=""
-for p in "$@"; do
+for arg in "$@"; do
+  p=${arg%%:*}
+  case "$arg" in
+    *:*) command -v "${arg#*:}" >/dev/null 2>&1 && continue ;;
+  esac
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
   case "$status" in
     *"install ok installed"*) ;;
