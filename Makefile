@@ -59,7 +59,7 @@ $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)
 # ---------------------------------------------------------------- tests
 # A chapter's suite #includes the chapter's source with TESTING defined, so it
 # tests the very functions the program runs.
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libattn.a $(wildcard src/*.h src/chapter*.c) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libattn.a $(wildcard src/*.h src/chapter*.c tests/*.h) | $(BUILD)/tests
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(TEST_DEFS) $< $(BUILD)/libattn.a $(CHECK_LIBS) $(LDLIBS) -o $@
 
 test: setup-test

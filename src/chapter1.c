@@ -27,9 +27,10 @@
 #define EMBEDDING_DIM 32
 #define MAX_TOKENS 64
 #define MAX_WORD 64
-// torch.initial_seed() of a fresh PyTorch process: the notebook set no seed,
-// and with this one the C program prints the notebook's very numbers.
-#define DEFAULT_SEED 67280421310721ULL
+// The notebook set no seed. Of all 2^32 seeds (PyTorch keeps only the low
+// 32 bits), torch.manual_seed(3570563066) is the one that draws its printed
+// token ids, and with it the program prints the notebook's very numbers.
+#define DEFAULT_SEED 3570563066ULL
 
 // Everything the notebook computes, kept so that the tests can look at it.
 typedef struct {
@@ -218,8 +219,8 @@ int main(int argc, char **argv) {
             "\n"
             "Self-attention with loops and with a matrix product (notebook cells [2]-[13]).\n"
             "  --seed N    torch.manual_seed(N) before the first draw; default "
-            "67280421310721,\n"
-            "              PyTorch's own seed in a fresh process\n"
+            "3570563066,\n"
+            "              the seed that reproduces the notebook's printed numbers\n"
             "  --data DIR  also write the figure data (chapter1-*.dat) into DIR\n"
             "  --help      this message", &opts)) {
     case CLI_EXIT_OK: return 0;

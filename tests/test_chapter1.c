@@ -6,6 +6,8 @@
 #include <check.h>
 #include <unistd.h>
 
+#include "golden.h"
+
 static chapter1 c;
 
 static void setup(void) {
@@ -156,6 +158,53 @@ START_TEST(same_seed_same_numbers_other_seed_other_numbers) {
 }
 END_TEST
 
+// The notebook printed these, from a run without a seed; seed 3570563066
+// draws them again.
+START_TEST(default_seed_prints_the_notebooks_numbers) {
+    const int64_t ids[] = { 10277, 18871, 14910, 13181, 2829, 19980, 9604, 10053 };
+    const float z3[] = {  // cell [12], printed to 4 decimals
+        -0.7159f,  0.4557f,  0.8079f, -0.3945f, -0.3668f,  0.9979f, -0.1918f, -1.1513f,
+        -0.8344f, -0.8734f,  0.7873f, -0.4425f, -0.7375f, -0.5568f,  0.1270f,  0.6518f,
+        -0.1288f, -0.5502f,  0.5016f,  0.0821f, -0.1772f,  1.1589f,  0.9620f,  2.0633f,
+         1.4493f,  0.5128f, -0.0210f, -0.4529f,  0.0912f, -0.0551f,  0.1342f, -0.4279f };
+    ck_assert_uint_eq(DEFAULT_SEED, 3570563066u);
+    for (int i = 0; i < 8; i++) ck_assert_int_eq(c.ids[i], ids[i]);
+    for (int k = 0; k < EMBEDDING_DIM; k++)
+        ck_assert_float_eq_tol(c.z3_manual[k], z3[k], 5e-5f + 1e-6f);
+}
+END_TEST
+
+// ./chapter1 --seed N computes what PyTorch computes after
+// torch.manual_seed(N): tests/reference/chapter1_golden.py wrote these.
+static const uint64_t golden_seeds[] = { 0, 42, 3570563066u };
+
+static void expect_close(const char *file, const char *name, const float *got, int n, float tol) {
+    golden gd = golden_read(file, name, "f32");
+    ck_assert_int_eq((int)gd.n, n);
+    float diff = max_abs_diff(got, gd.f, n);
+    golden_free(&gd);
+    ck_assert_msg(diff <= tol, "%s %s: max |C - PyTorch| = %g > %g", file, name, diff, tol);
+}
+
+START_TEST(matches_pytorch_for_seed) {
+    uint64_t seed = golden_seeds[_i];
+    char file[64];
+    snprintf(file, sizeof file, "chapter1_seed%llu.txt", (unsigned long long)seed);
+    chapter1 r;
+    ck_assert_int_eq(chapter1_run(&r, SENTENCE, seed), 0);
+    golden ids = golden_read(file, "ids", "i64");
+    ck_assert_int_eq((int)ids.n, r.n);
+    for (int i = 0; i < r.n; i++) ck_assert_int_eq(r.ids[i], ids.i[i]);
+    golden_free(&ids);
+    const int nd = r.n * EMBEDDING_DIM, nn = r.n * r.n;
+    expect_close(file, "embedded", r.x, nd, 1e-6f);      // normals: ~1 ulp
+    expect_close(file, "scores", r.scores_loop, nn, 2e-5f);  // sums of 32 products near 40
+    expect_close(file, "weights", r.weights, nn, 1e-5f);
+    expect_close(file, "context", r.z, nd, 1e-5f);
+    chapter1_free(&r);
+}
+END_TEST
+
 static Suite *chapter1_suite(void) {
     Suite *s = suite_create("chapter1");
     TCase *tc = tcase_create("cells");
@@ -172,7 +221,12 @@ static Suite *chapter1_suite(void) {
     tcase_add_test(tc, tokenizer_rejects_bad_text);
     tcase_add_test(tc, figure_data_has_labels_and_values);
     tcase_add_test(tc, same_seed_same_numbers_other_seed_other_numbers);
+    tcase_add_test(tc, default_seed_prints_the_notebooks_numbers);
     suite_add_tcase(s, tc);
+    TCase *torch = tcase_create("pytorch");
+    tcase_add_loop_test(torch, matches_pytorch_for_seed, 0,
+                        (int)(sizeof golden_seeds / sizeof golden_seeds[0]));
+    suite_add_tcase(s, torch);
     return s;
 }
 

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""chapter1_golden.py: what the notebook's cells [2]-[13] compute in PyTorch
+after torch.manual_seed(seed), for tests/test_chapter1.c.
+
+    /usr/bin/python3 tests/reference/chapter1_golden.py tests/golden
+
+writes chapter1_seed<N>.txt for a few seeds, in the format of golden.h.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+# 3570563066 is the seed that draws the notebook's printed token ids.
+SEEDS = (0, 42, 3570563066)
+
+
+def section(out, name, t):
+    t = t.detach()
+    if t.dtype == torch.float32:
+        kind = "f32"
+        words = [np.format_float_positional(v, unique=True, trim="-")
+                 for v in t.numpy().ravel()]
+    else:
+        kind = "i64"
+        words = [str(int(v)) for v in t.numpy().ravel()]
+    out.append(f"section {name} {kind} {len(words)}")
+    for i in range(0, len(words), 8):
+        out.append(" ".join(words[i:i + 8]))
+
+
+def write_seed(directory, seed):
+    out = [f"# written by tests/reference/chapter1_golden.py, torch {torch.__version__}, seed {seed}"]
+    torch.manual_seed(seed)
+    sentence = "Sorry Dave, I'm afraid I can't do that."
+    ids = torch.randint(0, 20000, [len(sentence.split(" "))])
+    x = nn.Embedding(20000, 32)(ids)
+    scores = torch.matmul(x, x.T)
+    weights = F.softmax(scores / math.sqrt(32), dim=1)
+    z = torch.matmul(weights, x)
+    section(out, "ids", ids)
+    section(out, "embedded", x)
+    section(out, "scores", scores)
+    section(out, "weights", weights)
+    section(out, "context", z)
+    path = os.path.join(directory, f"chapter1_seed{seed}.txt")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: chapter1_golden.py OUTPUT_DIR")
+    for seed in SEEDS:
+        write_seed(sys.argv[1], seed)
+
+
+if __name__ == "__main__":
+    main()
