@@ -1,0 +1,117 @@
+// test_print.c: src/print.c prints tensors exactly as PyTorch does. The
+// cases and PyTorch's own text were written by tests/reference/print_golden.py.
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "golden.h"
+#include "print.h"
+
+enum { MAX_CASES = 64, MAX_VALUES = 1024 };
+
+typedef struct {
+    char name[64], kind[8];
+    int ndim, shape[3], n;
+    float f[MAX_VALUES];
+    int64_t i[MAX_VALUES];
+    bool b[MAX_VALUES];
+    char *text;  // what PyTorch printed, newline-terminated
+} print_case;
+
+static print_case cases[MAX_CASES];
+static int n_cases;
+
+// Parses print_cases.txt once; a malformed file fails the test that needs it.
+static void load_cases(void) {
+    if (n_cases) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/print_cases.txt", GOLDEN_DIR);
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot read %s; regenerate it with make golden", path);
+    char line[8192];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "case ", 5) != 0) continue;
+        ck_assert_int_lt(n_cases, MAX_CASES);
+        print_case *c = &cases[n_cases++];
+        int used = 0;
+        ck_assert_int_ge(sscanf(line, "case %63s %7s %d%n", c->name, c->kind, &c->ndim, &used), 3);
+        ck_assert(c->ndim >= 1 && c->ndim <= 3);
+        c->n = 1;
+        char *p = line + used;
+        for (int k = 0; k < c->ndim; k++) {
+            c->shape[k] = (int)strtol(p, &p, 10);
+            c->n *= c->shape[k];
+        }
+        ck_assert_int_le(c->n, MAX_VALUES);
+        static char values[1 << 16];
+        ck_assert_ptr_nonnull(fgets(values, sizeof values, f));
+        p = values;
+        for (int k = 0; k < c->n; k++) {
+            char *end;
+            if (strcmp(c->kind, "f32") == 0) c->f[k] = strtof(p, &end);
+            else if (strcmp(c->kind, "i64") == 0) c->i[k] = strtoll(p, &end, 10);
+            else c->b[k] = strtol(p, &end, 10) != 0;
+            ck_assert_msg(end != p, "%s: case %s has too few values", path, c->name);
+            p = end;
+        }
+        size_t cap = 1 << 14, len = 0;
+        c->text = calloc(cap, 1);
+        while (fgets(line, sizeof line, f) && strcmp(line, "endcase\n") != 0) {
+            size_t l = strlen(line);
+            ck_assert_int_lt(len + l, cap);
+            memcpy(c->text + len, line, l + 1);
+            len += l;
+        }
+    }
+    fclose(f);
+    ck_assert_int_gt(n_cases, 10);
+}
+
+START_TEST(prints_like_pytorch) {
+    load_cases();
+    ck_assert_int_lt(_i, n_cases);
+    const print_case *c = &cases[_i];
+    char *buf;
+    size_t len;
+    FILE *out = open_memstream(&buf, &len);
+    if (strcmp(c->kind, "f32") == 0) print_tensor(out, c->f, c->ndim, c->shape);
+    else if (strcmp(c->kind, "i64") == 0) print_int_tensor(out, c->i, c->ndim, c->shape);
+    else print_bool_tensor(out, c->b, c->ndim, c->shape);
+    fclose(out);
+    ck_assert_msg(strcmp(buf, c->text) == 0, "case %s:\nC printed\n%s\nPyTorch printed\n%s",
+                  c->name, buf, c->text);
+    free(buf);
+}
+END_TEST
+
+START_TEST(sizes_bools_and_lists) {
+    char *buf;
+    size_t len;
+    FILE *out = open_memstream(&buf, &len);
+    const int shape[] = { 1, 5, 10 };
+    const float v[] = { 2.0f, 7.0f, 1.5f };
+    print_size(out, 3, shape);
+    print_bool(out, true);
+    print_bool(out, false);
+    print_list(out, v, 3, 1);
+    print_cell(out, 6, "title");
+    fclose(out);
+    ck_assert_str_eq(buf, "torch.Size([1, 5, 10])\nTrue\nFalse\n[2.0, 7.0, 1.5]\n\n[6] title\n");
+    free(buf);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("print");
+    TCase *tc = tcase_create("pytorch");
+    // one test per case in print_cases.txt (15 of them)
+    tcase_add_loop_test(tc, prints_like_pytorch, 0, 15);
+    tcase_add_test(tc, sizes_bools_and_lists);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);  // parse the file once
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
