@@ -31,6 +31,7 @@
 
 static const double PI = 3.14159265358979323846;
 
+//> mt19937
 // torch.manual_seed(seed): MT19937 init_genrand with the low 32 bits of the
 // seed, mt[i] = 1812433253 * (mt[i-1] ^ (mt[i-1] >> 30)) + i (mod 2^32);
 // the first draw twists the whole state. The cached normal is dropped.
@@ -66,6 +67,7 @@ uint32_t rng_next_u32(torch_rng *g) {
     y ^= y >> 18;
     return y;
 }
+//< mt19937
 
 // Two draws a then b as one 64-bit number (a << 32) | b. torch.randint uses
 // it when hi - lo >= 2^32 (randint(0, 2^32) gives the 2nd, 4th, ... draws).
@@ -75,6 +77,7 @@ uint64_t rng_next_u64(torch_rng *g) {
     return (hi << 32) | lo;
 }
 
+//> rand
 // A float uniform in [0, 1) from one draw: its low 24 bits times 2^-24.
 static float next_float01(torch_rng *g) {
     return (float)(rng_next_u32(g) & 0xFFFFFFu) * (1.0f / 16777216.0f);
@@ -91,6 +94,7 @@ static double next_double01(torch_rng *g) {
 void rng_rand(torch_rng *g, float *out, size_t n) {
     for (size_t i = 0; i < n; i++) out[i] = next_float01(g);
 }
+//< rand
 
 // Tensor.uniform_(a, b): one draw per element, u as in rng_rand, then
 // u * (b - a) + a computed in double (a and b already floats) and rounded
@@ -121,6 +125,7 @@ void rng_randint(torch_rng *g, int64_t *out, size_t n, int64_t lo, int64_t hi) {
     }
 }
 
+//> randn
 // Box-Muller on one block of 16 floats already holding uniforms: for
 // j < 8, u1 = 1 - x[j], u2 = x[j + 8], r = sqrt(-2 log u1), t = 2 pi u2,
 // x[j] = r cos t, x[j + 8] = r sin t, all in float.
@@ -178,6 +183,7 @@ void rng_randn(torch_rng *g, float *out, size_t n) {
         out[i] = (float)z;
     }
 }
+//< randn
 
 // torch.randperm(n): start from 0 .. n-1 and shuffle forward (Fisher-Yates):
 // for i = 0 .. n-2, swap positions i and i + draw % (n - i). One draw per
