@@ -6,6 +6,8 @@
 # of key labels, then one row per query: its label and its values), as one
 # panel: queries down the side, keys across the bottom, each cell printed
 # with FORMAT (e.g. '%.2f'), white on dark cells and black on light ones.
+# A weight that is exactly zero, as a masked one is, is left blank, so that
+# it is never confused with a small weight printed as 0.00.
 
 file = ARG1
 stats file matrix rowheaders columnheaders using 3 nooutput
@@ -27,7 +29,8 @@ set format cb '%g'
 set palette defined (0 "#f7fbff", 0.25 "#c6dbef", 0.5 "#6baed6", 0.75 "#2171b5", 1 "#08306b")
 unset key
 ink(v) = ((v - lo) / (hi - lo) > 0.55) ? 0xffffff : 0x000000
+label(v) = (v == 0) ? "" : sprintf(ARG3, v)
 
 plot file matrix rowheaders columnheaders using 1:2:3 with image, \
-     file matrix rowheaders columnheaders using 1:2:(sprintf(ARG3, $3)):(ink($3)) \
+     file matrix rowheaders columnheaders using 1:2:(label($3)):(ink($3)) \
           with labels textcolor rgb variable font ",7"
