@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""chapter3_golden.py: write the PyTorch reference values for
+tests/test_chapter3.c.
+
+Usage (PyTorch 1.13 on Debian is installed for /usr/bin/python3):
+
+    /usr/bin/python3 tests/reference/chapter3_golden.py tests/golden
+
+writes chapter3_seed3570563066.txt into the given directory: the three
+parts of src/chapter3.c done in PyTorch, with the generator used in the same
+order as the C program:
+
+  part 1  the worked example (no random numbers): the float32 softmax of the
+          scores, unscaled and scaled by sqrt(3), and the exact outputs.
+  part 2  torch.manual_seed(seed); chapter 1's randint and nn.Embedding(20000,
+          32); then the notebook's three torch.rand(8, 8) and the parametrised
+          attention; then three nn.Linear(32, 16, bias=False) for the standard
+          form q = x W_q.
+  part 3  torch.manual_seed(seed) again (another notebook); the toy tokenizer
+          with its words in order of first appearance (the notebook's Python
+          set order changes from run to run); nn.Embedding(11, 10);
+          Attention(10, 10); then cell [6]'s fresh Q, K, V and cell [7].
+
+File format (that of tests/golden.h):
+    # comment lines
+    section <name> <kind> <count>
+    <count> values, up to 8 per line
+kind f32: float32 values in the shortest decimal that reads back (strtof)
+          to exactly the same float; i64: integers.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SEED = 3570563066  # chapter1.c and chapter3.c's DEFAULT_SEED
+
+
+def f32_text(values):
+    """Shortest round-trip decimal of each float32 value."""
+    return [np.format_float_positional(v, unique=True, trim="-")
+            for v in np.asarray(values, dtype=np.float32).ravel()]
+
+
+def i64_text(values):
+    return [str(int(v)) for v in np.asarray(values, dtype=np.int64).ravel()]
+
+
+def section(out, name, tensor):
+    t = tensor.detach()
+    if t.dtype == torch.float32:
+        kind, words = "f32", f32_text(t.numpy())
+    elif t.dtype == torch.int64:
+        kind, words = "i64", i64_text(t.numpy())
+    else:
+        raise TypeError(f"{name}: unexpected dtype {t.dtype}")
+    out.append(f"section {name} {kind} {len(words)}")
+    for i in range(0, len(words), 8):
+        out.append(" ".join(words[i:i + 8]))
+
+
+class Attention(nn.Module):
+    """The notebook's module, cell [1], also returning its attention."""
+
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.d_in = d_in
+        self.d_out = d_out
+        self.Q = nn.Linear(d_in, d_out)
+        self.K = nn.Linear(d_in, d_out)
+        self.V = nn.Linear(d_in, d_out)
+
+    def forward(self, x):
+        queries = self.Q(x)
+        keys = self.K(x)
+        values = self.V(x)
+        scores = torch.bmm(queries, keys.transpose(1, 2))
+        scores = scores * (self.d_out ** -0.5)
+        attention = F.softmax(scores, dim=-1)
+        hidden_states = torch.bmm(attention, values)
+        return hidden_states, attention
+
+
+def part1(out):
+    x = torch.tensor([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
+                     dtype=torch.float32)
+    w_key = torch.tensor([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+                         dtype=torch.float32)
+    w_query = torch.tensor([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],
+                           dtype=torch.float32)
+    w_value = torch.tensor([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]],
+                           dtype=torch.float32)
+    keys, querys, values = x @ w_key, x @ w_query, x @ w_value
+    attn_scores = querys @ keys.T
+    softmax = F.softmax(attn_scores, dim=-1)
+    section(out, "worked_scores", attn_scores)
+    section(out, "worked_softmax", softmax)
+    section(out, "worked_outputs_exact", softmax @ values)
+    scaled = F.softmax(attn_scores / math.sqrt(3), dim=-1)
+    section(out, "worked_softmax_scaled", scaled)
+    section(out, "worked_outputs_scaled", scaled @ values)
+
+
+def part2(out):
+    torch.manual_seed(SEED)
+    sentence = "Sorry Dave, I'm afraid I can't do that."
+    tokenized_sentence = torch.randint(0, 20000, [len(sentence.split(" "))])
+    embedding_layer = nn.Embedding(20000, 32)
+    embedded_tokens = embedding_layer(tokenized_sentence)
+    n_tokens = len(tokenized_sentence)
+    section(out, "param_ids", tokenized_sentence)
+    section(out, "param_x", embedded_tokens)
+    # cells [19]-[21]
+    u_q = torch.rand(n_tokens, n_tokens)
+    u_k = torch.rand(n_tokens, n_tokens)
+    u_v = torch.rand(n_tokens, n_tokens)
+    q = torch.matmul(u_q, embedded_tokens)
+    k = torch.matmul(u_k, embedded_tokens)
+    v = torch.matmul(u_v, embedded_tokens)
+    attn_weights_param = torch.matmul(q, k.T)
+    attn_weights_param_norm = F.softmax(
+        attn_weights_param / math.sqrt(32), dim=1)
+    z = torch.matmul(attn_weights_param_norm, v)
+    section(out, "param_u_q", u_q)
+    section(out, "param_u_k", u_k)
+    section(out, "param_u_v", u_v)
+    section(out, "param_weights", attn_weights_param_norm)
+    section(out, "param_z", z)
+    # ours: the standard form
+    w_q = nn.Linear(32, 16, bias=False)
+    w_k = nn.Linear(32, 16, bias=False)
+    w_v = nn.Linear(32, 16, bias=False)
+    qs, ks, vs = w_q(embedded_tokens), w_k(embedded_tokens), w_v(embedded_tokens)
+    weights = F.softmax(qs @ ks.T / math.sqrt(16), dim=1)
+    section(out, "standard_a_q", w_q.weight)
+    section(out, "standard_q", qs)
+    section(out, "standard_weights", weights)
+    section(out, "standard_z", weights @ vs)
+
+
+def part3(out):
+    torch.manual_seed(SEED)
+    text = "How are you doing ? I am good and you ?"
+    index2word = {0: "BOS", 1: "EOS"}
+    for word in dict.fromkeys(text.lower().split(" ")):  # first appearance
+        index2word[len(index2word)] = word
+    word2index = {w: i for i, w in index2word.items()}
+    sentence = "How are you doing ?"
+    input_tensor = torch.tensor(
+        [word2index[w] for w in sentence.lower().split(" ")],
+        dtype=torch.long).view(1, -1)
+    # cell [4]
+    embedding = nn.Embedding(len(word2index), 10)
+    attention = Attention(10, 10)
+    embedded = embedding(input_tensor)
+    # cell [5]
+    hidden_states, attention_5 = attention(embedded)
+    # cell [6]
+    Q = nn.Linear(10, 10)
+    K = nn.Linear(10, 10)
+    V = nn.Linear(10, 10)
+    queries, keys, values = Q(embedded), K(embedded), V(embedded)
+    # cell [7]
+    scores = torch.bmm(queries, keys.transpose(1, 2))
+    scores = scores * (10 ** -0.5)
+    attention_tensor = F.softmax(scores, dim=-1)
+    hidden_7 = torch.bmm(attention_tensor, values)
+
+    section(out, "module_ids", input_tensor)
+    section(out, "module_embedding_weight", embedding.weight)
+    section(out, "module_embedded", embedded)
+    section(out, "module_q_weight", attention.Q.weight)
+    section(out, "module_q_bias", attention.Q.bias)
+    section(out, "module_v_bias", attention.V.bias)
+    section(out, "module_weights", attention_5)
+    section(out, "module_hidden", hidden_states)
+    section(out, "fresh_k_weight", K.weight)
+    section(out, "fresh_v_bias", V.bias)
+    section(out, "fresh_queries", queries)
+    section(out, "fresh_keys", keys)
+    section(out, "fresh_values", values)
+    section(out, "fresh_scores", scores)
+    section(out, "fresh_attention", attention_tensor)
+    section(out, "fresh_sums", attention_tensor.sum(dim=-1))
+    section(out, "fresh_hidden", hidden_7)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: chapter3_golden.py OUTPUT_DIRECTORY")
+    os.makedirs(sys.argv[1], exist_ok=True)
+    out = [
+        f"# written by tests/reference/chapter3_golden.py, "
+        f"torch {torch.__version__}, seed {SEED}",
+        "# part 1 needs no seed; parts 2 and 3 each start from "
+        "torch.manual_seed(seed)",
+    ]
+    with torch.no_grad():
+        part1(out)
+        part2(out)
+        part3(out)
+    path = os.path.join(sys.argv[1], f"chapter3_seed{SEED}.txt")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,628 @@
+// test_chapter3.c: every number ./chapter3 prints, checked on the very
+// functions it runs.
+//
+// Tolerances:
+//   part 1, the worked example: keys, queries, values and scores are small
+//     integers and must be exact; the softmax must round to the 5 significant
+//     digits the seed prints and be within 1e-6 of the softmax in double
+//     precision; the outputs with the seed's rounded softmax within 1e-6 of
+//     the seed's [2.0, 7.0, 1.5] etc. (0.9 * 8 is not exact in float).
+//   golden: values PyTorch 1.13 computed from the same seed, in
+//     GOLDEN_DIR/chapter3_seed3570563066.txt (written by
+//     tests/reference/chapter3_golden.py): torch.rand and nn.Linear weights
+//     bit for bit; normals (nn.Embedding) within 1e-6; everything computed
+//     from them within 1e-5.
+#define TESTING
+#include "../src/chapter3.c"
+
+#include <check.h>
+#include <unistd.h>
+
+#include "golden.h"
+
+#define GOLDEN_NAME "chapter3_seed3570563066.txt"
+#define GOLDEN_TOL 1e-5f
+#define NORMAL_TOL 1e-6f
+
+static chapter3 c;
+
+static void setup(void) {
+    ck_assert_int_eq(chapter3_run(&c, DEFAULT_SEED), 0);
+}
+
+static void teardown(void) {
+    chapter3_free(&c);
+}
+
+// ---------------------------------------------------------------------------
+// Golden values (golden.h reads them; a missing file or section fails the
+// test with a message saying how to regenerate it)
+
+// Section name of the golden file as doubles; it must hold exactly want
+// values. The caller frees the result.
+static double *golden_values(const char *name, const char *kind, size_t want) {
+    golden gd = golden_read(GOLDEN_NAME, name, kind);
+    if (gd.n != want) {
+        golden_free(&gd);
+        ck_abort_msg("section %s of %s has %zu values, want %zu", name, GOLDEN_NAME,
+                     gd.n, want);
+    }
+    double *v = malloc((want ? want : 1) * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    for (size_t i = 0; i < want; i++) v[i] = gd.f ? (double)gd.f[i] : (double)gd.i[i];
+    golden_free(&gd);
+    return v;
+}
+
+// got (n floats) within tol of golden section name; returns the largest
+// difference.
+static double expect_golden(const char *name, const float *got, size_t n, float tol) {
+    double *want = golden_values(name, "f32", n), worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        double diff = fabs((double)got[i] - want[i]);
+        if (!(diff <= tol))
+            ck_abort_msg("%s[%zu]: got %.9g, PyTorch %.9g (|diff| %.3g > %.1g)",
+                         name, i, (double)got[i], want[i], diff, (double)tol);
+        if (diff > worst) worst = diff;
+    }
+    free(want);
+    return worst;
+}
+
+// got (n floats) bit-identical to golden section name (the golden values
+// are shortest round-trip decimals, so strtof of them is the float itself,
+// and so is the double golden_values() made of that float).
+static void expect_golden_exact(const char *name, const float *got, size_t n) {
+    double *want = golden_values(name, "f32", n);
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != (float)want[i])
+            ck_abort_msg("%s[%zu]: got %.9g, PyTorch %.9g", name, i,
+                         (double)got[i], want[i]);
+    free(want);
+}
+
+static char *printed(void) {
+    char *buf;
+    size_t len;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    chapter3_print(&c, f);
+    fclose(f);
+    return buf;
+}
+
+// The text of cell [cell] of the printed output, up to the next cell.
+static char *cell_text(const char *out, int cell) {
+    char head[16];
+    snprintf(head, sizeof head, "\n[%d] ", cell);
+    const char *start = strstr(out, head);
+    ck_assert_msg(start != NULL, "no cell [%d] in the output", cell);
+    const char *end = strstr(start + 1, "\n[");
+    size_t len = end ? (size_t)(end - start) : strlen(start);
+    char *s = malloc(len + 1);
+    ck_assert_ptr_nonnull(s);
+    memcpy(s, start, len);
+    s[len] = '\0';
+    return s;
+}
+
+static void expect_in_cell(const char *out, int cell, const char *text) {
+    char *s = cell_text(out, cell);
+    ck_assert_msg(strstr(s, text) != NULL, "cell [%d] does not contain \"%s\":\n%s",
+                  cell, text, s);
+    free(s);
+}
+
+// ---------------------------------------------------------------------------
+// Part 1: the worked example
+
+static const float KEYS[] = { 0, 1, 1, 4, 4, 0, 2, 3, 1 };
+static const float QUERIES[] = { 1, 0, 2, 2, 2, 2, 2, 1, 3 };
+static const float VALUES[] = { 1, 2, 3, 2, 8, 0, 2, 6, 3 };
+static const float SCORES[] = { 2, 4, 4, 4, 16, 12, 4, 12, 10 };
+// the softmax as the seed prints it, 5 significant digits
+static const double SOFTMAX_PRINTED[] = {
+    6.3379e-02, 4.6831e-01, 4.6831e-01,
+    6.0337e-06, 9.8201e-01, 1.7986e-02,
+    2.9539e-04, 8.8054e-01, 1.1917e-01,
+};
+
+START_TEST(keys_queries_values_are_the_seeds) {
+    for (int i = 0; i < 9; i++) {
+        ck_assert_float_eq(c.worked.keys[i], KEYS[i]);
+        ck_assert_float_eq(c.worked.queries[i], QUERIES[i]);
+        ck_assert_float_eq(c.worked.values[i], VALUES[i]);
+    }
+}
+END_TEST
+
+START_TEST(scores_are_the_seeds) {
+    for (int i = 0; i < 9; i++) ck_assert_float_eq(c.worked.scores[i], SCORES[i]);
+    // step 4 for input 1 alone, one dot product at a time
+    for (int j = 0; j < 3; j++) ck_assert_float_eq(c.worked.scores1[j], SCORES[j]);
+    // These scores happen to be symmetric, but x W_q (x W_k)^T need not be:
+    // W_q W_k^T, (4, 4), is not.
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            ck_assert_float_eq(c.worked.scores[i * 3 + j], c.worked.scores[j * 3 + i]);
+    float m[16];
+    matmul_transposed(m, WE_W_QUERY, WE_W_KEY, 4, 3, 4);
+    ck_assert_float_eq(m[0 * 4 + 2], 0.0f);
+    ck_assert_float_eq(m[2 * 4 + 0], 1.0f);
+}
+END_TEST
+
+START_TEST(softmax_matches_the_printed_digits_and_double_precision) {
+    for (int i = 0; i < 3; i++) {
+        double max = -INFINITY, sum = 0, e[3];
+        for (int j = 0; j < 3; j++) max = fmax(max, SCORES[i * 3 + j]);
+        for (int j = 0; j < 3; j++) sum += e[j] = exp(SCORES[i * 3 + j] - max);
+        for (int j = 0; j < 3; j++) {
+            double got = c.worked.softmax[i * 3 + j], want = e[j] / sum;
+            ck_assert_double_eq_tol(got, want, 1e-6);
+            // 5 significant digits: within half a unit of the 5th digit
+            double p = SOFTMAX_PRINTED[i * 3 + j];
+            double half_unit = 0.5 * pow(10.0, floor(log10(p)) - 4);
+            ck_assert_msg(fabs(got - p) <= half_unit,
+                          "softmax[%d][%d] = %.9g does not print as %.4e", i, j, got, p);
+        }
+    }
+    expect_golden("worked_softmax", c.worked.softmax, 9, 1e-6f);
+}
+END_TEST
+
+START_TEST(weighted_values_are_the_seeds) {
+    // the seed's step 6 tensor, (3, 3, 3)
+    static const float want[] = {
+        0, 0, 0,  0, 0, 0,  0, 0, 0,
+        1, 4, 0,  2, 8, 0,  1.8f, 7.2f, 0,
+        1, 3, 1.5f,  0, 0, 0,  0.2f, 0.6f, 0.3f,
+    };
+    for (int i = 0; i < 27; i++) ck_assert_float_eq_tol(c.worked.weighted[i], want[i], 1e-6f);
+}
+END_TEST
+
+START_TEST(outputs_with_the_seeds_rounded_softmax) {
+    static const float want[] = { 2.0f, 7.0f, 1.5f,  2.0f, 8.0f, 0.0f,  2.0f, 7.8f, 0.3f };
+    for (int i = 0; i < 9; i++) ck_assert_float_eq_tol(c.worked.outputs_seed[i], want[i], 1e-6f);
+}
+END_TEST
+
+START_TEST(outputs_with_the_exact_softmax) {
+    for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 3; k++) {
+            double want = 0;
+            for (int i = 0; i < 3; i++) {
+                double max = fmax(fmax(SCORES[j * 3], SCORES[j * 3 + 1]), SCORES[j * 3 + 2]);
+                double sum = 0;
+                for (int m = 0; m < 3; m++) sum += exp(SCORES[j * 3 + m] - max);
+                want += exp(SCORES[j * 3 + i] - max) / sum * VALUES[i * 3 + k];
+            }
+            ck_assert_double_eq_tol(c.worked.outputs_exact[j * 3 + k], want, 1e-5);
+        }
+    expect_golden("worked_outputs_exact", c.worked.outputs_exact, 9, 1e-6f);
+    // they differ from the rounded ones: output 1's second entry by over 0.3
+    ck_assert_float_gt(fabsf(c.worked.outputs_exact[1] - c.worked.outputs_seed[1]), 0.3f);
+}
+END_TEST
+
+START_TEST(the_seeds_rounding_is_not_rounding) {
+    // 0.0634 rounds to 0.1; the seed typed 0.0
+    ck_assert_float_eq(WE_SOFTMAX_SEED[0], 0.0f);
+    ck_assert_float_eq(c.worked.softmax_rounded[0], 0.1f);
+    for (int i = 1; i < 9; i++)
+        ck_assert_float_eq(c.worked.softmax_rounded[i], WE_SOFTMAX_SEED[i]);
+    static const float want[] = { 2.1f, 7.2f, 1.8f };
+    for (int k = 0; k < 3; k++)
+        ck_assert_float_eq_tol(c.worked.outputs_rounded[k], want[k], 1e-6f);
+    // honest rounding leaves row 1 summing to 1.1, the seed's to 1
+    ck_assert_float_eq_tol(c.worked.softmax_rounded[0] + c.worked.softmax_rounded[1]
+                           + c.worked.softmax_rounded[2], 1.1f, 1e-6f);
+    ck_assert_float_eq(WE_SOFTMAX_SEED[0] + WE_SOFTMAX_SEED[1] + WE_SOFTMAX_SEED[2], 1.0f);
+    // and puts output 1 further from the exact one than the seed's, in
+    // every entry
+    for (int k = 0; k < 3; k++)
+        ck_assert_float_gt(fabsf(c.worked.outputs_rounded[k] - c.worked.outputs_exact[k]),
+                           fabsf(c.worked.outputs_seed[k] - c.worked.outputs_exact[k]));
+}
+END_TEST
+
+START_TEST(scaled_scores_are_divided_by_sqrt_3) {
+    for (int i = 0; i < 9; i++)
+        ck_assert_double_eq_tol(c.worked.scores_scaled[i], SCORES[i] / sqrt(3.0), 1e-6);
+    expect_golden("worked_softmax_scaled", c.worked.softmax_scaled, 9, 1e-6f);
+    expect_golden("worked_outputs_scaled", c.worked.outputs_scaled, 9, 1e-6f);
+    // scaling flattens every row: its largest weight goes down
+    for (int i = 0; i < 3; i++) {
+        float m = 0, ms = 0;
+        for (int j = 0; j < 3; j++) {
+            m = fmaxf(m, c.worked.softmax[i * 3 + j]);
+            ms = fmaxf(ms, c.worked.softmax_scaled[i * 3 + j]);
+        }
+        ck_assert_float_lt(ms, m);
+    }
+}
+END_TEST
+
+START_TEST(part1_prints_what_the_seed_prints) {
+    char *out = printed();
+    expect_in_cell(out, 3, "keys\ntensor([[0., 1., 1.],\n        [4., 4., 0.],\n"
+                           "        [2., 3., 1.]])\n");
+    expect_in_cell(out, 3, "querys\ntensor([[1., 0., 2.],\n        [2., 2., 2.],\n"
+                           "        [2., 1., 3.]])\n");
+    expect_in_cell(out, 3, "values\ntensor([[1., 2., 3.],\n        [2., 8., 0.],\n"
+                           "        [2., 6., 3.]])\n");
+    expect_in_cell(out, 4, "tensor([[ 2.,  4.,  4.],\n        [ 4., 16., 12.],\n"
+                           "        [ 4., 12., 10.]])\n");
+    expect_in_cell(out, 5, "tensor([[6.3379e-02, 4.6831e-01, 4.6831e-01],\n"
+                           "        [6.0337e-06, 9.8201e-01, 1.7986e-02],\n"
+                           "        [2.9539e-04, 8.8054e-01, 1.1917e-01]])\n");
+    expect_in_cell(out, 6, "1: 0.0 * [1, 2, 3] = [0.0, 0.0, 0.0]\n"
+                           "2: 0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]\n"
+                           "3: 0.5 * [2, 6, 3] = [1.0, 3.0, 1.5]\n");
+    expect_in_cell(out, 6, "        [[1.0000, 3.0000, 1.5000],\n"
+                           "         [0.0000, 0.0000, 0.0000],\n"
+                           "         [0.2000, 0.6000, 0.3000]]])\n");
+    expect_in_cell(out, 7, "Output 1: [2.0, 7.0, 1.5]\n");
+    expect_in_cell(out, 8, "Output 2: [2.0, 8.0, 0.0]\nOutput 3: [2.0, 7.8, 0.3]\n");
+    expect_in_cell(out, 9, "rounded the softmax");
+    free(out);
+}
+END_TEST
+
+// ---------------------------------------------------------------------------
+// Part 2: parametrised self-attention
+
+START_TEST(part2_draws_what_pytorch_draws) {
+    double *ids = golden_values("param_ids", "i64", N_TOKENS);
+    for (int i = 0; i < N_TOKENS; i++) ck_assert_int_eq(c.param.ids[i], (int64_t)ids[i]);
+    free(ids);
+    expect_golden("param_x", c.param.x, N_TOKENS * EMBEDDING_DIM, NORMAL_TOL);
+    expect_golden_exact("param_u_q", c.param.u_q, N_TOKENS * N_TOKENS);
+    expect_golden_exact("param_u_k", c.param.u_k, N_TOKENS * N_TOKENS);
+    expect_golden_exact("param_u_v", c.param.u_v, N_TOKENS * N_TOKENS);
+    expect_golden_exact("standard_a_q", c.param.a_q, STANDARD_DK * EMBEDDING_DIM);
+}
+END_TEST
+
+START_TEST(part2_attention_equals_pytorch) {
+    expect_golden("param_weights", c.param.weights, N_TOKENS * N_TOKENS, GOLDEN_TOL);
+    expect_golden("param_z", c.param.z, N_TOKENS * EMBEDDING_DIM, GOLDEN_TOL);
+    expect_golden("standard_q", c.param.q_std, N_TOKENS * STANDARD_DK, GOLDEN_TOL);
+    expect_golden("standard_weights", c.param.weights_std, N_TOKENS * N_TOKENS, GOLDEN_TOL);
+    expect_golden("standard_z", c.param.z_std, N_TOKENS * STANDARD_DK, GOLDEN_TOL);
+}
+END_TEST
+
+START_TEST(part2_loop_scores_equal_the_matrix_product) {
+    float scores[N_TOKENS * N_TOKENS];
+    matmul_transposed(scores, c.param.q, c.param.k, N_TOKENS, EMBEDDING_DIM, N_TOKENS);
+    ck_assert(allclose(scores, c.param.scores, N_TOKENS * N_TOKENS, 1e-5f, 1e-5f));
+    // q = U_q x: q_0 is sum_j U_q[0, j] x_j
+    float q0[EMBEDDING_DIM];
+    weighted_sum(q0, c.param.u_q, c.param.x, N_TOKENS, EMBEDDING_DIM);
+    ck_assert(allclose(q0, c.param.q, EMBEDDING_DIM, 1e-5f, 1e-5f));
+}
+END_TEST
+
+START_TEST(part2_manual_z3_is_true_and_not_trivially) {
+    ck_assert(c.param.z3_matches);
+    float sums[N_TOKENS];
+    row_sums(sums, c.param.weights, N_TOKENS, N_TOKENS);
+    for (int i = 0; i < N_TOKENS; i++) ck_assert_float_eq_tol(sums[i], 1.0f, 1e-6f);
+    const int d = EMBEDDING_DIM;
+    ck_assert_float_gt(max_abs_diff(c.param.z + 3 * d, c.param.z + 2 * d, d), 1e-3f);
+    // row 3 of the weights with row 2's values would not match
+    float wrong[EMBEDDING_DIM];
+    weighted_sum(wrong, c.param.weights + 2 * N_TOKENS, c.param.v, N_TOKENS, d);
+    ck_assert(!allclose(wrong, c.param.z + 3 * d, d, 1e-5f, 1e-8f));
+}
+END_TEST
+
+START_TEST(u_form_mixes_tokens_standard_form_does_not) {
+    ck_assert(!c.param.u_form_follows_tokens);
+    ck_assert(c.param.standard_form_follows_tokens);
+    // in the standard form a token's query is its own embedding times W_q
+    float q5[STANDARD_DK];
+    linear_forward(q5, c.param.x + 5 * EMBEDDING_DIM, c.param.a_q, NULL, 1,
+                   EMBEDDING_DIM, STANDARD_DK);
+    for (int k = 0; k < STANDARD_DK; k++)
+        ck_assert_float_eq(q5[k], c.param.q_std[5 * STANDARD_DK + k]);
+    // in the U form it changes when another token changes
+    float x[N_TOKENS * EMBEDDING_DIM], q[N_TOKENS * EMBEDDING_DIM];
+    memcpy(x, c.param.x, sizeof x);
+    x[0] += 1.0f;  // token 0 only
+    project_tokens(q, c.param.u_q, x, N_TOKENS, EMBEDDING_DIM);
+    ck_assert_float_gt(fabsf(q[5 * EMBEDDING_DIM] - c.param.q[5 * EMBEDDING_DIM]), 1e-3f);
+}
+END_TEST
+
+START_TEST(part2_prints_true_false_true) {
+    char *out = printed();
+    expect_in_cell(out, 20, "\nTrue\n");
+    expect_in_cell(out, 21, "torch.Size([8, 32])");
+    expect_in_cell(out, 22, "\nTrue\n");
+    expect_in_cell(out, 23, "U form, q = U_q x: False\n");
+    expect_in_cell(out, 24, "W_q: torch.Size([32, 16])\nq: torch.Size([8, 16])\n");
+    expect_in_cell(out, 24, "just reverse? True\n");
+    free(out);
+}
+END_TEST
+
+// ---------------------------------------------------------------------------
+// Part 3: tokenizer and attention module
+
+START_TEST(vocabulary_in_order_of_first_appearance) {
+    static const char *want[] = { "BOS", "EOS", "how", "are", "you", "doing", "?",
+                                  "i", "am", "good", "and" };
+    ck_assert_int_eq(c.module.voc.size, 11);
+    for (int i = 0; i < 11; i++) ck_assert_str_eq(c.module.voc.words[i], want[i]);
+    ck_assert_int_eq(word_index(&c.module.voc, "you"), 4);
+    ck_assert_int_eq(word_index(&c.module.voc, "How"), -1);  // case matters here
+}
+END_TEST
+
+START_TEST(tokenizer_round_trip) {
+    static const int64_t want[] = { 2, 3, 4, 5, 6 };
+    ck_assert_int_eq(c.module.n, 5);
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(c.module.ids[i], want[i]);
+    ck_assert_str_eq(c.module.round_trip, "How are you doing ?");
+
+    int64_t ids[MAX_SENTENCE];
+    char s[256];
+    const vocabulary *voc = &c.module.voc;
+    int n = convert2tensor(ids, voc, "I am good and you ?", MAX_SENTENCE);
+    ck_assert_int_eq(n, 6);
+    ck_assert_int_eq(ids[0], 7);
+    ck_assert_int_eq(convert2sentence(s, sizeof s, voc, ids, n), 0);
+    ck_assert_str_eq(s, "I am good and you ?");
+    // str.capitalize lower-cases the rest
+    n = convert2tensor(ids, voc, "you ARE", MAX_SENTENCE);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(convert2sentence(s, sizeof s, voc, ids, n), 0);
+    ck_assert_str_eq(s, "You are");
+    // unknown words, too many words, bad ids, small buffers
+    ck_assert_int_eq(convert2tensor(ids, voc, "Hello you", MAX_SENTENCE), -1);
+    ck_assert_int_eq(convert2tensor(ids, voc, "you you you", 2), -1);
+    ids[0] = 11;
+    ck_assert_int_eq(convert2sentence(s, sizeof s, voc, ids, 1), -1);
+    ids[0] = 5;  // "doing"
+    ck_assert_int_eq(convert2sentence(s, 5, voc, ids, 1), -1);
+    ck_assert_int_eq(convert2sentence(s, 6, voc, ids, 1), 0);
+    ck_assert_str_eq(s, "Doing");
+}
+END_TEST
+
+START_TEST(vocabulary_rejects_too_many_words) {
+    vocabulary voc;
+    char text[MAX_VOCAB * 4 + 1] = "";
+    for (int i = 0; i < MAX_VOCAB; i++) {
+        char w[8];
+        snprintf(w, sizeof w, i ? " w%d" : "w%d", i);
+        strcat(text, w);
+    }
+    ck_assert_int_eq(vocabulary_build(&voc, text), -1);
+    ck_assert_int_eq(vocabulary_build(&voc, "a A a b"), 0);
+    ck_assert_int_eq(voc.size, 4);
+}
+END_TEST
+
+START_TEST(module_draws_what_pytorch_draws) {
+    double *ids = golden_values("module_ids", "i64", 5);
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(c.module.ids[i], (int64_t)ids[i]);
+    free(ids);
+    expect_golden("module_embedding_weight", c.module.table, 11 * HIDDEN_SIZE, NORMAL_TOL);
+    expect_golden("module_embedded", c.module.embedded, 5 * HIDDEN_SIZE, NORMAL_TOL);
+    expect_golden_exact("module_q_weight", c.module.module.q_weight, 100);
+    expect_golden_exact("module_q_bias", c.module.module.q_bias, 10);
+    expect_golden_exact("module_v_bias", c.module.module.v_bias, 10);
+    expect_golden_exact("fresh_k_weight", c.module.fresh.k_weight, 100);
+    expect_golden_exact("fresh_v_bias", c.module.fresh.v_bias, 10);
+}
+END_TEST
+
+START_TEST(module_equals_pytorch) {
+    expect_golden("module_weights", c.module.weights, 25, GOLDEN_TOL);
+    expect_golden("module_hidden", c.module.hidden, 50, GOLDEN_TOL);
+    expect_golden("fresh_queries", c.module.queries, 50, GOLDEN_TOL);
+    expect_golden("fresh_keys", c.module.keys, 50, GOLDEN_TOL);
+    expect_golden("fresh_values", c.module.values, 50, GOLDEN_TOL);
+    expect_golden("fresh_scores", c.module.scores, 25, GOLDEN_TOL);
+    expect_golden("fresh_attention", c.module.attention, 25, GOLDEN_TOL);
+    expect_golden("fresh_sums", c.module.sums, 5, GOLDEN_TOL);
+    expect_golden("fresh_hidden", c.module.hidden7, 50, GOLDEN_TOL);
+}
+END_TEST
+
+START_TEST(module_rows_sum_to_one_and_scores_are_scaled) {
+    const module_example *m = &c.module;
+    for (int i = 0; i < 5; i++) ck_assert_float_eq_tol(m->sums[i], 1.0f, 1e-6f);
+    // scores = queries @ keys^T * 10^-0.5
+    float raw[25];
+    matmul_transposed(raw, m->queries, m->keys, 5, HIDDEN_SIZE, 5);
+    for (int i = 0; i < 25; i++)
+        ck_assert_float_eq_tol(m->scores[i], raw[i] / sqrtf(10.0f), 1e-6f);
+    // and attention = softmax(scores)
+    float w[25];
+    memcpy(w, m->scores, sizeof w);
+    softmax_rows(w, 5, 5);
+    for (int i = 0; i < 25; i++) ck_assert_float_eq(w[i], m->attention[i]);
+    // untrained: every word gets some weight, none most of it
+    for (int i = 0; i < 25; i++) {
+        ck_assert_float_gt(m->attention[i], 0.05f);
+        ck_assert_float_lt(m->attention[i], 0.5f);
+    }
+    // the two modules are different draws, so different attention
+    ck_assert_float_gt(max_abs_diff(m->weights, m->attention, 25), 1e-3f);
+}
+END_TEST
+
+START_TEST(part3_prints_shapes_and_round_trip) {
+    char *out = printed();
+    expect_in_cell(out, 32, "(0, 'BOS')\n(1, 'EOS')\n(2, 'how')\n");
+    expect_in_cell(out, 32, "(10, 'and')\n\n\n('BOS', 0)\n");
+    expect_in_cell(out, 33, "Input tensor: tensor([[2, 3, 4, 5, 6]])\n"
+                            "Tensor size: torch.Size([1, 5])\n"
+                            "Output sentence: How are you doing ?\n");
+    expect_in_cell(out, 34, "Tensor size: torch.Size([1, 5, 10])\n");
+    expect_in_cell(out, 35, "torch.Size([1, 5, 10])\n");
+    expect_in_cell(out, 37, "torch.Size([1, 5, 5])\n\ntorch.Size([1, 5, 5])\n"
+                            "Sum of the rows of the last dimension:\n\ttensor([[1.");
+    free(out);
+}
+END_TEST
+
+// ---------------------------------------------------------------------------
+// The library pieces: linear.c
+
+START_TEST(linear_is_x_a_transposed_plus_b) {
+    const float x[] = { 1, 2,  3, -1 };              // (2, 2)
+    const float a[] = { 1, 0,  0, 1,  2, 3 };        // (3, 2)
+    const float b[] = { 0.5f, -1, 10 };
+    const float want[] = { 1.5f, 1, 18,  3.5f, -2, 13 };
+    float y[6];
+    linear_forward(y, x, a, b, 2, 2, 3);
+    for (int i = 0; i < 6; i++) ck_assert_float_eq(y[i], want[i]);
+    linear_forward(y, x, a, NULL, 2, 2, 3);
+    for (int i = 0; i < 6; i++) ck_assert_float_eq(y[i], want[i] - b[i % 3]);
+}
+END_TEST
+
+START_TEST(module_batches_are_independent) {
+    const module_example *m = &c.module;
+    const int n = m->n, d = HIDDEN_SIZE;
+    float x[2 * MAX_SENTENCE * HIDDEN_SIZE], h[2 * MAX_SENTENCE * HIDDEN_SIZE];
+    float w[2 * MAX_SENTENCE * MAX_SENTENCE];
+    // batch item 0 the sentence, item 1 the sentence reversed
+    memcpy(x, m->embedded, (size_t)n * d * sizeof(float));
+    reverse_rows(x + n * d, m->embedded, n, d);
+    ck_assert_int_eq(attention_module_forward(h, w, NULL, NULL, NULL, NULL,
+                                              &m->fresh, x, 2, n), 0);
+    for (int i = 0; i < n * d; i++) ck_assert_float_eq(h[i], m->hidden7[i]);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < d; k++)
+            ck_assert_float_eq_tol(h[n * d + (n - 1 - i) * d + k], m->hidden7[i * d + k], 1e-6f);
+}
+END_TEST
+
+// ---------------------------------------------------------------------------
+// Program behaviour
+
+START_TEST(golden_file_names_its_script_and_seed) {
+    // a missing file: golden.h's reader says so instead of crashing
+    ck_assert_ptr_null(read_file(GOLDEN_DIR "/no_such_golden_file.txt"));
+    char *text = read_file(GOLDEN_DIR "/" GOLDEN_NAME);
+    ck_assert_msg(text != NULL, "cannot read %s/%s; regenerate it with make golden",
+                  GOLDEN_DIR, GOLDEN_NAME);
+    ck_assert_msg(strncmp(text, "# written by tests/reference/chapter3_golden.py, torch ",
+                          55) == 0, "unexpected header: %.80s", text);
+    char want[64];
+    snprintf(want, sizeof want, ", seed %llu\n", (unsigned long long)DEFAULT_SEED);
+    char *eol = strchr(text, '\n');
+    ck_assert_ptr_nonnull(eol);
+    eol[1] = '\0';
+    ck_assert_ptr_nonnull(strstr(text, want));
+    free(text);
+}
+END_TEST
+
+START_TEST(figure_data_files) {
+    char dir[] = "/tmp/chapter3-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(chapter3_write_data(&c, dir), 0);
+    static const char *names[] = { "chapter3-scores.dat", "chapter3-softmax.dat",
+                                   "chapter3-softmax-scaled.dat", "chapter3-module.dat" };
+    char path[256], line[512];
+    snprintf(path, sizeof path, "%s/chapter3-module.dat", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "\"\" \"how\" \"are\" \"you\" \"doing\" \"?\"\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/chapter3-scores.dat", dir);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "\"Input 1\" 2 4 4\n");
+    fclose(f);
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        ck_assert_int_eq(remove(path), 0);
+    }
+    rmdir(dir);
+    ck_assert_int_eq(chapter3_write_data(&c, "/nonexistent/dir"), -1);
+}
+END_TEST
+
+START_TEST(seed_changes_parts_2_and_3_only) {
+    chapter3 *other = malloc(sizeof *other);
+    ck_assert_ptr_nonnull(other);
+    ck_assert_int_eq(chapter3_run(other, DEFAULT_SEED), 0);
+    ck_assert_mem_eq(other->param.z, c.param.z, sizeof c.param.z);
+    ck_assert_mem_eq(other->module.hidden7, c.module.hidden7, sizeof c.module.hidden7);
+    chapter3_free(other);
+    ck_assert_int_eq(chapter3_run(other, 1), 0);
+    ck_assert_mem_eq(&other->worked, &c.worked, sizeof c.worked);
+    ck_assert(memcmp(other->param.u_q, c.param.u_q, sizeof c.param.u_q) != 0);
+    ck_assert(memcmp(other->module.embedded, c.module.embedded,
+                     sizeof c.module.embedded) != 0);
+    chapter3_free(other);
+    free(other);
+}
+END_TEST
+
+static Suite *chapter3_suite(void) {
+    Suite *s = suite_create("chapter3");
+    TCase *tc = tcase_create("worked example");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, keys_queries_values_are_the_seeds);
+    tcase_add_test(tc, scores_are_the_seeds);
+    tcase_add_test(tc, softmax_matches_the_printed_digits_and_double_precision);
+    tcase_add_test(tc, weighted_values_are_the_seeds);
+    tcase_add_test(tc, outputs_with_the_seeds_rounded_softmax);
+    tcase_add_test(tc, outputs_with_the_exact_softmax);
+    tcase_add_test(tc, the_seeds_rounding_is_not_rounding);
+    tcase_add_test(tc, scaled_scores_are_divided_by_sqrt_3);
+    tcase_add_test(tc, part1_prints_what_the_seed_prints);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("parametrised");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, part2_draws_what_pytorch_draws);
+    tcase_add_test(tc, part2_attention_equals_pytorch);
+    tcase_add_test(tc, part2_loop_scores_equal_the_matrix_product);
+    tcase_add_test(tc, part2_manual_z3_is_true_and_not_trivially);
+    tcase_add_test(tc, u_form_mixes_tokens_standard_form_does_not);
+    tcase_add_test(tc, part2_prints_true_false_true);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("module");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, vocabulary_in_order_of_first_appearance);
+    tcase_add_test(tc, tokenizer_round_trip);
+    tcase_add_test(tc, vocabulary_rejects_too_many_words);
+    tcase_add_test(tc, module_draws_what_pytorch_draws);
+    tcase_add_test(tc, module_equals_pytorch);
+    tcase_add_test(tc, module_rows_sum_to_one_and_scores_are_scaled);
+    tcase_add_test(tc, part3_prints_shapes_and_round_trip);
+    tcase_add_test(tc, linear_is_x_a_transposed_plus_b);
+    tcase_add_test(tc, module_batches_are_independent);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("program");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, golden_file_names_its_script_and_seed);
+    tcase_add_test(tc, figure_data_files);
+    tcase_add_test(tc, seed_changes_parts_2_and_3_only);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) {
+    SRunner *sr = srunner_create(chapter3_suite());
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
