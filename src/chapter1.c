@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "cli.h"
 #include "print.h"
 #include "rng.h"
@@ -25,8 +26,6 @@
 #define SENTENCE "Sorry Dave, I'm afraid I can't do that."
 #define VOCAB_SIZE 20000
 #define EMBEDDING_DIM 32
-#define MAX_TOKENS 64
-#define MAX_WORD 64
 // The notebook set no seed. Of all 2^32 seeds (PyTorch keeps only the low
 // 32 bits), torch.manual_seed(3570563066) is the one that draws its printed
 // token ids, and with it the program prints the notebook's very numbers.
@@ -47,40 +46,6 @@ typedef struct {
     float z3_manual[EMBEDDING_DIM];          // (d) row 3 of z, term by term
 } chapter1;
 
-//> tokenize
-// The notebook's dummy tokenizer: split on single spaces, as Python's
-// text.split(" ") does, and draw one id in [0, vocab_size) per word with
-// torch.randint. Returns the number of tokens, or -1 if the text is empty or
-// has more than MAX_TOKENS words or a word longer than MAX_WORD - 1 bytes.
-static int tokenize(int64_t *ids, char words[][MAX_WORD], const char *text,
-                    int vocab_size, torch_rng *g) {
-    int n = 0;
-    const char *start = text;
-    if (*text == '\0') return -1;
-    for (;;) {
-        const char *end = strchr(start, ' ');
-        size_t len = end ? (size_t)(end - start) : strlen(start);
-        if (n == MAX_TOKENS || len >= MAX_WORD) return -1;
-        memcpy(words[n], start, len);
-        words[n][len] = '\0';
-        n++;
-        if (!end) break;
-        start = end + 1;
-    }
-    rng_randint(g, ids, (size_t)n, 0, vocab_size);
-    return n;
-}
-//< tokenize
-
-//> embed
-// nn.Embedding: a (V, d) table of standard normal numbers, one row per id.
-// Embedding a token is looking up its row.
-static void embed(float *x, const float *table, const int64_t *ids, int n, int d) {
-    for (int i = 0; i < n; i++)
-        memcpy(x + i * d, table + ids[i] * d, (size_t)d * sizeof(float));
-}
-//< embed
-
 //> loop-attention
 // scores[i, j] = x_i . x_j, one dot product at a time.
 // x is (n, d), scores is (n, n).
@@ -98,16 +63,6 @@ static void attention_scores_matmul(float *scores, const float *x, int n, int d)
     matmul_transposed(scores, x, x, n, d, n);
 }
 //< matmul-attention
-
-//> scaled-softmax
-// weights = softmax(scores / sqrt(d)) along each row.
-// scores and weights are (n, n).
-static void attention_weights(float *weights, const float *scores, int n, int d) {
-    memcpy(weights, scores, (size_t)n * n * sizeof(float));
-    scale(weights, 1.0f / sqrtf((float)d), n * n);
-    softmax_rows(weights, n, n);
-}
-//< scaled-softmax
 
 //> context
 // z_i = sum_j weights[i, j] x_j for every i at once: z = weights @ x.
@@ -131,7 +86,7 @@ static int chapter1_run(chapter1 *c, const char *sentence, uint64_t seed) {
     torch_rng g;
     rng_seed(&g, seed);
 
-    c->n = tokenize(c->ids, c->words, sentence, VOCAB_SIZE, &g);
+    c->n = dummy_tokenize(c->ids, c->words, sentence, VOCAB_SIZE, &g);
     if (c->n < 0) {
         fprintf(stderr, PROGRAM ": error: the sentence must have 1 to %d words "
                 "of under %d bytes\n", MAX_TOKENS, MAX_WORD);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "cli.h"
 #include "mask.h"
 #include "print.h"
@@ -27,8 +28,6 @@
 #define SENTENCE "Sorry Dave, I'm afraid I can't do that."
 #define VOCAB_SIZE 20000
 #define EMBEDDING_DIM 32
-#define MAX_TOKENS 64
-#define MAX_WORD 64
 // The same default as chapter 1: the seed that draws the notebook's token
 // ids, so that both chapters start from the notebook's tokens and print its
 // numbers.
@@ -56,45 +55,6 @@ typedef struct {
                                              // embeddings
     float z3_manual[EMBEDDING_DIM];          // (d) row 3 of z, from x_0 .. x_3
 } chapter2;
-
-// Chapter 1's tokenizer: split on single spaces, one torch.randint id per
-// word. Returns the number of tokens, or -1 if the text is empty or has more
-// than MAX_TOKENS words or a word longer than MAX_WORD - 1 bytes.
-static int tokenize(int64_t *ids, char words[][MAX_WORD], const char *text,
-                    int vocab_size, torch_rng *g) {
-    int n = 0;
-    const char *start = text;
-    if (*text == '\0') return -1;
-    for (;;) {
-        const char *end = strchr(start, ' ');
-        size_t len = end ? (size_t)(end - start) : strlen(start);
-        if (n == MAX_TOKENS || len >= MAX_WORD) return -1;
-        memcpy(words[n], start, len);
-        words[n][len] = '\0';
-        n++;
-        if (!end) break;
-        start = end + 1;
-    }
-    rng_randint(g, ids, (size_t)n, 0, vocab_size);
-    return n;
-}
-
-// Chapter 1's embedding lookup: row ids[i] of the (V, d) table.
-// x is (n, d).
-static void embed(float *x, const float *table, const int64_t *ids, int n,
-                  int d) {
-    for (int i = 0; i < n; i++)
-        memcpy(x + i * d, table + ids[i] * d, (size_t)d * sizeof(float));
-}
-
-// Chapter 1's weights: softmax(scores / sqrt(d)) along each row.
-// scores and weights are (n, n).
-static void attention_weights(float *weights, const float *scores, int n,
-                              int d) {
-    memcpy(weights, scores, (size_t)n * n * sizeof(float));
-    scale(weights, 1.0f / sqrtf((float)d), n * n);
-    softmax_rows(weights, n, n);
-}
 
 //> notebook-mask
 // Cell [15]: the scores with -1e10 wherever the mask is true.
@@ -148,7 +108,7 @@ static int chapter2_run(chapter2 *c, const char *sentence, uint64_t seed) {
     torch_rng g;
     rng_seed(&g, seed);
 
-    c->n = tokenize(c->ids, c->words, sentence, VOCAB_SIZE, &g);
+    c->n = dummy_tokenize(c->ids, c->words, sentence, VOCAB_SIZE, &g);
     if (c->n < 4) {
         fprintf(stderr, PROGRAM ": error: the sentence must have 4 to %d words "
                 "of under %d bytes\n", MAX_TOKENS, MAX_WORD);
