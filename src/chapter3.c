@@ -26,6 +26,7 @@
 // Usage: ./chapter3 [--seed N] [--data DIR]
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,16 @@
 // token ids the notebook "Attention and Transformers" prints, so that part 2
 // continues from the notebook's own embeddings.
 #define DEFAULT_SEED 3570563066ULL
+// Part 3's notebook set no seed either. PyTorch keeps only the low 32 bits
+// of a seed, so all 2^32 of them could be tried, as for chapter 1: seeding
+// with each, drawing nn.Embedding(11, 10) and looking up the notebook's ids
+// [9, 8, 4, 2, 3] gives its printed embedded tensor (cell [4]) for this seed
+// alone, and the modules drawn after it then give its cells [5] and [7] to
+// the 4 printed decimals.
+#define MODULE_DEFAULT_SEED 74104689ULL
+// common_options.seed before parsing: --seed only accepts 0..INT64_MAX, so
+// this value means "no --seed given".
+#define SEED_NOT_GIVEN UINT64_MAX
 #define MAX_WORD 64
 
 // ------------------------------------------------------------------ part 1
@@ -524,15 +535,32 @@ typedef struct {
 
 //> vocabulary
 // Cell [2]: BOS = 0, EOS = 1, then every distinct word of the lower-cased
-// text split on " ". The seed takes them from a Python set, whose order
-// changes from run to run (strings hash with a random salt); we take them
-// in order of first appearance, which is stable. Lower-casing is ASCII.
-// Returns 0, or -1 if the text has too many distinct or too long words.
-static int vocabulary_build(vocabulary *voc, const char *text) {
+// text split on " ", in the order of a Python set. That order changes from
+// run to run (strings hash with a salt Python draws afresh in every
+// process), so we keep the order the notebook printed, and check it.
+static const char *const NOTEBOOK_SET_ORDER[] = {
+    "doing", "?", "you", "am", "i", "good", "are", "how", "and",
+};
+#define NOTEBOOK_SET_SIZE \
+    (int)(sizeof NOTEBOOK_SET_ORDER / sizeof NOTEBOOK_SET_ORDER[0])
+
+// The index of word in words (count), or -1.
+static int find_word(char (*words)[MAX_WORD], int count,
+                     const char *word) {
+    for (int i = 0; i < count; i++)
+        if (strcmp(words[i], word) == 0) return i;
+    return -1;
+}
+
+// Builds index2word with the words of order (count) after BOS and EOS.
+// Lower-casing is ASCII. Returns 0, or -1 if order is not exactly the
+// distinct lower-cased words of text, each once (or a word is too long,
+// or there are too many).
+static int vocabulary_build(vocabulary *voc, const char *text,
+                            const char *const *order, int count) {
+    char seen[MAX_VOCAB][MAX_WORD];  // distinct words of text
+    int n_seen = 0;
     memset(voc, 0, sizeof *voc);
-    strcpy(voc->words[BOS_TOKEN], "BOS");
-    strcpy(voc->words[EOS_TOKEN], "EOS");
-    voc->size = 2;
     for (const char *start = text;;) {
         const char *end = strchr(start, ' ');
         size_t len = end ? (size_t)(end - start) : strlen(start);
@@ -541,15 +569,25 @@ static int vocabulary_build(vocabulary *voc, const char *text) {
         for (size_t i = 0; i < len; i++)
             word[i] = (char)tolower((unsigned char)start[i]);
         word[len] = '\0';
-        int known = 0;
-        for (int i = 2; i < voc->size && !known; i++)
-            known = strcmp(voc->words[i], word) == 0;
-        if (!known) {
-            if (voc->size == MAX_VOCAB) return -1;
-            strcpy(voc->words[voc->size++], word);
+        if (find_word(seen, n_seen, word) < 0) {
+            if (n_seen == MAX_VOCAB - 2) return -1;
+            strcpy(seen[n_seen++], word);
         }
         if (!end) break;
         start = end + 1;
+    }
+    // order holds every distinct word once and nothing else
+    if (count != n_seen) return -1;
+    strcpy(voc->words[BOS_TOKEN], "BOS");
+    strcpy(voc->words[EOS_TOKEN], "EOS");
+    voc->size = 2;
+    for (int i = 0; i < count; i++) {
+        if (find_word(seen, n_seen, order[i]) < 0 ||
+            find_word(voc->words, voc->size, order[i]) >= 0) {
+            memset(voc, 0, sizeof *voc);
+            return -1;
+        }
+        strcpy(voc->words[voc->size++], order[i]);
     }
     return 0;
 }
@@ -648,8 +686,10 @@ static void attention_module_init(attention_module *m, torch_rng *g) {
 static int module_example_run(module_example *m, uint64_t seed) {
     const int d = HIDDEN_SIZE;
     memset(m, 0, sizeof *m);
-    if (vocabulary_build(&m->voc, TEXT) != 0) {
-        fprintf(stderr, PROGRAM ": error: the text has too many words\n");
+    if (vocabulary_build(&m->voc, TEXT, NOTEBOOK_SET_ORDER,
+                         NOTEBOOK_SET_SIZE) != 0) {
+        fprintf(stderr, PROGRAM ": error: the vocabulary order is not the "
+                "distinct words of '%s'\n", TEXT);
         return -1;
     }
     m->n = convert2tensor(m->ids, &m->voc, QUESTION, MAX_SENTENCE);
@@ -700,7 +740,7 @@ static void module_example_print(const module_example *m, FILE *f) {
     const int shape_1nn[] = { 1, n, n };
 
     print_cell(f, 32, "index2word and word2index "
-                      "(words in order of first appearance)");
+                      "(words in the set order the notebook printed)");
     for (int i = 0; i < m->voc.size; i++)
         fprintf(f, "(%d, '%s')\n", i, m->voc.words[i]);
     fputs("\n\n", f);
@@ -750,12 +790,15 @@ static void chapter3_free(chapter3 *c) {
     module_example_free(&c->module);
 }
 
-// Runs all three parts. Returns 0, or -1 with a message on stderr.
-static int chapter3_run(chapter3 *c, uint64_t seed) {
+// Runs all three parts, part 2 from torch.manual_seed(param_seed) and part 3
+// (another notebook) from torch.manual_seed(module_seed). Returns 0, or -1
+// with a message on stderr.
+static int chapter3_run(chapter3 *c, uint64_t param_seed,
+                        uint64_t module_seed) {
     memset(c, 0, sizeof *c);
     worked_example_run(&c->worked);
-    if (parametrised_run(&c->param, seed) != 0) return -1;
-    if (module_example_run(&c->module, seed) != 0) {
+    if (parametrised_run(&c->param, param_seed) != 0) return -1;
+    if (module_example_run(&c->module, module_seed) != 0) {
         parametrised_free(&c->param);
         return -1;
     }
@@ -794,17 +837,28 @@ static int chapter3_write_data(const chapter3 *c, const char *dir) {
     return ok ? 0 : -1;
 }
 
+// The seeds of parts 2 and 3 from --seed: N for both if it was given
+// (seed != SEED_NOT_GIVEN), else each notebook's own.
+static void chapter3_seeds(uint64_t seed, uint64_t *param_seed,
+                           uint64_t *module_seed) {
+    *param_seed = seed == SEED_NOT_GIVEN ? DEFAULT_SEED : seed;
+    *module_seed = seed == SEED_NOT_GIVEN ? MODULE_DEFAULT_SEED : seed;
+}
+
 #ifndef TESTING
 int main(int argc, char **argv) {
-    common_options opts = { DEFAULT_SEED, NULL };
+    common_options opts = { SEED_NOT_GIVEN, NULL };
     switch (parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
             "\n"
             "Queries, keys and values: a worked example by hand, the "
             "notebook's\nparametrised attention, and an attention module with "
             "biased linear maps.\n"
-            "  --seed N    torch.manual_seed(N) before parts 2 and 3; default "
-            "3570563066,\n"
-            "              chapter 1's seed, which reproduces its notebook\n"
+            "  --seed N    torch.manual_seed(N) before part 2 and again before "
+            "part 3;\n"
+            "              without it, each part uses the seed its notebook "
+            "ran with:\n"
+            "              3570563066 for part 2 (chapter 1's) and 74104689 "
+            "for part 3\n"
             "  --data DIR  also write the figure data (chapter3-*.dat) into "
             "DIR\n"
             "  --help      this message", &opts)) {
@@ -817,7 +871,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, PROGRAM ": error: out of memory\n");
         return 1;
     }
-    int status = chapter3_run(c, opts.seed);
+    uint64_t param_seed, module_seed;
+    chapter3_seeds(opts.seed, &param_seed, &module_seed);
+    int status = chapter3_run(c, param_seed, module_seed);
     if (status == 0) {
         chapter3_print(c, stdout);
         if (opts.data_dir) status = chapter3_write_data(c, opts.data_dir);

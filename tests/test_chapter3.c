@@ -7,11 +7,16 @@
 //     digits the seed prints and be within 1e-6 of the softmax in double
 //     precision; the outputs with the seed's rounded softmax within 1e-6 of
 //     the seed's [2.0, 7.0, 1.5] etc. (0.9 * 8 is not exact in float).
-//   golden: values PyTorch 1.13 computed from the same seed, in
-//     GOLDEN_DIR/chapter3_seed3570563066.txt (written by
+//   golden: values PyTorch 1.13 computed from the same seeds (3570563066 for
+//     part 2, 74104689 for part 3), in
+//     GOLDEN_DIR/chapter3_seed3570563066_74104689.txt (written by
 //     tests/reference/chapter3_golden.py): torch.rand and nn.Linear weights
 //     bit for bit; normals (nn.Embedding) within 1e-6; everything computed
 //     from them within 1e-5.
+//   the notebook: part 3's cells [4], [5] and [7] as the notebook printed
+//     them, to 4 decimals, so within half a unit of the 4th decimal, 5e-5,
+//     plus 1e-6 for our normals (PyTorch's vectorised log, sin and cos
+//     differ from ours by an ulp or two).
 #define TESTING
 #include "../src/chapter3.c"
 
@@ -20,14 +25,15 @@
 
 #include "golden.h"
 
-#define GOLDEN_NAME "chapter3_seed3570563066.txt"
+#define GOLDEN_NAME "chapter3_seed3570563066_74104689.txt"
 #define GOLDEN_TOL 1e-5f
 #define NORMAL_TOL 1e-6f
+#define PRINTED_TOL (5e-5 + 1e-6)
 
 static chapter3 c;
 
 static void setup(void) {
-    ck_assert_int_eq(chapter3_run(&c, DEFAULT_SEED), 0);
+    ck_assert_int_eq(chapter3_run(&c, DEFAULT_SEED, MODULE_DEFAULT_SEED), 0);
 }
 
 static void teardown(void) {
@@ -352,9 +358,10 @@ END_TEST
 // ---------------------------------------------------------------------------
 // Part 3: tokenizer and attention module
 
-START_TEST(vocabulary_in_order_of_first_appearance) {
-    static const char *want[] = { "BOS", "EOS", "how", "are", "you", "doing", "?",
-                                  "i", "am", "good", "and" };
+START_TEST(vocabulary_in_the_notebooks_set_order) {
+    // as the notebook's cell [2] printed index2word
+    static const char *want[] = { "BOS", "EOS", "doing", "?", "you", "am", "i",
+                                  "good", "are", "how", "and" };
     ck_assert_int_eq(c.module.voc.size, 11);
     for (int i = 0; i < 11; i++) ck_assert_str_eq(c.module.voc.words[i], want[i]);
     ck_assert_int_eq(word_index(&c.module.voc, "you"), 4);
@@ -363,7 +370,7 @@ START_TEST(vocabulary_in_order_of_first_appearance) {
 END_TEST
 
 START_TEST(tokenizer_round_trip) {
-    static const int64_t want[] = { 2, 3, 4, 5, 6 };
+    static const int64_t want[] = { 9, 8, 4, 2, 3 };  // the notebook's cell [3]
     ck_assert_int_eq(c.module.n, 5);
     for (int i = 0; i < 5; i++) ck_assert_int_eq(c.module.ids[i], want[i]);
     ck_assert_str_eq(c.module.round_trip, "How are you doing ?");
@@ -373,7 +380,7 @@ START_TEST(tokenizer_round_trip) {
     const vocabulary *voc = &c.module.voc;
     int n = convert2tensor(ids, voc, "I am good and you ?", MAX_SENTENCE);
     ck_assert_int_eq(n, 6);
-    ck_assert_int_eq(ids[0], 7);
+    ck_assert_int_eq(ids[0], 6);
     ck_assert_int_eq(convert2sentence(s, sizeof s, voc, ids, n), 0);
     ck_assert_str_eq(s, "I am good and you ?");
     // str.capitalize lower-cases the rest
@@ -386,24 +393,47 @@ START_TEST(tokenizer_round_trip) {
     ck_assert_int_eq(convert2tensor(ids, voc, "you you you", 2), -1);
     ids[0] = 11;
     ck_assert_int_eq(convert2sentence(s, sizeof s, voc, ids, 1), -1);
-    ids[0] = 5;  // "doing"
+    ids[0] = 2;  // "doing"
     ck_assert_int_eq(convert2sentence(s, 5, voc, ids, 1), -1);
     ck_assert_int_eq(convert2sentence(s, 6, voc, ids, 1), 0);
     ck_assert_str_eq(s, "Doing");
 }
 END_TEST
 
-START_TEST(vocabulary_rejects_too_many_words) {
+START_TEST(vocabulary_order_must_be_the_texts_words) {
     vocabulary voc;
+    // MAX_VOCAB distinct words do not fit beside BOS and EOS
     char text[MAX_VOCAB * 4 + 1] = "";
+    char words[MAX_VOCAB][8];
+    const char *order[MAX_VOCAB];
     for (int i = 0; i < MAX_VOCAB; i++) {
         char w[8];
         snprintf(w, sizeof w, i ? " w%d" : "w%d", i);
         strcat(text, w);
+        snprintf(words[i], sizeof words[i], "w%d", i);
+        order[i] = words[i];
     }
-    ck_assert_int_eq(vocabulary_build(&voc, text), -1);
-    ck_assert_int_eq(vocabulary_build(&voc, "a A a b"), 0);
+    ck_assert_int_eq(vocabulary_build(&voc, text, order, MAX_VOCAB), -1);
+    // any order of the distinct lower-cased words, each once
+    static const char *ba[] = { "b", "a" };
+    ck_assert_int_eq(vocabulary_build(&voc, "a A a b", ba, 2), 0);
     ck_assert_int_eq(voc.size, 4);
+    ck_assert_str_eq(voc.words[2], "b");
+    ck_assert_str_eq(voc.words[3], "a");
+    // a word missing, one too many, one twice, one not lower-cased
+    static const char *a[] = { "a" }, *abc[] = { "a", "b", "c" };
+    static const char *aa[] = { "a", "a" }, *bA[] = { "b", "A" };
+    ck_assert_int_eq(vocabulary_build(&voc, "a A a b", a, 1), -1);
+    ck_assert_int_eq(vocabulary_build(&voc, "a A a b", abc, 3), -1);
+    ck_assert_int_eq(vocabulary_build(&voc, "a A a b", aa, 2), -1);
+    ck_assert_int_eq(vocabulary_build(&voc, "a A a b", bA, 2), -1);
+    ck_assert_int_eq(voc.size, 0);
+    // the notebook's order is the set of its text, and nothing else
+    ck_assert_int_eq(vocabulary_build(&voc, TEXT, NOTEBOOK_SET_ORDER, NOTEBOOK_SET_SIZE), 0);
+    ck_assert_int_eq(vocabulary_build(&voc, TEXT " Fine", NOTEBOOK_SET_ORDER,
+                                      NOTEBOOK_SET_SIZE), -1);
+    ck_assert_int_eq(vocabulary_build(&voc, QUESTION, NOTEBOOK_SET_ORDER, NOTEBOOK_SET_SIZE),
+                     -1);
 }
 END_TEST
 
@@ -457,11 +487,127 @@ START_TEST(module_rows_sum_to_one_and_scores_are_scaled) {
 }
 END_TEST
 
+// The notebook's own printed numbers (seed 003, cells [4], [5] and [7]),
+// which torch.manual_seed(74104689) and the notebook's ids reproduce.
+static const float NOTEBOOK_EMBEDDED[5 * 10] = {
+    -0.2835f, -0.1142f,  0.7625f,  1.8695f,  0.7673f,  0.8024f, -1.4880f,
+     0.3132f,  0.6777f, -1.2837f,
+     1.4617f,  1.5022f,  0.7845f, -0.5096f, -1.3534f, -2.0501f, -0.5282f,
+     0.7364f, -1.1479f,  0.9985f,
+    -0.5725f,  1.4598f,  1.5003f,  1.2356f,  0.6263f,  0.9765f, -2.4509f,
+     0.3613f,  0.2789f, -0.9566f,
+     0.4424f, -0.8964f,  0.8295f, -0.1787f, -0.2392f,  0.2189f, -0.1659f,
+    -0.4627f,  1.8268f,  0.1060f,
+     0.2091f,  1.3789f, -0.0426f,  1.7296f,  0.2907f, -2.0111f, -0.9097f,
+    -0.8147f,  1.0213f,  1.2564f,
+};
+static const float NOTEBOOK_HIDDEN[5 * 10] = {
+     0.5218f, -0.4102f,  0.7409f, -0.1872f,  0.2991f, -0.8574f, -0.2982f,
+     0.2765f,  0.7004f,  0.0800f,
+     0.3374f, -0.1027f,  0.5648f, -0.0186f,  0.0531f, -0.3391f, -0.1287f,
+     0.0431f,  0.2931f, -0.1135f,
+     0.4792f, -0.3542f,  0.7240f, -0.1440f,  0.2760f, -0.7879f, -0.2573f,
+     0.2385f,  0.6349f,  0.0734f,
+     0.6686f, -0.6763f,  0.8214f, -0.4642f,  0.1728f, -0.8602f, -0.4216f,
+     0.4950f,  0.7693f, -0.0709f,
+     0.3343f, -0.0983f,  0.6696f,  0.0642f,  0.2517f, -0.6062f, -0.1253f,
+     0.0789f,  0.4570f,  0.0975f,
+};
+static const float NOTEBOOK_ATTENTION[5 * 5] = {
+    0.1774f, 0.2592f, 0.1660f, 0.1918f, 0.2056f,
+    0.1930f, 0.1687f, 0.1423f, 0.2866f, 0.2094f,
+    0.1885f, 0.1985f, 0.2020f, 0.1938f, 0.2172f,
+    0.1798f, 0.2606f, 0.1428f, 0.1899f, 0.2269f,
+    0.2162f, 0.1744f, 0.1309f, 0.2362f, 0.2423f,
+};
+// The seed file cuts the last row off after 7 of its 10 values.
+#define NOTEBOOK_HIDDEN7_PRINTED 47
+static const float NOTEBOOK_HIDDEN7[NOTEBOOK_HIDDEN7_PRINTED] = {
+    -0.0965f, -0.2134f, -0.0656f,  0.3100f,  0.1607f, -0.1591f,  0.1684f,
+     0.1657f, -0.1143f,  0.0348f,
+    -0.1321f, -0.1620f, -0.0675f,  0.1672f,  0.1138f, -0.1034f,  0.1976f,
+     0.2082f, -0.2740f,  0.1266f,
+    -0.2073f, -0.2190f, -0.0708f,  0.2720f,  0.0842f, -0.1246f,  0.1825f,
+     0.2124f, -0.2098f,  0.0960f,
+    -0.0623f, -0.2234f, -0.0489f,  0.3278f,  0.1846f, -0.1751f,  0.1581f,
+     0.1520f, -0.1109f,  0.0309f,
+    -0.1480f, -0.2043f, -0.0438f,  0.2239f,  0.1240f, -0.1276f,  0.1825f,
+};
+
+// got (n floats) within PRINTED_TOL of the notebook's printed values.
+static void expect_printed(const char *what, const float *got, const float *want, int n) {
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(fabs((double)got[i] - (double)want[i]) <= PRINTED_TOL,
+                      "%s[%d]: got %.6f, the notebook printed %.4f", what, i,
+                      (double)got[i], (double)want[i]);
+}
+
+START_TEST(module_default_seed_is_the_notebooks) {
+    ck_assert_uint_eq(MODULE_DEFAULT_SEED, 74104689u);
+    expect_printed("cell [4] embedded", c.module.embedded, NOTEBOOK_EMBEDDED, 50);
+}
+END_TEST
+
+START_TEST(module_gives_the_notebooks_hidden_states) {
+    expect_printed("cell [5] hidden_states", c.module.hidden, NOTEBOOK_HIDDEN, 50);
+}
+END_TEST
+
+START_TEST(fresh_qkv_give_the_notebooks_cell_7) {
+    expect_printed("cell [7] attention_tensor", c.module.attention, NOTEBOOK_ATTENTION, 25);
+    expect_printed("cell [7] hidden_states", c.module.hidden7, NOTEBOOK_HIDDEN7,
+                   NOTEBOOK_HIDDEN7_PRINTED);
+    // the notebook's row sums print as 1.0000
+    for (int i = 0; i < 5; i++)
+        ck_assert_double_le(fabs((double)c.module.sums[i] - 1.0), 5e-5);
+}
+END_TEST
+
+START_TEST(pytorch_and_ours_print_the_notebooks_digits) {
+    // PyTorch's own float32 values from the same seed round to every digit
+    // the notebook printed (ours may differ by one in the last digit where
+    // our normals, an ulp from PyTorch's, cross a rounding boundary).
+    struct { const char *section; const float *want; int n, count; } cells[] = {
+        { "module_embedded", NOTEBOOK_EMBEDDED, 50, 50 },
+        { "module_hidden", NOTEBOOK_HIDDEN, 50, 50 },
+        { "fresh_attention", NOTEBOOK_ATTENTION, 25, 25 },
+        { "fresh_hidden", NOTEBOOK_HIDDEN7, 50, NOTEBOOK_HIDDEN7_PRINTED },
+    };
+    for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++) {
+        double *v = golden_values(cells[k].section, "f32", (size_t)cells[k].n);
+        for (int i = 0; i < cells[k].count; i++) {
+            char got[32], want[32];
+            snprintf(got, sizeof got, "%.4f", v[i]);
+            snprintf(want, sizeof want, "%.4f", (double)cells[k].want[i]);
+            ck_assert_msg(strcmp(got, want) == 0, "%s[%d]: PyTorch %s, notebook %s",
+                          cells[k].section, i, got, want);
+        }
+        free(v);
+    }
+    // ours print the same digits but one, as the chapter says: cell [4]'s
+    // row 1, column 1, where PyTorch's float is 1.50224996 and ours, an ulp
+    // away, is above 1.50225. (If the normals ever become bit-exact, this
+    // fails: then drop the exception here and its paragraph in the chapter.)
+    for (int k = 0; k < 4; k++) {
+        const float *got = k == 0 ? c.module.embedded : k == 1 ? c.module.hidden
+                         : k == 2 ? c.module.attention : c.module.hidden7;
+        for (int i = 0; i < cells[k].count; i++) {
+            char g[32], w[32];
+            snprintf(g, sizeof g, "%.4f", (double)got[i]);
+            snprintf(w, sizeof w, "%.4f", (double)cells[k].want[i]);
+            bool exception = k == 0 && i == 1 * 10 + 1;
+            ck_assert_msg((strcmp(g, w) == 0) != exception, "%s[%d]: ours %s, notebook %s",
+                          cells[k].section, i, g, w);
+        }
+    }
+}
+END_TEST
+
 START_TEST(part3_prints_shapes_and_round_trip) {
     char *out = printed();
-    expect_in_cell(out, 32, "(0, 'BOS')\n(1, 'EOS')\n(2, 'how')\n");
-    expect_in_cell(out, 32, "(10, 'and')\n\n\n('BOS', 0)\n");
-    expect_in_cell(out, 33, "Input tensor: tensor([[2, 3, 4, 5, 6]])\n"
+    expect_in_cell(out, 32, "(0, 'BOS')\n(1, 'EOS')\n(2, 'doing')\n(3, '?')\n");
+    expect_in_cell(out, 32, "(9, 'how')\n(10, 'and')\n\n\n('BOS', 0)\n");
+    expect_in_cell(out, 33, "Input tensor: tensor([[9, 8, 4, 2, 3]])\n"
                             "Tensor size: torch.Size([1, 5])\n"
                             "Output sentence: How are you doing ?\n");
     expect_in_cell(out, 34, "Tensor size: torch.Size([1, 5, 10])\n");
@@ -517,12 +663,17 @@ START_TEST(golden_file_names_its_script_and_seed) {
     ck_assert_msg(strncmp(text, "# written by tests/reference/chapter3_golden.py, torch ",
                           55) == 0, "unexpected header: %.80s", text);
     char want[64];
-    snprintf(want, sizeof want, ", seed %llu\n", (unsigned long long)DEFAULT_SEED);
+    snprintf(want, sizeof want, ", seeds %llu and %llu\n", (unsigned long long)DEFAULT_SEED,
+             (unsigned long long)MODULE_DEFAULT_SEED);
     char *eol = strchr(text, '\n');
     ck_assert_ptr_nonnull(eol);
     eol[1] = '\0';
     ck_assert_ptr_nonnull(strstr(text, want));
     free(text);
+    double *seeds = golden_values("seeds", "i64", 2);
+    ck_assert(seeds[0] == (double)DEFAULT_SEED);
+    ck_assert(seeds[1] == (double)MODULE_DEFAULT_SEED);
+    free(seeds);
 }
 END_TEST
 
@@ -558,17 +709,52 @@ END_TEST
 START_TEST(seed_changes_parts_2_and_3_only) {
     chapter3 *other = malloc(sizeof *other);
     ck_assert_ptr_nonnull(other);
-    ck_assert_int_eq(chapter3_run(other, DEFAULT_SEED), 0);
+    ck_assert_int_eq(chapter3_run(other, DEFAULT_SEED, MODULE_DEFAULT_SEED), 0);
     ck_assert_mem_eq(other->param.z, c.param.z, sizeof c.param.z);
     ck_assert_mem_eq(other->module.hidden7, c.module.hidden7, sizeof c.module.hidden7);
     chapter3_free(other);
-    ck_assert_int_eq(chapter3_run(other, 1), 0);
+    ck_assert_int_eq(chapter3_run(other, 1, 1), 0);
     ck_assert_mem_eq(&other->worked, &c.worked, sizeof c.worked);
     ck_assert(memcmp(other->param.u_q, c.param.u_q, sizeof c.param.u_q) != 0);
     ck_assert(memcmp(other->module.embedded, c.module.embedded,
                      sizeof c.module.embedded) != 0);
     chapter3_free(other);
+    // each part follows its own seed
+    ck_assert_int_eq(chapter3_run(other, DEFAULT_SEED, 1), 0);
+    ck_assert_mem_eq(other->param.z, c.param.z, sizeof c.param.z);
+    ck_assert(memcmp(other->module.embedded, c.module.embedded,
+                     sizeof c.module.embedded) != 0);
+    chapter3_free(other);
+    // --seed N gives N to both parts: part 3 from the same seed as part 2
+    // draws a different table from part 2's, but the same for the same N
+    ck_assert_int_eq(chapter3_run(other, MODULE_DEFAULT_SEED, MODULE_DEFAULT_SEED), 0);
+    ck_assert_mem_eq(other->module.hidden7, c.module.hidden7, sizeof c.module.hidden7);
+    chapter3_free(other);
     free(other);
+}
+END_TEST
+
+START_TEST(seed_option_sets_both_parts_or_neither) {
+    uint64_t param_seed, module_seed;
+    chapter3_seeds(SEED_NOT_GIVEN, &param_seed, &module_seed);
+    ck_assert_uint_eq(param_seed, DEFAULT_SEED);
+    ck_assert_uint_eq(module_seed, MODULE_DEFAULT_SEED);
+    chapter3_seeds(5, &param_seed, &module_seed);
+    ck_assert_uint_eq(param_seed, 5);
+    ck_assert_uint_eq(module_seed, 5);
+    chapter3_seeds(0, &param_seed, &module_seed);
+    ck_assert_uint_eq(param_seed, 0);
+    ck_assert_uint_eq(module_seed, 0);
+    // parse_options leaves the sentinel alone without --seed and cannot
+    // produce it with one (it accepts 0 .. INT64_MAX)
+    common_options opts = { SEED_NOT_GIVEN, NULL };
+    char *none[] = { "chapter3", NULL };
+    ck_assert_int_eq(parse_options(1, none, PROGRAM, "", &opts), CLI_OK);
+    ck_assert_uint_eq(opts.seed, SEED_NOT_GIVEN);
+    char *given[] = { "chapter3", "--seed", "9223372036854775807", NULL };
+    ck_assert_int_eq(parse_options(3, given, PROGRAM, "", &opts), CLI_OK);
+    ck_assert_uint_eq(opts.seed, (uint64_t)INT64_MAX);
+    ck_assert_uint_ne(opts.seed, SEED_NOT_GIVEN);
 }
 END_TEST
 
@@ -599,12 +785,16 @@ static Suite *chapter3_suite(void) {
 
     tc = tcase_create("module");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, vocabulary_in_order_of_first_appearance);
+    tcase_add_test(tc, vocabulary_in_the_notebooks_set_order);
     tcase_add_test(tc, tokenizer_round_trip);
-    tcase_add_test(tc, vocabulary_rejects_too_many_words);
+    tcase_add_test(tc, vocabulary_order_must_be_the_texts_words);
     tcase_add_test(tc, module_draws_what_pytorch_draws);
     tcase_add_test(tc, module_equals_pytorch);
     tcase_add_test(tc, module_rows_sum_to_one_and_scores_are_scaled);
+    tcase_add_test(tc, module_default_seed_is_the_notebooks);
+    tcase_add_test(tc, module_gives_the_notebooks_hidden_states);
+    tcase_add_test(tc, fresh_qkv_give_the_notebooks_cell_7);
+    tcase_add_test(tc, pytorch_and_ours_print_the_notebooks_digits);
     tcase_add_test(tc, part3_prints_shapes_and_round_trip);
     tcase_add_test(tc, linear_is_x_a_transposed_plus_b);
     tcase_add_test(tc, module_batches_are_independent);
@@ -615,6 +805,7 @@ static Suite *chapter3_suite(void) {
     tcase_add_test(tc, golden_file_names_its_script_and_seed);
     tcase_add_test(tc, figure_data_files);
     tcase_add_test(tc, seed_changes_parts_2_and_3_only);
+    tcase_add_test(tc, seed_option_sets_both_parts_or_neither);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,9 +6,10 @@ Usage (PyTorch 1.13 on Debian is installed for /usr/bin/python3):
 
     /usr/bin/python3 tests/reference/chapter3_golden.py tests/golden
 
-writes chapter3_seed3570563066.txt into the given directory: the three
-parts of src/chapter3.c done in PyTorch, with the generator used in the same
-order as the C program:
+writes chapter3_seed3570563066_74104689.txt into the given directory: the
+three parts of src/chapter3.c done in PyTorch, with the generator used in the
+same order as the C program, and each part seeded as the program seeds it
+without --seed:
 
   part 1  the worked example (no random numbers): the float32 softmax of the
           scores, unscaled and scaled by sqrt(3), and the exact outputs.
@@ -16,9 +17,10 @@ order as the C program:
           32); then the notebook's three torch.rand(8, 8) and the parametrised
           attention; then three nn.Linear(32, 16, bias=False) for the standard
           form q = x W_q.
-  part 3  torch.manual_seed(seed) again (another notebook); the toy tokenizer
-          with its words in order of first appearance (the notebook's Python
-          set order changes from run to run); nn.Embedding(11, 10);
+  part 3  torch.manual_seed(MODULE_SEED), another notebook with its own
+          seed; the toy tokenizer with its words in the Python set order the
+          notebook printed (set order changes from run to run, so it is
+          written out here, as in the C program); nn.Embedding(11, 10);
           Attention(10, 10); then cell [6]'s fresh Q, K, V and cell [7].
 
 File format (that of tests/golden.h):
@@ -37,7 +39,12 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-SEED = 3570563066  # chapter1.c and chapter3.c's DEFAULT_SEED
+SEED = 3570563066  # chapter1.c and chapter3.c's DEFAULT_SEED (part 2)
+MODULE_SEED = 74104689  # chapter3.c's MODULE_DEFAULT_SEED (part 3)
+# The order in which the notebook's set(text.lower().split(" ")) gave its
+# words, as its cell [2] printed them.
+NOTEBOOK_SET_ORDER = ["doing", "?", "you", "am", "i", "good", "are", "how",
+                      "and"]
 
 
 def f32_text(values):
@@ -143,10 +150,12 @@ def part2(out):
 
 
 def part3(out):
-    torch.manual_seed(SEED)
+    torch.manual_seed(MODULE_SEED)
     text = "How are you doing ? I am good and you ?"
+    vocabulary = set(text.lower().split(" "))
+    assert sorted(NOTEBOOK_SET_ORDER) == sorted(vocabulary)
     index2word = {0: "BOS", 1: "EOS"}
-    for word in dict.fromkeys(text.lower().split(" ")):  # first appearance
+    for word in NOTEBOOK_SET_ORDER:
         index2word[len(index2word)] = word
     word2index = {w: i for i, w in index2word.items()}
     sentence = "How are you doing ?"
@@ -195,15 +204,18 @@ def main():
     os.makedirs(sys.argv[1], exist_ok=True)
     out = [
         f"# written by tests/reference/chapter3_golden.py, "
-        f"torch {torch.__version__}, seed {SEED}",
-        "# part 1 needs no seed; parts 2 and 3 each start from "
-        "torch.manual_seed(seed)",
+        f"torch {torch.__version__}, seeds {SEED} and {MODULE_SEED}",
+        "# part 1 needs no seed; part 2 starts from "
+        f"torch.manual_seed({SEED}),",
+        f"# part 3 from torch.manual_seed({MODULE_SEED}); section seeds "
+        "holds the two",
     ]
+    section(out, "seeds", torch.tensor([SEED, MODULE_SEED]))
     with torch.no_grad():
         part1(out)
         part2(out)
         part3(out)
-    path = os.path.join(sys.argv[1], f"chapter3_seed{SEED}.txt")
+    path = os.path.join(sys.argv[1], f"chapter3_seed{SEED}_{MODULE_SEED}.txt")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
     print(f"wrote {path}")
