@@ -115,7 +115,7 @@ $(BOOK_PDF): $(CHAPTER_MDS) $(OUTPUTS) $(FIGURES) $(wildcard book/*) $(wildcard 
 
 # ---------------------------------------------------------------- references
 golden:
-	for s in tests/reference/*.py; do $(PYTHON) $$s tests/golden || exit 1; done
+	for s in tests/reference/*_golden.py; do $(PYTHON) $$s tests/golden || exit 1; done
 
 bench: all
 	@if ls src/*.mk >/dev/null 2>&1 && [ -n "$(BENCH_TARGETS)" ]; then $(MAKE) --no-print-directory $(BENCH_TARGETS); \

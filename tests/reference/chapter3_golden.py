@@ -39,35 +39,14 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from goldenfile import section
+
 SEED = 3570563066  # chapter1.c and chapter3.c's DEFAULT_SEED (part 2)
 MODULE_SEED = 74104689  # chapter3.c's MODULE_DEFAULT_SEED (part 3)
 # The order in which the notebook's set(text.lower().split(" ")) gave its
 # words, as its cell [2] printed them.
 NOTEBOOK_SET_ORDER = ["doing", "?", "you", "am", "i", "good", "are", "how",
                       "and"]
-
-
-def f32_text(values):
-    """Shortest round-trip decimal of each float32 value."""
-    return [np.format_float_positional(v, unique=True, trim="-")
-            for v in np.asarray(values, dtype=np.float32).ravel()]
-
-
-def i64_text(values):
-    return [str(int(v)) for v in np.asarray(values, dtype=np.int64).ravel()]
-
-
-def section(out, name, tensor):
-    t = tensor.detach()
-    if t.dtype == torch.float32:
-        kind, words = "f32", f32_text(t.numpy())
-    elif t.dtype == torch.int64:
-        kind, words = "i64", i64_text(t.numpy())
-    else:
-        raise TypeError(f"{name}: unexpected dtype {t.dtype}")
-    out.append(f"section {name} {kind} {len(words)}")
-    for i in range(0, len(words), 8):
-        out.append(" ".join(words[i:i + 8]))
 
 
 class Attention(nn.Module):

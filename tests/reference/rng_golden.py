@@ -24,30 +24,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from goldenfile import section
+
 SEEDS = (0, 42, 1234)
-
-
-def f32_text(values):
-    """Shortest round-trip decimal of each float32 value."""
-    return [np.format_float_positional(v, unique=True, trim="-")
-            for v in np.asarray(values, dtype=np.float32).ravel()]
-
-
-def i64_text(values):
-    return [str(int(v)) for v in np.asarray(values, dtype=np.int64).ravel()]
-
-
-def section(out, name, tensor):
-    t = tensor.detach()
-    if t.dtype == torch.float32:
-        kind, words = "f32", f32_text(t.numpy())
-    elif t.dtype == torch.int64:
-        kind, words = "i64", i64_text(t.numpy())
-    else:
-        raise TypeError(f"{name}: unexpected dtype {t.dtype}")
-    out.append(f"section {name} {kind} {len(words)}")
-    for i in range(0, len(words), 8):
-        out.append(" ".join(words[i:i + 8]))
 
 
 def write_seed(directory, seed):

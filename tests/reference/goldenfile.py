@@ -1,0 +1,37 @@
+"""goldenfile.py: write tensors in the format tests/golden.h reads.
+
+Imported by the *_golden.py scripts beside it (not a script itself):
+
+    # comment lines
+    section <name> <kind> <count>
+    <count> values, up to 8 per line
+
+kind f32: float32 values in the shortest decimal that reads back (strtof)
+to exactly the same float; i64: integers.
+"""
+import numpy as np
+import torch
+
+
+def f32_text(values):
+    """Shortest round-trip decimal of each float32 value."""
+    return [np.format_float_positional(v, unique=True, trim="-")
+            for v in np.asarray(values, dtype=np.float32).ravel()]
+
+
+def i64_text(values):
+    return [str(int(v)) for v in np.asarray(values, dtype=np.int64).ravel()]
+
+
+def section(out, name, tensor):
+    """Append section `name` holding `tensor` to the list of lines `out`."""
+    t = tensor.detach()
+    if t.dtype == torch.float32:
+        kind, words = "f32", f32_text(t.numpy())
+    elif t.dtype == torch.int64:
+        kind, words = "i64", i64_text(t.numpy())
+    else:
+        raise TypeError(f"{name}: unexpected dtype {t.dtype}")
+    out.append(f"section {name} {kind} {len(words)}")
+    for i in range(0, len(words), 8):
+        out.append(" ".join(words[i:i + 8]))
