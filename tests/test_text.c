@@ -1,0 +1,334 @@
+// test_text.c: clean_paragraph, Punkt and the NLTK word tokenizer against
+// NLTK's answers on crafted texts (tests/golden/tokenizer_cases.jsonl,
+// written by tests/reference/nltk_golden.py), plus the edges: empty text,
+// invalid UTF-8, missing or malformed Punkt parameters.
+//
+// The cases with NLTK's answers need Punkt's English parameters, found
+// through NLTK_DATA (make test sets it to ../shared/nltk_data); without them
+// those tests print SKIP and pass.
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "strmap.h"
+#include "text.h"
+
+#ifndef GOLDEN_DIR
+#define GOLDEN_DIR "tests/golden"
+#endif
+
+static char *clean_str(const char *s) {
+    size_t n;
+    return clean_paragraph(s, strlen(s), &n);
+}
+
+#define CHECK_CLEAN(in, want)                                              \
+    do {                                                                   \
+        char *got_ = clean_str(in);                                        \
+        ck_assert_ptr_nonnull(got_);                                       \
+        ck_assert_str_eq(got_, want);                                      \
+        free(got_);                                                        \
+    } while (0)
+
+START_TEST(clean_paragraph_rules) {
+    CHECK_CLEAN("Hello World", "hello world");
+    CHECK_CLEAN("well-known", "well known");               // - to a space
+    CHECK_CLEAN("a.b", "a. b");                            // . to ". "
+    CHECK_CLEAN("Mr. X", "mr.  x");
+    CHECK_CLEAN("one<br />two<br/>three<BR>four<br >five", "one two three four five");
+    CHECK_CLEAN("<br\t\n/>x", " x");                      // \s* inside the tag
+    CHECK_CLEAN("<br\xc2\xa0/>x", " x");                   // Unicode \s too
+    CHECK_CLEAN("<b>bold</b> <brr> <br /", "bboldb brr br ");  // not line breaks: only < > / go
+    CHECK_CLEAN("it's \"great\" (really) [sic] $5 & 10%", "its great really sic 5  10");
+    CHECK_CLEAN("wow!!! what?! a, b; c: d", "wow!!! what?! a, b; c: d");
+    CHECK_CLEAN("caf\xc3\xa9 na\xc3\xafve", "caf nave");    // non-ASCII letters are dropped
+    CHECK_CLEAN("\xe2\x84\xaa", "k");                      // KELVIN SIGN lower-cases to k
+    CHECK_CLEAN("\xc4\xb0stanbul", "istanbul");            // I with dot: i + a dropped combining dot
+    CHECK_CLEAN("a\xc2\xa0" "b\xe2\x80\x83" "c\xe3\x80\x80" "d", "a\xc2\xa0" "b\xe2\x80\x83" "c\xe3\x80\x80" "d");  // Unicode spaces stay
+    CHECK_CLEAN("a\x1c" "b\xc2\x85" "c", "a\x1c" "b\xc2\x85" "c");  // so do \x1c and NEL
+    CHECK_CLEAN("a\xe2\x80\x8b" "b", "ab");                // a zero-width space is not whitespace
+    CHECK_CLEAN("", "");
+    CHECK_CLEAN("\xff\xfe bad \xc3", " bad ");             // invalid UTF-8 is dropped
+}
+END_TEST
+
+START_TEST(py_isspace_matches_python) {
+    // the 29 code points of str.isspace()
+    static const uint32_t spaces[] = {0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0,
+                                      0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
+                                      0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000};
+    size_t n = 0;
+    for (uint32_t c = 0; c < 0x110000; c++)
+        if (py_isspace(c)) {
+            ck_assert_uint_lt(n, 29);
+            ck_assert_uint_eq(c, spaces[n]);
+            n++;
+        }
+    ck_assert_uint_eq(n, 29);
+}
+END_TEST
+
+// Joins tokens with single spaces into a new string.
+static char *join(const token_list *t) {
+    size_t n = 1;
+    for (size_t i = 0; i < t->n; i++) n += strlen(token_at(t, i)) + 1;
+    char *s = malloc(n), *p = s;
+    *p = '\0';
+    for (size_t i = 0; i < t->n; i++) p += sprintf(p, "%s%s", i ? " " : "", token_at(t, i));
+    return s;
+}
+
+static char *join_json(const cJSON *arr) {
+    size_t n = 1;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, arr) n += strlen(x->valuestring) + 1;
+    char *s = malloc(n), *p = s;
+    *p = '\0';
+    bool first = true;
+    cJSON_ArrayForEach(x, arr) {
+        p += sprintf(p, "%s%s", first ? "" : " ", x->valuestring);
+        first = false;
+    }
+    return s;
+}
+
+static punkt_params *english_params(void) {
+    char dir[4096], err[1024];
+    if (!punkt_find(getenv("NLTK_DATA"), NULL, dir, sizeof dir)) return NULL;
+    punkt_params *p = punkt_load(dir, err, sizeof err);
+    ck_assert_msg(p != NULL, "%s", err);
+    return p;
+}
+
+START_TEST(golden_cases) {
+    punkt_params *p = english_params();
+    if (!p) {
+        printf("SKIP: tokenizer golden cases: no punkt_tab under NLTK_DATA (make test sets it)\n");
+        return;
+    }
+    char err[512];
+    tokenizer *t = tokenizer_new(p, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    size_t len;
+    char *all = read_whole_file(GOLDEN_DIR "/tokenizer_cases.jsonl", &len);
+    ck_assert_msg(all != NULL, "cannot read " GOLDEN_DIR "/tokenizer_cases.jsonl");
+    int cases = 0;
+    token_list toks;
+    token_list_init(&toks);
+    span_list spans = {0};
+    for (char *line = strtok(all, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#') continue;
+        cJSON *c = cJSON_Parse(line);
+        ck_assert_ptr_nonnull(c);
+        const char *text = cJSON_GetObjectItem(c, "text")->valuestring;
+        const char *want_clean = cJSON_GetObjectItem(c, "clean")->valuestring;
+        // clean_paragraph
+        size_t clen;
+        char *clean = clean_paragraph(text, strlen(text), &clen);
+        ck_assert_msg(strcmp(clean, want_clean) == 0, "clean_paragraph(\"%s\"): \"%s\", NLTK \"%s\"", text, clean, want_clean);
+        // Punkt's sentences
+        spans.n = 0;
+        ck_assert_int_eq(sent_tokenize(t, clean, clen, &spans), 0);
+        const cJSON *sents = cJSON_GetObjectItem(c, "sentences");
+        ck_assert_msg((int)spans.n == cJSON_GetArraySize(sents), "\"%s\": %zu sentences, NLTK %d", clean, spans.n, cJSON_GetArraySize(sents));
+        for (size_t i = 0; i < spans.n; i++) {
+            const char *want = cJSON_GetArrayItem(sents, (int)i)->valuestring;
+            size_t n = spans.end[i] - spans.start[i];
+            ck_assert_msg(strlen(want) == n && memcmp(want, clean + spans.start[i], n) == 0,
+                          "\"%s\": sentence %zu is \"%.*s\", NLTK \"%s\"", clean, i, (int)n, clean + spans.start[i], want);
+        }
+        // word_tokenize of the cleaned text, and of the raw text
+        for (int raw = 0; raw < 2; raw++) {
+            const char *in = raw ? text : clean;
+            token_list_clear(&toks);
+            ck_assert_int_eq(word_tokenize(t, in, strlen(in), &toks), 0);
+            char *got = join(&toks);
+            char *want = join_json(cJSON_GetObjectItem(c, raw ? "raw_tokens" : "tokens"));
+            ck_assert_msg(strcmp(got, want) == 0, "word_tokenize(\"%s\"):\n  C    %s\n  NLTK %s", in, got, want);
+            free(got);
+            free(want);
+        }
+        free(clean);
+        cJSON_Delete(c);
+        cases++;
+    }
+    ck_assert_int_ge(cases, 30);
+    span_list_free(&spans);
+    token_list_free(&toks);
+    free(all);
+    tokenizer_free(t);
+    punkt_free(p);
+}
+END_TEST
+
+// Tokens of text with the given parameters, joined by spaces.
+static char *tokens_of(const punkt_params *p, const char *text) {
+    char err[512];
+    tokenizer *t = tokenizer_new(p, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    token_list toks;
+    token_list_init(&toks);
+    ck_assert_int_eq(word_tokenize(t, text, strlen(text), &toks), 0);
+    char *s = join(&toks);
+    token_list_free(&toks);
+    tokenizer_free(t);
+    return s;
+}
+
+START_TEST(word_tokenizer_rules) {
+    // rules that hold with or without Punkt's parameters
+    struct { const char *in, *out; } cases[] = {
+        {"", ""},
+        {"   \xc2\xa0\xe3\x80\x80  ", ""},
+        {"hello world", "hello world"},
+        {"it is gonna be ok, cannot wait", "it is gon na be ok , can not wait"},
+        {"wanna go? wanna", "wan na go ? wan na"},  // the sentence gets a space at each end first
+        {"wannabe", "wannabe"},
+        {"at 10:30, then 3,000", "at 10:30 , then 3,000"},
+        {"a: b; c", "a : b ; c"},
+        {"wow!!! ok", "wow ! ! ! ok"},
+        {"\xff\xfe x", "\xef\xbf\xbd\xef\xbf\xbd x"},  // invalid UTF-8 reads as U+FFFD
+    };
+    punkt_params *empty = punkt_empty();
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *got = tokens_of(empty, cases[i].in);
+        ck_assert_msg(strcmp(got, cases[i].out) == 0, "\"%s\": \"%s\", want \"%s\"", cases[i].in, got, cases[i].out);
+        free(got);
+    }
+    // NULL parameters are the empty parameters
+    char *a = tokens_of(NULL, "mr. smith left. he said so.");
+    char *b = tokens_of(empty, "mr. smith left. he said so.");
+    ck_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    punkt_free(empty);
+}
+END_TEST
+
+START_TEST(abbreviations_need_parameters) {
+    // "mr." is an abbreviation only if the parameters say so; without them
+    // Punkt ends a sentence there and the word tokenizer splits the period
+    punkt_params *p = english_params();
+    if (!p) {
+        printf("SKIP: abbreviation test: no punkt_tab under NLTK_DATA\n");
+        return;
+    }
+    char *with = tokens_of(p, "mr.  smith arrived.");
+    char *without = tokens_of(NULL, "mr.  smith arrived.");
+    ck_assert_str_eq(with, "mr. smith arrived .");
+    ck_assert_str_eq(without, "mr . smith arrived .");
+    free(with);
+    free(without);
+    punkt_free(p);
+}
+END_TEST
+
+static char *write_tmp_dir(void) {
+    char tmpl[] = "/tmp/test_text.XXXXXX";
+    char *d = mkdtemp(tmpl);
+    ck_assert_ptr_nonnull(d);
+    return strdup(d);
+}
+
+static void write_file(const char *dir, const char *name, const char *content) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(content, f);
+    fclose(f);
+}
+
+static void remove_dir(const char *dir) {
+    const char *names[] = {"abbrev_types.txt", "collocations.tab", "sent_starters.txt", "ortho_context.tab"};
+    char path[512];
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        remove(path);
+    }
+    rmdir(dir);
+}
+
+START_TEST(punkt_load_errors) {
+    char err[1024];
+    // a missing directory
+    ck_assert_ptr_null(punkt_load("/nonexistent/punkt_tab/english", err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/punkt_tab/english/abbrev_types.txt"));
+    // a tiny valid set
+    char *d = write_tmp_dir();
+    write_file(d, "abbrev_types.txt", "mr\ndr\n\n");
+    write_file(d, "collocations.tab", "##number##\tst\n");
+    write_file(d, "sent_starters.txt", "however\n");
+    write_file(d, "ortho_context.tab", "smith\t4\r\nthe\t126\n");
+    punkt_params *p = punkt_load(d, err, sizeof err);
+    ck_assert_msg(p != NULL, "%s", err);
+    size_t a, c, s, o;
+    punkt_sizes(p, &a, &c, &s, &o);
+    ck_assert_uint_eq(a, 2);
+    ck_assert_uint_eq(c, 1);
+    ck_assert_uint_eq(s, 1);
+    ck_assert_uint_eq(o, 2);
+    char *got = tokens_of(p, "dr.  who left.  mr.  x came.");
+    ck_assert_str_eq(got, "dr. who left . mr. x came .");
+    free(got);
+    punkt_free(p);
+    // malformed lines are reported with file and line
+    write_file(d, "ortho_context.tab", "smith\t4\nthe 126\n");
+    ck_assert_ptr_null(punkt_load(d, err, sizeof err));
+    ck_assert_msg(strstr(err, "ortho_context.tab:2:") != NULL, "%s", err);
+    write_file(d, "ortho_context.tab", "smith\tfour\n");
+    ck_assert_ptr_null(punkt_load(d, err, sizeof err));
+    ck_assert_msg(strstr(err, "ortho_context.tab:1:") != NULL, "%s", err);
+    write_file(d, "ortho_context.tab", "smith\t4\n");
+    write_file(d, "collocations.tab", "a\tb\tc\n");
+    ck_assert_ptr_null(punkt_load(d, err, sizeof err));
+    ck_assert_msg(strstr(err, "collocations.tab:1:") != NULL, "%s", err);
+    remove_dir(d);
+    free(d);
+    // punkt_find: nothing under a path that has no punkt_tab
+    char out[4096];
+    ck_assert(!punkt_find("/nonexistent:/also/not", "/nonexistent-home", out, sizeof out) ||
+              strncmp(out, "/usr", 4) == 0);
+}
+END_TEST
+
+START_TEST(strmap_basics) {
+    strmap m;
+    strmap_init(&m);
+    ck_assert_int_eq(strmap_find(&m, "a", 1), -1);
+    char key[16];
+    for (int i = 0; i < 10000; i++) {
+        int n = snprintf(key, sizeof key, "k%d", i);
+        ck_assert_int_eq(strmap_intern(&m, key, (size_t)n, NULL), i);
+    }
+    bool added = true;
+    ck_assert_int_eq(strmap_intern(&m, "k42", 3, &added), 42);
+    ck_assert(!added);
+    ck_assert_str_eq(strmap_key(&m, 9999), "k9999");
+    ck_assert_int_eq(strmap_find(&m, "", 0), -1);
+    strmap_free(&m);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("text");
+    TCase *tc = tcase_create("text");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, clean_paragraph_rules);
+    tcase_add_test(tc, py_isspace_matches_python);
+    tcase_add_test(tc, golden_cases);
+    tcase_add_test(tc, word_tokenizer_rules);
+    tcase_add_test(tc, abbreviations_need_parameters);
+    tcase_add_test(tc, punkt_load_errors);
+    tcase_add_test(tc, strmap_basics);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
