@@ -94,6 +94,13 @@ static int numel(int ndim, const int *shape) {
     return n;
 }
 
+// Room for n formatted elements (at least one, so that an empty tensor is
+// not an allocation of zero bytes); NULL when out of memory.
+static char (*alloc_cells(int n))[CELL_MAX] {
+    size_t count = n > 0 ? (size_t)n : 1;
+    return calloc(count, CELL_MAX);
+}
+
 static void print_formatted(FILE *f, formatted *t, int ndim, const int *shape) {
     fputs("tensor(", f);
     print_nested(f, t, ndim, shape, 0, (int)strlen("tensor("));
@@ -103,7 +110,7 @@ static void print_formatted(FILE *f, formatted *t, int ndim, const int *shape) {
 void print_tensor(FILE *f, const float *x, int ndim, const int *shape) {
     int n = numel(ndim, shape);
     formatter fm = float_formatter(x, n);
-    formatted t = { calloc((size_t)n, CELL_MAX), fm.width };
+    formatted t = { alloc_cells(n), fm.width };
     if (!t.cells) { fputs("tensor(<out of memory>)\n", f); return; }
     for (int i = 0; i < n; i++) format_float(t.cells[i], x[i], fm.format);
     print_formatted(f, &t, ndim, shape);
@@ -112,7 +119,7 @@ void print_tensor(FILE *f, const float *x, int ndim, const int *shape) {
 
 void print_int_tensor(FILE *f, const int64_t *x, int ndim, const int *shape) {
     int n = numel(ndim, shape);
-    formatted t = { calloc((size_t)n, CELL_MAX), 1 };
+    formatted t = { alloc_cells(n), 1 };
     if (!t.cells) { fputs("tensor(<out of memory>)\n", f); return; }
     for (int i = 0; i < n; i++) {
         int len = snprintf(t.cells[i], CELL_MAX, "%lld", (long long)x[i]);
@@ -124,7 +131,7 @@ void print_int_tensor(FILE *f, const int64_t *x, int ndim, const int *shape) {
 
 void print_bool_tensor(FILE *f, const bool *x, int ndim, const int *shape) {
     int n = numel(ndim, shape);
-    formatted t = { calloc((size_t)n, CELL_MAX), 4 };
+    formatted t = { alloc_cells(n), 4 };
     if (!t.cells) { fputs("tensor(<out of memory>)\n", f); return; }
     for (int i = 0; i < n; i++) {
         strcpy(t.cells[i], x[i] ? "True" : "False");
