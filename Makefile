@@ -14,8 +14,10 @@
 # Build outputs go under build/; the chapter programs are ./chapterN.
 
 CC      ?= cc
+# What the code needs is in STD_CFLAGS; CFLAGS (optimisation, sanitizers)
+# is the user's to set: make CFLAGS="-O1 -g -fsanitize=address" test
+STD_CFLAGS := -std=c11 -Wall -Wextra -Werror -Isrc
 CFLAGS  ?= -O2
-CFLAGS  += -std=c11 -Wall -Wextra -Werror -Isrc
 # The libraries the programs link: cJSON reads the data of chapter 7, PCRE2
 # runs its tokenizer's rules. LDFLAGS and LDLIBS stay free for the user.
 LIBS    := -lcjson -lpcre2-8 -lm
@@ -46,14 +48,14 @@ all: $(CHAPTERS)
 
 # ---------------------------------------------------------------- programs
 $(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)/obj
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(STD_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libattn.a: $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
 chapter%: src/chapter%.c $(BUILD)/libattn.a $(wildcard src/*.h)
-	$(CC) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
+	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
 
 $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)/book:
 	mkdir -p $@
@@ -62,7 +64,7 @@ $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)
 # A chapter's suite #includes the chapter's source with TESTING defined, so it
 # tests the very functions the program runs.
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libattn.a $(wildcard src/*.h src/chapter*.c tests/*.h) | $(BUILD)/tests
-	$(CC) $(CFLAGS) $(CHECK_CFLAGS) $(TEST_DEFS) $(LDFLAGS) $< $(BUILD)/libattn.a $(CHECK_LIBS) $(LIBS) $(LDLIBS) -o $@
+	$(CC) $(STD_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) $(TEST_DEFS) $(LDFLAGS) $< $(BUILD)/libattn.a $(CHECK_LIBS) $(LIBS) $(LDLIBS) -o $@
 
 test: setup-test
 	@$(MAKE) --no-print-directory data-if-possible
