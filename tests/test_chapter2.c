@@ -242,7 +242,7 @@ START_TEST(output_shows_the_cells) {
     size_t len = strlen(s);
     ck_assert(len > 5 && strcmp(s + len - 5, "True\n") == 0);
     for (int cell = 14; cell <= 18; cell++) {
-        char head[8];
+        char head[24];
         snprintf(head, sizeof head, "\n[%d] ", cell);
         ck_assert_int_eq(count_occurrences(s, head), 1);
     }
