@@ -403,11 +403,11 @@ END_TEST
 START_TEST(vocabulary_order_must_be_the_texts_words) {
     vocabulary voc;
     // MAX_VOCAB distinct words do not fit beside BOS and EOS
-    char text[MAX_VOCAB * 4 + 1] = "";
-    char words[MAX_VOCAB][8];
+    char text[MAX_VOCAB * 16 + 1] = "";
+    char words[MAX_VOCAB][16];
     const char *order[MAX_VOCAB];
     for (int i = 0; i < MAX_VOCAB; i++) {
-        char w[8];
+        char w[16];
         snprintf(w, sizeof w, i ? " w%d" : "w%d", i);
         strcat(text, w);
         snprintf(words[i], sizeof words[i], "w%d", i);
