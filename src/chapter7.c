@@ -444,7 +444,8 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
     }
     for (size_t i = 0; i < V; i++) {
         if (found[i])
-            memcpy(s->embedding + i * EMBED_DIM, vecs + i * EMBED_DIM, EMBED_DIM * sizeof *vecs);
+            memcpy(s->embedding + i * EMBED_DIM, vecs + i * EMBED_DIM,
+                   EMBED_DIM * sizeof *vecs);
         else
             s->rows_without_vector++;
     }
