@@ -15,6 +15,11 @@
 -- The build fails on a marker, a program output or a cell that is not there,
 -- and on any marker in src/ that the book never quotes.
 
+-- Quoted lines longer than these run off the page (code is set in \small,
+-- output in \footnotesize, on A4 with 2.5 cm margins): the build fails.
+local max_code_line = 96
+local max_output_line = 106
+
 local source_dir = "src"
 local output_dir = "build/out"
 local used = {}
@@ -55,6 +60,16 @@ local function dedent(lines)
   local out = {}
   for i, l in ipairs(lines) do out[i] = l:sub((indent or 0) + 1) end
   return out
+end
+
+local function check_widths(text, limit, what)
+  for _, l in ipairs(lines_of(text)) do
+    if utf8.len(l) and utf8.len(l) > limit then
+      error("quote.lua: " .. what .. " has a line of " .. utf8.len(l) ..
+            " characters (at most " .. limit .. " fit the page): " .. l)
+    end
+  end
+  return text
 end
 
 local function snippet(spec)
@@ -128,12 +143,13 @@ end
 function CodeBlock(el)
   local spec = el.attributes["snippet"]
   if spec then
-    return pandoc.CodeBlock(snippet(spec), {class = "c"})
+    return pandoc.CodeBlock(check_widths(snippet(spec), max_code_line, spec), {class = "c"})
   end
   if el.classes:includes("output") then
     local program = el.attributes["program"]
     if not program then error("quote.lua: an output block needs program=\"chapterN\"") end
-    return output_block(program_output(program, el.attributes["cells"]))
+    local text = program_output(program, el.attributes["cells"])
+    return output_block(check_widths(text, max_output_line, program .. " output"))
   end
 end
 
