@@ -4,6 +4,8 @@
 #include "../src/chapter1.c"
 
 #include <check.h>
+
+#include "capture.h"
 #include <unistd.h>
 
 #include "golden.h"
@@ -143,11 +145,13 @@ START_TEST(figure_data_has_labels_and_values) {
     snprintf(path, sizeof path, "%s/chapter1-scores.dat", dir);
     ck_assert_int_eq(remove(path), 0);
     rmdir(dir);
-    FILE *saved = stderr;  // the error message is expected; keep it out of the log
-    stderr = fopen("/dev/null", "w");
+    stderr_capture cap;
+    capture_begin(&cap);
     ck_assert_int_eq(chapter1_write_data(&c, "/nonexistent/dir"), -1);
-    fclose(stderr);
-    stderr = saved;
+    char *said = capture_end(&cap);
+    ck_assert_str_eq(said, "chapter1: error: cannot write /nonexistent/dir/chapter1-scores.dat: "
+                           "No such file or directory\n");
+    free(said);
 }
 END_TEST
 

@@ -5,6 +5,8 @@
 #include "../src/chapter2.c"
 
 #include <check.h>
+
+#include "capture.h"
 #include <unistd.h>
 
 #include "golden.h"
@@ -92,8 +94,13 @@ END_TEST
 
 START_TEST(too_short_a_sentence_is_an_error) {
     chapter2 c;
+    stderr_capture cap;
+    capture_begin(&cap);
     ck_assert_int_eq(chapter2_run(&c, "only three words", DEFAULT_SEED), -1);
     ck_assert_int_eq(chapter2_run(&c, "", DEFAULT_SEED), -1);
+    char *said = capture_end(&cap);
+    ck_assert_ptr_nonnull(strstr(said, "chapter2: error: the sentence must have 4 to 64 words"));
+    free(said);
     ck_assert_int_eq(chapter2_run(&c, "now four words here", DEFAULT_SEED), 0);
     ck_assert_int_eq(c.n, 4);
 }
@@ -328,7 +335,12 @@ START_TEST(figure_data_has_both_panels) {
         ck_assert_int_eq(remove(path), 0);
     }
     rmdir(dir);
+    stderr_capture cap;
+    capture_begin(&cap);
     ck_assert_int_eq(chapter2_write_data(&ch, "/nonexistent/dir"), -1);
+    char *said = capture_end(&cap);
+    ck_assert_ptr_nonnull(strstr(said, "chapter2: error: cannot write /nonexistent/dir/"));
+    free(said);
 }
 END_TEST
 

@@ -21,6 +21,8 @@
 #include "../src/chapter3.c"
 
 #include <check.h>
+
+#include "capture.h"
 #include <unistd.h>
 
 #include "golden.h"
@@ -702,7 +704,12 @@ START_TEST(figure_data_files) {
         ck_assert_int_eq(remove(path), 0);
     }
     rmdir(dir);
+    stderr_capture cap;
+    capture_begin(&cap);
     ck_assert_int_eq(chapter3_write_data(&c, "/nonexistent/dir"), -1);
+    char *said = capture_end(&cap);
+    ck_assert_ptr_nonnull(strstr(said, "chapter3: error: cannot write /nonexistent/dir/"));
+    free(said);
 }
 END_TEST
 
