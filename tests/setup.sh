@@ -25,7 +25,6 @@ done
 [ -z "$missing" ] && exit 0
 
 cmd="apt-get install -y --no-install-recommends$missing"
-echo "setup: installing$missing"
 if [ "$(id -u)" = 0 ]; then
   sudo=""
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
@@ -35,6 +34,7 @@ else
   echo "setup: run   sudo apt-get update && sudo $cmd" >&2
   exit 1
 fi
+echo "setup: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq >/dev/null || { echo "setup: apt-get update failed" >&2; exit 1; }
 $sudo $cmd -qq >/dev/null || { echo "setup: '$sudo $cmd' failed" >&2; exit 1; }
