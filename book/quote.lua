@@ -12,6 +12,10 @@
 -- program's captured output, where each cell starts with a line `[N] title`.
 -- cells may list numbers and ranges: "2 4-6".
 --
+--   # Sentiment on IMDb {chapter=7}
+-- numbers that chapter 7, whatever comes before it, so that the book's
+-- chapter numbers are the programs' (./chapter7).
+--
 -- The build fails on a marker, a program output or a cell that is not there,
 -- and on any marker in src/ that the book never quotes.
 
@@ -173,13 +177,25 @@ local function check_all_markers_used()
   end
 end
 
+function Header(el)
+  local n = el.attributes["chapter"]
+  if el.level == 1 and n then
+    if not n:match("^%d+$") then error("quote.lua: chapter=\"" .. n .. "\" is not a number") end
+    el.attributes["chapter"] = nil
+    if FORMAT:match("latex") then
+      return { pandoc.RawBlock("latex", "\\setcounter{chapter}{" .. (tonumber(n) - 1) .. "}"), el }
+    end
+    return el
+  end
+end
+
 function Meta(meta)
   if meta["source-dir"] then source_dir = pandoc.utils.stringify(meta["source-dir"]) end
   if meta["output-dir"] then output_dir = pandoc.utils.stringify(meta["output-dir"]) end
 end
 
 function Pandoc(doc)
-  doc = doc:walk({ CodeBlock = CodeBlock })
+  doc = doc:walk({ CodeBlock = CodeBlock, Header = Header })
   check_all_markers_used()
   return doc
 end
