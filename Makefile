@@ -39,6 +39,8 @@ TEST_DEFS    := -D_POSIX_C_SOURCE=200809L -Wno-unused-function -DGOLDEN_DIR='"$(
 
 # Chapter fragments add data rules, DATA_TARGETS and BOOK_ARGS_chapterN.
 DATA_TARGETS :=
+BENCH_TARGETS :=
+BOOK_OUTPUTS :=
 -include $(sort $(wildcard src/*.mk))
 
 .PHONY: all test check book figures data bench golden setup setup-test setup-book clean
@@ -111,7 +113,7 @@ book: setup-book
 	@$(MAKE) --no-print-directory data
 	@$(MAKE) --no-print-directory $(BOOK_PDF)
 
-$(BOOK_PDF): $(CHAPTER_MDS) $(OUTPUTS) $(FIGURES) $(wildcard book/*) $(wildcard src/*.c src/*.h) | $(BUILD)/book
+$(BOOK_PDF): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(FIGURES) $(wildcard book/*) $(wildcard src/*.c src/*.h) | $(BUILD)/book
 	pandoc book/metadata.yaml $(CHAPTER_MDS) \
 	  --lua-filter=book/quote.lua \
 	  --metadata=source-dir:src --metadata=output-dir:$(BUILD)/out \
@@ -135,7 +137,7 @@ bench: all
 # Debian packages each command needs. Installed with apt-get when we are root
 # or have password-less sudo; otherwise we stop and print the command.
 TEST_PKGS := gcc:cc make:make pkg-config:pkg-config check libcjson-dev libpcre2-dev npm:npm
-BOOK_PKGS := $(TEST_PKGS) gnuplot-nox:gnuplot pandoc:pandoc texlive-latex-base \
+BOOK_PKGS := $(TEST_PKGS) python3-nltk gnuplot-nox:gnuplot pandoc:pandoc texlive-latex-base \
              texlive-latex-recommended texlive-fonts-recommended lmodern
 
 setup: setup-book
