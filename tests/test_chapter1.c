@@ -5,6 +5,8 @@
 
 #include <check.h>
 
+#include "suite.h"
+
 #include "capture.h"
 #include <unistd.h>
 
@@ -239,9 +241,5 @@ static Suite *chapter1_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(chapter1_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(chapter1_suite());
 }

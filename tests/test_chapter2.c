@@ -6,6 +6,8 @@
 
 #include <check.h>
 
+#include "suite.h"
+
 #include "capture.h"
 #include <unistd.h>
 
@@ -431,9 +433,5 @@ static Suite *chapter2_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(chapter2_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(chapter2_suite());
 }

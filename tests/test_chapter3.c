@@ -22,6 +22,8 @@
 
 #include <check.h>
 
+#include "suite.h"
+
 #include "capture.h"
 #include <unistd.h>
 
@@ -818,9 +820,5 @@ static Suite *chapter3_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(chapter3_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(chapter3_suite());
 }

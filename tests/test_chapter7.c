@@ -10,6 +10,8 @@
 #include "../src/chapter7.c"
 
 #include <check.h>
+
+#include "suite.h"
 #include <math.h>
 #include <unistd.h>
 
@@ -312,9 +314,5 @@ int main(void) {
     tcase_add_test(tc, options);
     tcase_add_test(tc, data_pipeline);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

@@ -1,5 +1,7 @@
 // test_cli.c: the options every chapter program shares.
 #include <check.h>
+
+#include "suite.h"
 #include <stdlib.h>
 
 #include "cli.h"
@@ -77,9 +79,5 @@ int main(void) {
     tcase_add_test(tc, bad_options_are_usage_errors);
     tcase_add_test(tc, integers_are_whole_and_in_range);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(s);
 }

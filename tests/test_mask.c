@@ -2,6 +2,8 @@
 // inputs whose answers are known exactly, and what the two usual fill values,
 // -1e10 and -INFINITY, do to a plain softmax (tensor.c's softmax_rows).
 #include <check.h>
+
+#include "suite.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,9 +263,5 @@ static Suite *mask_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(mask_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(mask_suite());
 }

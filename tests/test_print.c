@@ -1,6 +1,8 @@
 // test_print.c: src/print.c prints tensors exactly as PyTorch does. The
 // cases and PyTorch's own text were written by tests/reference/print_golden.py.
 #include <check.h>
+
+#include "suite.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,10 +110,5 @@ int main(void) {
     tcase_add_loop_test(tc, prints_like_pytorch, 0, 15);
     tcase_add_test(tc, sizes_bools_and_lists);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);  // parse the file once
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(s);
 }

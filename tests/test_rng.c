@@ -22,6 +22,8 @@
 #include "rng.h"
 
 #include <check.h>
+
+#include "suite.h"
 #include "golden.h"
 #include <errno.h>
 #include <math.h>
@@ -527,9 +529,5 @@ static Suite *rng_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(rng_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(rng_suite());
 }

@@ -1,6 +1,8 @@
 // test_tensor.c: the matrix operations of src/tensor.c on small inputs whose
 // answers are known exactly.
 #include <check.h>
+
+#include "suite.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -142,9 +144,5 @@ static Suite *tensor_suite(void) {
 }
 
 int main(void) {
-    SRunner *sr = srunner_create(tensor_suite());
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(tensor_suite());
 }

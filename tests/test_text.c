@@ -8,6 +8,8 @@
 // those tests print SKIP and pass.
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+
+#include "suite.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,9 +328,5 @@ int main(void) {
     tcase_add_test(tc, punkt_load_errors);
     tcase_add_test(tc, strmap_basics);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }
