@@ -3,6 +3,7 @@
 #include "attention.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tensor.h"
@@ -37,6 +38,16 @@ void embed(float *x, const float *table, const int64_t *ids, int n, int d) {
         memcpy(x + i * d, table + ids[i] * d, (size_t)d * sizeof(float));
 }
 //< embed
+
+// table is (V, d), x is (n, d)
+float *draw_embedding(float *x, const int64_t *ids, int n, int vocab_size,
+                      int d, torch_rng *g) {
+    float *table = malloc((size_t)vocab_size * d * sizeof(float));
+    if (!table) return NULL;
+    rng_embedding_init(g, table, vocab_size, d);
+    embed(x, table, ids, n, d);
+    return table;
+}
 
 //> scaled-softmax
 // weights = softmax(scores / sqrt(d)) along each row.

@@ -26,6 +26,12 @@ int dummy_tokenize(int64_t *ids, char words[][MAX_WORD], const char *text,
 // nn.Embedding's lookup: x[i] = table[ids[i]]. table is (V, d), x is (n, d).
 void embed(float *x, const float *table, const int64_t *ids, int n, int d);
 
+// nn.Embedding(V, d) as the notebook builds it: draws the whole (V, d) table
+// from g, standard normal, then looks up the n ids into x, (n, d). Returns
+// the table (the caller frees it), or NULL when out of memory.
+float *draw_embedding(float *x, const int64_t *ids, int n, int vocab_size,
+                      int d, torch_rng *g);
+
 // weights = softmax(scores / sqrt(d)) along each row. scores and weights
 // are (n, n) and may be the same array.
 void attention_weights(float *weights, const float *scores, int n, int d);

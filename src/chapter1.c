@@ -94,13 +94,11 @@ static int chapter1_run(chapter1 *c, const char *sentence, uint64_t seed) {
     }
     const int n = c->n;
 
-    c->embedding_table = malloc((size_t)VOCAB_SIZE * d * sizeof(float));
+    c->embedding_table = draw_embedding(c->x, c->ids, n, VOCAB_SIZE, d, &g);
     if (!c->embedding_table) {
         fprintf(stderr, PROGRAM ": error: out of memory for the embedding table\n");
         return -1;
     }
-    rng_embedding_init(&g, c->embedding_table, VOCAB_SIZE, d);
-    embed(c->x, c->embedding_table, c->ids, n, d);
 
     attention_scores_loop(c->scores_loop, c->x, n, d);
     attention_scores_matmul(c->scores_matmul, c->x, n, d);

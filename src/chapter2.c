@@ -114,13 +114,11 @@ static int chapter2_run(chapter2 *c, const char *sentence, uint64_t seed) {
                 "of under %d bytes\n", MAX_TOKENS, MAX_WORD);
         return -1;
     }
-    float *table = malloc((size_t)VOCAB_SIZE * d * sizeof(float));
+    float *table = draw_embedding(c->x, c->ids, c->n, VOCAB_SIZE, d, &g);
     if (!table) {
         fprintf(stderr, PROGRAM ": error: out of memory for the embedding table\n");
         return -1;
     }
-    rng_embedding_init(&g, table, VOCAB_SIZE, d);
-    embed(c->x, table, c->ids, c->n, d);
     free(table);
 
     chapter2_attend(c);

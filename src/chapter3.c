@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention.h"
 #include "cli.h"
 #include "linear.h"
 #include "print.h"
@@ -423,16 +424,12 @@ static int parametrised_run(parametrised *p, uint64_t seed) {
     rng_seed(&g, seed);
     // chapter 1, cells [3] and [4]
     rng_randint(&g, p->ids, N_TOKENS, 0, VOCAB_SIZE);
-    p->embedding_table = malloc((size_t)VOCAB_SIZE * d * sizeof(float));
+    p->embedding_table = draw_embedding(p->x, p->ids, n, VOCAB_SIZE, d, &g);
     if (!p->embedding_table) {
         fprintf(stderr, PROGRAM ": error: out of memory for the embedding "
                 "table\n");
         return -1;
     }
-    rng_embedding_init(&g, p->embedding_table, VOCAB_SIZE, d);
-    for (int i = 0; i < n; i++)
-        memcpy(p->x + i * d, p->embedding_table + p->ids[i] * d,
-               (size_t)d * sizeof(float));
 
     //> cells-19-22
     rng_rand(&g, p->u_q, (size_t)n * n);                // cell [19]
