@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,33 +21,77 @@ static void usage_to(FILE *f, const char *program, const char *usage) {
     fprintf(f, "usage: %s %s\n", program, usage);
 }
 
+// Reads the value of option o from s; false if s is not one.
+static bool read_extra(const extra_option *o, const char *s) {
+    switch (o->kind) {
+    case OPT_FLAG:
+        *(bool *)o->value = true;
+        return true;
+    case OPT_STRING:
+        if (!*s) return false;
+        *(const char **)o->value = s;
+        return true;
+    case OPT_INTEGER:
+        return parse_integer(s, (long long)o->lo, (long long)o->hi, (long long *)o->value);
+    case OPT_NUMBER: {
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (!*s || *end || errno || !isfinite(v) || v < o->lo || v > o->hi) return false;
+        *(double *)o->value = v;
+        return true;
+    }
+    }
+    return false;
+}
+
+// Complains about option `name`, then prints the usage: CLI_USAGE.
+static cli_status usage_error(const char *program, const char *usage,
+                              const char *name, const char *what) {
+    fprintf(stderr, "%s: error: %s needs %s\n", program, name, what);
+    usage_to(stderr, program, usage);
+    return CLI_USAGE;
+}
+
 cli_status parse_options(int argc, char **argv, const char *program,
                          const char *usage, common_options *opts) {
+    return parse_options_with(argc, argv, program, usage, opts, NULL, 0);
+}
+
+cli_status parse_options_with(int argc, char **argv, const char *program,
+                              const char *usage, common_options *opts,
+                              const extra_option *extra, int n_extra) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage_to(stdout, program, usage);
             return CLI_EXIT_OK;
         } else if (strcmp(a, "--seed") == 0) {
             long long v;
-            if (i + 1 >= argc || !parse_integer(argv[i + 1], 0, INT64_MAX, &v)) {
-                fprintf(stderr, "%s: error: --seed needs a whole number >= 0\n", program);
-                usage_to(stderr, program, usage);
-                return CLI_USAGE;
-            }
+            if (!next || !parse_integer(next, 0, INT64_MAX, &v))
+                return usage_error(program, usage, a, "a whole number >= 0");
             opts->seed = (uint64_t)v;
             i++;
         } else if (strcmp(a, "--data") == 0) {
-            if (i + 1 >= argc || !*argv[i + 1]) {
-                fprintf(stderr, "%s: error: --data needs a directory\n", program);
+            if (!next || !*next) return usage_error(program, usage, a, "a directory");
+            opts->data_dir = next;
+            i++;
+        } else {
+            const extra_option *o = NULL;
+            for (int k = 0; k < n_extra && !o; k++)
+                if (strcmp(a, extra[k].name) == 0) o = &extra[k];
+            if (!o) {
+                fprintf(stderr, "%s: error: unknown option '%s'\n", program, a);
                 usage_to(stderr, program, usage);
                 return CLI_USAGE;
             }
-            opts->data_dir = argv[++i];
-        } else {
-            fprintf(stderr, "%s: error: unknown option '%s'\n", program, a);
-            usage_to(stderr, program, usage);
-            return CLI_USAGE;
+            if (o->kind != OPT_FLAG) {
+                if (!next || !read_extra(o, next)) return usage_error(program, usage, a, o->what);
+                i++;
+            } else {
+                read_extra(o, NULL);
+            }
         }
     }
     return CLI_OK;

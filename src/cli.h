@@ -21,6 +21,28 @@ typedef enum { CLI_OK, CLI_EXIT_OK, CLI_USAGE } cli_status;
 cli_status parse_options(int argc, char **argv, const char *program,
                          const char *usage, common_options *opts);
 
+// A program's own option, beyond --help, --seed and --data. The parser
+// stores what it reads through value, whose type the kind names:
+//   OPT_FLAG     bool *         --tokenize
+//   OPT_STRING   const char **  --query TEXT (an empty value is refused)
+//   OPT_INTEGER  long long *    --epochs N, a whole number in [lo, hi]
+//   OPT_NUMBER   double *       --lr X, a finite number in [lo, hi]
+typedef enum { OPT_FLAG, OPT_STRING, OPT_INTEGER, OPT_NUMBER } option_kind;
+
+typedef struct {
+    const char *name;   // "--epochs"
+    option_kind kind;
+    void *value;
+    double lo, hi;      // the accepted range of OPT_INTEGER and OPT_NUMBER
+    const char *what;   // what the value is, for errors: "a number of epochs"
+} extra_option;
+
+// parse_options, plus the n_extra options in extra. A bad value names the
+// option and what it wanted, then prints the usage: CLI_USAGE.
+cli_status parse_options_with(int argc, char **argv, const char *program,
+                              const char *usage, common_options *opts,
+                              const extra_option *extra, int n_extra);
+
 // Parses a whole decimal number in [lo, hi]; false if it is not one.
 bool parse_integer(const char *s, long long lo, long long hi, long long *out);
 

@@ -4,6 +4,9 @@
 #include "suite.h"
 #include <stdlib.h>
 
+#include <string.h>
+
+#include "capture.h"
 #include "cli.h"
 
 static cli_status parse(int argc, const char **argv, common_options *o) {
@@ -70,6 +73,68 @@ START_TEST(integers_are_whole_and_in_range) {
 }
 END_TEST
 
+// A program's own options: a flag, a text, a whole number and a number.
+typedef struct {
+    bool flag;
+    const char *text;
+    long long count;
+    double rate;
+} own_options;
+
+static cli_status parse_own(int argc, const char **argv, own_options *v, char **said) {
+    const extra_option extra[] = {
+        {"--flag", OPT_FLAG, &v->flag, 0, 0, ""},
+        {"--text", OPT_STRING, &v->text, 0, 0, "a sentence"},
+        {"--count", OPT_INTEGER, &v->count, 1, 10, "a whole number from 1 to 10"},
+        {"--rate", OPT_NUMBER, &v->rate, 0, 1, "a number from 0 to 1"},
+    };
+    common_options o = { 7, NULL };
+    stderr_capture cap;
+    capture_begin(&cap);
+    cli_status st = parse_options_with(argc, (char **)argv, "prog", "[--flag]", &o,
+                                       extra, (int)(sizeof extra / sizeof extra[0]));
+    *said = capture_end(&cap);
+    return st;
+}
+
+START_TEST(own_options_are_read) {
+    own_options v = { false, "default", 3, 0.5 };
+    const char *argv[] = { "prog", "--count", "10", "--flag", "--text", "a b", "--rate", "1e-3" };
+    char *said;
+    ck_assert_int_eq(parse_own(8, argv, &v, &said), CLI_OK);
+    ck_assert_str_eq(said, "");
+    free(said);
+    ck_assert(v.flag);
+    ck_assert_str_eq(v.text, "a b");
+    ck_assert_int_eq(v.count, 10);
+    ck_assert_double_eq(v.rate, 1e-3);
+}
+END_TEST
+
+START_TEST(own_options_reject_bad_values) {
+    const char *cases[][3] = {
+        { "--count", "11", "--count needs a whole number from 1 to 10" },
+        { "--count", "x", "--count needs a whole number from 1 to 10" },
+        { "--rate", "nan", "--rate needs a number from 0 to 1" },
+        { "--rate", "2", "--rate needs a number from 0 to 1" },
+        { "--text", "", "--text needs a sentence" },
+        { "--text", NULL, "--text needs a sentence" },
+        { "--other", NULL, "unknown option '--other'" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        own_options v = { false, "default", 3, 0.5 };
+        const char *argv[] = { "prog", cases[k][0], cases[k][1] };
+        char *said;
+        ck_assert_int_eq(parse_own(cases[k][1] ? 3 : 2, argv, &v, &said), CLI_USAGE);
+        ck_assert_msg(strstr(said, cases[k][2]) && strstr(said, "usage: prog"),
+                      "case %zu said: %s", k, said);
+        free(said);
+        ck_assert_str_eq(v.text, "default");
+        ck_assert_int_eq(v.count, 3);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("options");
@@ -78,6 +143,8 @@ int main(void) {
     tcase_add_test(tc, help_asks_to_exit_zero);
     tcase_add_test(tc, bad_options_are_usage_errors);
     tcase_add_test(tc, integers_are_whole_and_in_range);
+    tcase_add_test(tc, own_options_are_read);
+    tcase_add_test(tc, own_options_reject_bad_values);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
