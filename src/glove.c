@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
+#include "readfile.h"
+#include "utf8.h"
 
 // The shortest "%.*g" (from 6 significant digits up) that reads back as the
 // same double: the package's decimal, as GloVe wrote it.

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
+#include "readfile.h"
 
 void imdb_free(imdb_reviews *r) {
     free(r->arena);

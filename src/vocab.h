@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "strmap.h"
-#include "text.h"
+#include "tokens.h"
 
 // Every document as a run of type ids. Types are numbered in the order they
 // are first seen, so feeding the training documents first makes the ids the

