@@ -16,6 +16,7 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "cells.h"
 #include "readfile.h"
 #include "skip.h"
 
@@ -49,11 +50,18 @@ START_TEST(data_pipeline) {
     ch7_options o = {.epochs = 0, .imdb_path = imdb, .glove_path = glove};
     ch7_state s;
     char err[2048];
-    FILE *out = tmpfile();
+    char *printed;
+    size_t printed_len;
+    FILE *out = open_memstream(&printed, &printed_len);
     ck_assert_ptr_nonnull(out);
     int rc = run_pipeline(&s, &o, out, err, sizeof err);
     fclose(out);
     ck_assert_msg(rc == 0, "%s", err);
+    // what the seed printed, as printed: cells [60], [68] and [69]
+    expect_in_cell(printed, 60, "\n25000 25000\n");
+    expect_in_cell(printed, 68, "\n(10002, 100)\n");
+    expect_in_cell(printed, 69, "\n(214588, 32) (214588,)\n(210023, 32) (210023,)\n");
+    free(printed);
     ck_assert_ptr_nonnull(s.params);  // not the fallback
     // [60] 25000 25000
     ck_assert_uint_eq(s.reviews.n, 50000);
