@@ -4,15 +4,20 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 // Makes *buf (of *cap bytes) hold at least need bytes, doubling from 256;
-// the contents are kept. False when out of memory (then *buf is unchanged).
+// the contents are kept and the new bytes are zero. (PCRE2's JIT reads a
+// subject a machine word at a time, past its end; zeroed bytes keep valgrind
+// from reporting those reads as uninitialised.) False when out of memory
+// (then *buf is unchanged).
 static inline bool grow_buffer(char **buf, size_t *cap, size_t need) {
     if (need <= *cap) return true;
     size_t c = *cap ? *cap : 256;
     while (c < need) c *= 2;
     char *b = realloc(*buf, c);
     if (!b) return false;
+    memset(b + *cap, 0, c - *cap);
     *buf = b;
     *cap = c;
     return true;

@@ -185,6 +185,6 @@ int main(int argc, char **argv) {
     if (status == 0) chapter1_print(&c, stdout);
     if (status == 0 && opts.data_dir) status = chapter1_write_data(&c, opts.data_dir);
     chapter1_free(&c);
-    return status == 0 ? 0 : 1;
+    return status == 0 && finish_output(PROGRAM) ? 0 : 1;
 }
 #endif

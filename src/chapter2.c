@@ -182,6 +182,6 @@ int main(int argc, char **argv) {
     if (status == 0) chapter2_print(&c, stdout);
     if (status == 0 && opts.data_dir)
         status = chapter2_write_data(&c, opts.data_dir);
-    return status == 0 ? 0 : 1;
+    return status == 0 && finish_output(PROGRAM) ? 0 : 1;
 }
 #endif

@@ -877,6 +877,6 @@ int main(int argc, char **argv) {
         chapter3_free(c);
     }
     free(c);
-    return status == 0 ? 0 : 1;
+    return status == 0 && finish_output(PROGRAM) ? 0 : 1;
 }
 #endif

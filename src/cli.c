@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 bool parse_integer(const char *s, long long lo, long long hi, long long *out) {
     if (!s || !*s) return false;
@@ -53,6 +55,25 @@ static cli_status usage_error(const char *program, const char *usage,
     return CLI_USAGE;
 }
 
+// --data DIR: a directory the program can write into, created if missing.
+static bool data_dir_usable(const char *program, const char *dir) {
+    struct stat st;
+    if (stat(dir, &st) != 0 && (errno != ENOENT || mkdir(dir, 0777) != 0)) {
+        fprintf(stderr, "%s: error: --data %s: %s\n", program, dir, strerror(errno));
+        return false;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: error: --data %s: %s\n", program, dir, strerror(ENOTDIR));
+        return false;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "%s: error: --data %s: cannot write there: %s\n", program, dir,
+                strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 cli_status parse_options(int argc, char **argv, const char *program,
                          const char *usage, common_options *opts) {
     return parse_options_with(argc, argv, program, usage, opts, NULL, 0);
@@ -72,6 +93,10 @@ cli_status parse_options_with(int argc, char **argv, const char *program,
             if (!next || !parse_integer(next, 0, INT64_MAX, &v))
                 return usage_error(program, usage, a, "a whole number >= 0");
             opts->seed = (uint64_t)v;
+            if (opts->seed > UINT32_MAX)
+                fprintf(stderr, "%s: note: --seed %llu draws what --seed %llu draws: "
+                        "torch.manual_seed keeps only the low 32 bits\n", program,
+                        (unsigned long long)opts->seed, (unsigned long long)(opts->seed & UINT32_MAX));
             i++;
         } else if (strcmp(a, "--data") == 0) {
             if (!next || !*next) return usage_error(program, usage, a, "a directory");
@@ -94,7 +119,18 @@ cli_status parse_options_with(int argc, char **argv, const char *program,
             }
         }
     }
+    if (opts->data_dir && !data_dir_usable(program, opts->data_dir)) return CLI_USAGE;
     return CLI_OK;
+}
+
+bool finish_output(const char *program) {
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: error: cannot write standard output: %s\n", program,
+                errno ? strerror(errno) : "write error");
+        return false;
+    }
+    return true;
 }
 
 FILE *open_data_file(const char *program, const char *dir, const char *name) {

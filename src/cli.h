@@ -17,7 +17,10 @@ typedef struct {
 typedef enum { CLI_OK, CLI_EXIT_OK, CLI_USAGE } cli_status;
 
 // Parses --help, --seed N and --data DIR. opts holds the defaults on entry.
-// usage is printed after "usage: <program> ".
+// usage is printed after "usage: <program> ". A seed of 2^32 or more draws
+// what its low 32 bits draw, as torch.manual_seed does; a note on stderr
+// says so. --data DIR is checked before any work: a missing DIR is created
+// (its parent must exist), one that cannot be written is refused.
 cli_status parse_options(int argc, char **argv, const char *program,
                          const char *usage, common_options *opts);
 
@@ -45,6 +48,11 @@ cli_status parse_options_with(int argc, char **argv, const char *program,
 
 // Parses a whole decimal number in [lo, hi]; false if it is not one.
 bool parse_integer(const char *s, long long lo, long long hi, long long *out);
+
+// Flushes standard output and checks that everything written to it arrived
+// (a full disk, a closed pipe); if not, prints "<program>: error: cannot
+// write standard output: <reason>" and returns false. Call it last in main.
+bool finish_output(const char *program);
 
 // Opens DIR/NAME for writing; on failure prints "<program>: error: ..." to
 // stderr and returns NULL.

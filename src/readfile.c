@@ -1,30 +1,45 @@
 // readfile.c: reading a whole file into memory.
+#define _POSIX_C_SOURCE 200809L
 #include "readfile.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 char *read_whole_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        errno = EISDIR;  // fopen accepts a directory; say what it is
+        return NULL;
+    }
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap + 1);
+    int err = buf ? 0 : ENOMEM;
+    errno = 0;
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
         if (n < cap) break;
         cap *= 2;
         char *b = realloc(buf, cap + 1);
-        if (!b) { free(buf); buf = NULL; break; }
+        if (!b) { free(buf); buf = NULL; err = ENOMEM; break; }
         buf = b;
     }
-    if (buf && ferror(f)) { free(buf); buf = NULL; errno = EIO; }
+    if (buf && ferror(f)) {
+        err = errno ? errno : EIO;  // what the failed read said
+        free(buf);
+        buf = NULL;
+    }
     fclose(f);
-    if (!buf) return NULL;
+    if (!buf) {
+        errno = err;
+        return NULL;
+    }
     buf[n] = '\0';
     *len = n;
     return buf;
 }
-
-typedef enum { PT_SET, PT_PAIR, PT_ORTHO } punkt_file_kind;

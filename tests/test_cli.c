@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "capture.h"
 #include "cli.h"
@@ -32,10 +34,96 @@ END_TEST
 
 START_TEST(seed_and_data_are_read) {
     common_options o = { 7, NULL };
-    const char *argv[] = { "prog", "--seed", "3570563066", "--data", "out" };
+    const char *argv[] = { "prog", "--seed", "3570563066", "--data", "/tmp" };
     ck_assert_int_eq(parse(5, argv, &o), CLI_OK);
     ck_assert_uint_eq(o.seed, 3570563066u);
-    ck_assert_str_eq(o.data_dir, "out");
+    ck_assert_str_eq(o.data_dir, "/tmp");
+}
+END_TEST
+
+// --data is checked before any work: a missing directory is made, a file, a
+// directory that cannot be written or a path under a missing parent is
+// refused with the reason.
+START_TEST(data_directory_is_checked_first) {
+    char tmpl[] = "/tmp/test_cli.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    char made[64], file[64], locked[64], deep[80];
+    snprintf(made, sizeof made, "%s/new", tmpl);
+    snprintf(file, sizeof file, "%s/file", tmpl);
+    snprintf(locked, sizeof locked, "%s/locked", tmpl);
+    snprintf(deep, sizeof deep, "%s/no/such", tmpl);
+    fclose(fopen(file, "w"));
+    ck_assert_int_eq(mkdir(locked, 0555), 0);
+    const struct { const char *dir; cli_status st; const char *said; } cases[] = {
+        { made, CLI_OK, "" },
+        { file, CLI_USAGE, "Not a directory" },
+        { deep, CLI_USAGE, "No such file or directory" },
+        { locked, geteuid() == 0 ? CLI_OK : CLI_USAGE, geteuid() == 0 ? "" : "cannot write there" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        common_options o = { 7, NULL };
+        const char *argv[] = { "prog", "--data", cases[k].dir };
+        stderr_capture cap;
+        capture_begin(&cap);
+        cli_status st = parse_options(3, (char **)argv, "prog", "[--data DIR]", &o);
+        char *said = capture_end(&cap);
+        ck_assert_msg(st == cases[k].st, "%s: status %d", cases[k].dir, st);
+        ck_assert_msg(strstr(said, cases[k].said) && (!*cases[k].said || strstr(said, cases[k].dir)),
+                      "%s: said %s", cases[k].dir, said);
+        free(said);
+    }
+    struct stat st;
+    ck_assert(stat(made, &st) == 0 && S_ISDIR(st.st_mode));
+    rmdir(made);
+    rmdir(locked);
+    remove(file);
+    rmdir(tmpl);
+}
+END_TEST
+
+// A failed write to standard output is an error with its reason, not exit 0.
+START_TEST(failed_output_is_reported) {
+    FILE *saved = stdout;
+    stdout = fopen("/dev/full", "w");
+    ck_assert_ptr_nonnull(stdout);
+    fputs("tensor([1., 2.])\n", stdout);
+    stderr_capture cap;
+    capture_begin(&cap);
+    bool ok = finish_output("prog");
+    char *said = capture_end(&cap);
+    fclose(stdout);
+    stdout = saved;
+    ck_assert(!ok);
+    ck_assert_str_eq(said, "prog: error: cannot write standard output: No space left on device\n");
+    free(said);
+    // and a stream that took everything is fine
+    stdout = tmpfile();
+    ck_assert_ptr_nonnull(stdout);
+    fputs("tensor([1., 2.])\n", stdout);
+    ok = finish_output("prog");
+    fclose(stdout);
+    stdout = saved;
+    ck_assert(ok);
+}
+END_TEST
+
+// PyTorch keeps the low 32 bits of a seed; a larger one gets a note.
+START_TEST(large_seeds_are_noted) {
+    common_options o = { 7, NULL };
+    const char *argv[] = { "prog", "--seed", "4294967296" };
+    stderr_capture cap;
+    capture_begin(&cap);
+    ck_assert_int_eq(parse_options(3, (char **)argv, "prog", "", &o), CLI_OK);
+    char *said = capture_end(&cap);
+    ck_assert_uint_eq(o.seed, 4294967296u);
+    ck_assert_msg(strstr(said, "--seed 4294967296 draws what --seed 0 draws"), "%s", said);
+    free(said);
+    const char *small[] = { "prog", "--seed", "4294967295" };
+    capture_begin(&cap);
+    ck_assert_int_eq(parse_options(3, (char **)small, "prog", "", &o), CLI_OK);
+    said = capture_end(&cap);
+    ck_assert_str_eq(said, "");
+    free(said);
 }
 END_TEST
 
@@ -143,6 +231,9 @@ int main(void) {
     tcase_add_test(tc, help_asks_to_exit_zero);
     tcase_add_test(tc, bad_options_are_usage_errors);
     tcase_add_test(tc, integers_are_whole_and_in_range);
+    tcase_add_test(tc, data_directory_is_checked_first);
+    tcase_add_test(tc, large_seeds_are_noted);
+    tcase_add_test(tc, failed_output_is_reported);
     tcase_add_test(tc, own_options_are_read);
     tcase_add_test(tc, own_options_reject_bad_values);
     suite_add_tcase(s, tc);
