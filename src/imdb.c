@@ -25,6 +25,19 @@ static size_t line_of(const char *buf, size_t at) {
     return line;
 }
 
+// The offset of the first escaped NUL (\u0000) in buf, or len if none. A
+// backslash escapes the u only if an odd run of backslashes ends before it.
+static size_t escaped_nul(const char *buf, size_t len) {
+    for (const char *p = buf; (p = memchr(p, '\\', (size_t)(buf + len - p)));) {
+        const char *q = p;
+        while (q < buf + len && *q == '\\') q++;
+        if ((q - p) % 2 == 1 && buf + len - q >= 5 && memcmp(q, "u0000", 5) == 0)
+            return (size_t)(q - 1 - buf);
+        p = q;
+    }
+    return len;
+}
+
 int imdb_load(const char *path, imdb_reviews *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     size_t len;
@@ -38,6 +51,16 @@ int imdb_load(const char *path, imdb_reviews *out, char *err, size_t errlen) {
     if (!root) {
         size_t at = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len;
         snprintf(err, errlen, "%s:%zu: malformed JSON (byte %zu)", path, line_of(buf, at), at);
+        free(buf);
+        return -1;
+    }
+    // cJSON ends a string at a NUL, so a review holding one would lose its
+    // tail without a word; refuse it instead
+    size_t nul = escaped_nul(buf, len);
+    if (nul < len) {
+        snprintf(err, errlen, "%s:%zu: byte %zu: a review holds \\u0000 (a NUL character), "
+                 "which this reader cannot keep", path, line_of(buf, nul), nul);
+        cJSON_Delete(root);
         free(buf);
         return -1;
     }

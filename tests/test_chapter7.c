@@ -190,6 +190,20 @@ START_TEST(imdb_bad_input) {
     ck_assert_msg(strstr(err, where) != NULL, "%s", err);
     remove(p);
     free(p);
+    // a NUL inside a review (cJSON would cut the text there) is refused with
+    // its line and byte; an escaped backslash before u0000 is plain text
+    p = tmp_with("[{\"t\": \"x\", \"s\": 0},\n{\"t\": \"a\\u0000b\", \"s\": 1}]");
+    ck_assert_int_eq(imdb_load(p, &r, err, sizeof err), -1);
+    snprintf(where, sizeof where, "%s:2: byte 29: a review holds \\u0000", p);
+    ck_assert_msg(strstr(err, where) != NULL, "%s", err);
+    remove(p);
+    free(p);
+    p = tmp_with("[{\"t\": \"a\\\\u0000b\", \"s\": 1}]");
+    ck_assert_int_eq(imdb_load(p, &r, err, sizeof err), 0);
+    ck_assert_str_eq(r.arena + r.off[0], "a\\u0000b");
+    imdb_free(&r);
+    remove(p);
+    free(p);
     // a well-formed file of the wrong size loads, but does not split
     p = tmp_with("[{\"t\": \"x\", \"s\": 0}, {\"t\": \"\", \"s\": 1}]");
     ck_assert_int_eq(imdb_load(p, &r, err, sizeof err), 0);
