@@ -73,6 +73,16 @@ $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libattn.a $(wildcard src/*.h src/chapter*.c tests/*.h) | $(BUILD)/tests
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) $(TEST_DEFS) $(LDFLAGS) $< $(BUILD)/libattn.a $(CHECK_LIBS) $(LIBS) $(LDLIBS) -o $@
 
+# The programs from the outside (tests/test_programs.c): each chapter program
+# run with CHECK_ARGS_chapterN, which defaults to its BOOK_ARGS_chapterN.
+check_args = $(if $(CHECK_ARGS_$(1)),$(CHECK_ARGS_$(1)),$(BOOK_ARGS_$(1)))
+PROGRAM_LIST := $(foreach c,$(CHAPTERS),$(c)=$(call check_args,$(c));)
+PROGRAM_BINS ?= $(CHAPTERS)
+PROGRAM_DIR ?= $(CURDIR)
+$(BUILD)/tests/test_programs: tests/test_programs.c $(BUILD)/libattn.a $(PROGRAM_BINS) $(wildcard tests/*.h) | $(BUILD)/tests
+	$(CC) $(STD_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) $(TEST_DEFS) -DPROGRAMS='"$(PROGRAM_LIST)"' -DPROGRAM_DIR='"$(PROGRAM_DIR)"' \
+	  $(LDFLAGS) $< $(BUILD)/libattn.a $(CHECK_LIBS) $(LIBS) $(LDLIBS) -o $@
+
 test: setup-test
 	@$(MAKE) --no-print-directory data-if-possible
 	@$(MAKE) --no-print-directory $(TESTS)

@@ -178,6 +178,7 @@ int main(int argc, char **argv) {
             "  --help      this message", &opts)) {
     case CLI_EXIT_OK: return 0;
     case CLI_USAGE: return 2;
+    case CLI_ERROR: return 1;
     case CLI_OK: break;
     }
     chapter1 c;

@@ -62,7 +62,7 @@ static const char USAGE[] =
     "Punkt's English parameters are read from NLTK's tokenizers/punkt_tab/english\n"
     "under $NLTK_DATA (or ~/nltk_data, /usr/share/nltk_data, ...), else from Debian's\n"
     "package " PUNKT_DEBIAN_PACKAGE " (make installs it); without\n"
-    "either the program falls back to Punkt with no learned parameters and says so.\n";
+    "either the program falls back to Punkt with no learned parameters and says so.";
 
 typedef struct {
     long epochs;
@@ -524,7 +524,10 @@ static int tokenize_stream(FILE *in, FILE *out, tokenizer *t,
                 if (i) fputc(' ', out);
                 fputs(token_at(&toks, i), out);
             }
-            if (rc == 0) fputc('\n', out);
+            if (rc == 0 && fputc('\n', out) == EOF) {  // a full disk: stop now
+                snprintf(err, errlen, "cannot write standard output: %s", strerror(errno));
+                rc = -1;
+            }
             a = b + 1;
         }
     }
@@ -538,60 +541,45 @@ static int tokenize_stream(FILE *in, FILE *out, tokenizer *t,
 }
 //< tokenize-mode
 
-// Parses the command line; help goes to out, complaints to errf. Returns -1
-// to run, 0 or 2 to exit with that code.
-static int parse_args(int argc, char **argv, ch7_options *o, FILE *out, FILE *errf) {
+// Parses the command line. Returns -1 to run, or the exit status: 0 after
+// --help, 2 for a usage error, 1 for an error. `--convert-glove IN OUT`
+// stands alone; everything else goes through the shared parser.
+static int parse_args(int argc, char **argv, ch7_options *o) {
     *o = (ch7_options){.epochs = 0, .imdb_path = DEFAULT_IMDB, .glove_path = DEFAULT_GLOVE};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fprintf(out, "usage: %s %s", PROGRAM, USAGE);
-            return 0;
-        } else if (!strcmp(a, "--epochs") && has) {
-            long long v;
-            if (!parse_integer(argv[++i], 0, 1000000, &v)) {
-                fprintf(errf, "%s: error: --epochs needs a whole number\n", PROGRAM);
-                goto usage;
-            }
-            if (v != 0) {
-                fprintf(errf, "%s: error: training is not implemented yet (chapter 7, part 2): "
-                                "--epochs 0 is the only value accepted for now\n", PROGRAM);
-                goto usage;
-            }
-            o->epochs = (long)v;
-        } else if (!strcmp(a, "--seed") && has) {
-            long long v;
-            if (!parse_integer(argv[++i], 0, INT64_MAX, &v)) {
-                fprintf(errf, "%s: error: --seed needs a whole number >= 0\n", PROGRAM);
-                goto usage;
-            }
-        } else if (!strcmp(a, "--data") && has) {
-            o->data_dir = argv[++i];
-        } else if (!strcmp(a, "--imdb") && has) {
-            o->imdb_path = argv[++i];
-        } else if (!strcmp(a, "--glove") && has) {
-            o->glove_path = argv[++i];
-        } else if (!strcmp(a, "--tokenize")) {
-            o->tokenize = true;
-        } else if (!strcmp(a, "--convert-glove") && i + 2 < argc) {
-            o->convert_in = argv[++i];
-            o->convert_out = argv[++i];
-        } else {
-            fprintf(errf, "%s: error: unknown option or missing value: '%s'\n", PROGRAM, a);
-            goto usage;
+    if (argc > 1 && strcmp(argv[1], "--convert-glove") == 0) {
+        if (argc != 4 || !*argv[2] || !*argv[3]) {
+            fprintf(stderr, "%s: error: --convert-glove needs WINK_JSON and GLOVE_TXT, and nothing else\n", PROGRAM);
+            fprintf(stderr, "usage: %s %s", PROGRAM, USAGE);
+            return 2;
         }
+        o->convert_in = argv[2];
+        o->convert_out = argv[3];
+        return -1;
     }
+    common_options common = {0, NULL};
+    long long epochs = 0;
+    const extra_option extra[] = {
+        {"--epochs", OPT_INTEGER, &epochs, 0, 0, "0: training is not implemented yet (chapter 7, part 2)"},
+        {"--imdb", OPT_STRING, &o->imdb_path, 0, 0, "a file"},
+        {"--glove", OPT_STRING, &o->glove_path, 0, 0, "a file"},
+        {"--tokenize", OPT_FLAG, &o->tokenize, 0, 0, ""},
+    };
+    switch (parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra,
+                               (int)(sizeof extra / sizeof extra[0]))) {
+    case CLI_EXIT_OK: return 0;
+    case CLI_USAGE: return 2;
+    case CLI_ERROR: return 1;
+    case CLI_OK: break;
+    }
+    o->epochs = (long)epochs;
+    o->data_dir = common.data_dir;
     return -1;
-usage:
-    fprintf(errf, "usage: %s %s", PROGRAM, USAGE);
-    return 2;
 }
 
 #ifndef TESTING
 int main(int argc, char **argv) {
     ch7_options o;
-    int code = parse_args(argc, argv, &o, stdout, stderr);
+    int code = parse_args(argc, argv, &o);
     if (code >= 0) return code;
     char err[2048];
     if (o.convert_in) {
@@ -618,7 +606,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
             return 1;
         }
-        return fflush(stdout) == 0 ? 0 : 1;
+        return finish_output(PROGRAM) ? 0 : 1;
     }
     ch7_state s;
     int rc = run_pipeline(&s, &o, stdout, err, sizeof err);
@@ -629,6 +617,6 @@ int main(int argc, char **argv) {
             fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
     }
     ch7_free(&s);
-    return rc < 0 ? 1 : 0;
+    return rc == 0 && finish_output(PROGRAM) ? 0 : 1;
 }
 #endif

@@ -87,7 +87,7 @@ cli_status parse_options_with(int argc, char **argv, const char *program,
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage_to(stdout, program, usage);
-            return CLI_EXIT_OK;
+            return finish_output(program) ? CLI_EXIT_OK : CLI_ERROR;
         } else if (strcmp(a, "--seed") == 0) {
             long long v;
             if (!next || !parse_integer(next, 0, INT64_MAX, &v))
@@ -119,7 +119,7 @@ cli_status parse_options_with(int argc, char **argv, const char *program,
             }
         }
     }
-    if (opts->data_dir && !data_dir_usable(program, opts->data_dir)) return CLI_USAGE;
+    if (opts->data_dir && !data_dir_usable(program, opts->data_dir)) return CLI_ERROR;
     return CLI_OK;
 }
 

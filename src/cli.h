@@ -13,8 +13,11 @@ typedef struct {
 } common_options;
 
 // What parse_options found. CLI_OK: run. CLI_EXIT_OK: --help was printed,
-// exit 0. CLI_USAGE: a bad option, usage went to stderr, exit 2.
-typedef enum { CLI_OK, CLI_EXIT_OK, CLI_USAGE } cli_status;
+// exit 0. CLI_USAGE: a bad option, usage went to stderr, exit 2. CLI_ERROR:
+// the options are fine but cannot be carried out (a --data directory that
+// cannot be written, the help text that cannot be written), the reason went
+// to stderr, exit 1.
+typedef enum { CLI_OK, CLI_EXIT_OK, CLI_USAGE, CLI_ERROR } cli_status;
 
 // Parses --help, --seed N and --data DIR. opts holds the defaults on entry.
 // usage is printed after "usage: <program> ". A seed of 2^32 or more draws

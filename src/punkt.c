@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "buffer.h"
-#include "regex.h"
+#include "pyregex.h"
 #include "utf8.h"
 
 #define S "[" PYSPACE "]"

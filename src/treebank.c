@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "buffer.h"
-#include "regex.h"
+#include "pyregex.h"
 #include "utf8.h"
 
 #define S "[" PYSPACE "]"

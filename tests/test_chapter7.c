@@ -16,6 +16,7 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "cells.h"
 #include "readfile.h"
 #include "skip.h"
@@ -304,23 +305,38 @@ END_TEST
 
 START_TEST(options) {
     ch7_options o;
-    FILE *quiet = tmpfile();
-    char *a1[] = {"chapter7", "--epochs", "0", "--seed", "3", "--data", "x", "--imdb", "i.json", NULL};
-    ck_assert_int_eq(parse_args(9, a1, &o, quiet, quiet), -1);
+    stderr_capture cap;
+    capture_begin(&cap);  // the usage texts are not the test
+    FILE *saved_out = stdout;
+    stdout = tmpfile();
+    char *a1[] = {"chapter7", "--epochs", "0", "--seed", "3", "--data", "/tmp", "--imdb", "i.json", NULL};
+    ck_assert_int_eq(parse_args(9, a1, &o), -1);
     ck_assert_str_eq(o.imdb_path, "i.json");
-    ck_assert_str_eq(o.data_dir, "x");
+    ck_assert_str_eq(o.data_dir, "/tmp");
     char *a2[] = {"chapter7", "--epochs", "1", NULL};
-    ck_assert_int_eq(parse_args(3, a2, &o, quiet, quiet), 2);  // training is part 2
+    ck_assert_int_eq(parse_args(3, a2, &o), 2);  // training is part 2
     char *a3[] = {"chapter7", "--frobnicate", NULL};
-    ck_assert_int_eq(parse_args(2, a3, &o, quiet, quiet), 2);
+    ck_assert_int_eq(parse_args(2, a3, &o), 2);
     char *a4[] = {"chapter7", "--epochs", NULL};
-    ck_assert_int_eq(parse_args(2, a4, &o, quiet, quiet), 2);
+    ck_assert_int_eq(parse_args(2, a4, &o), 2);
     char *a5[] = {"chapter7", "--tokenize", NULL};
-    ck_assert_int_eq(parse_args(2, a5, &o, quiet, quiet), -1);
+    ck_assert_int_eq(parse_args(2, a5, &o), -1);
     ck_assert(o.tokenize);
     char *a6[] = {"chapter7", "--help", NULL};
-    ck_assert_int_eq(parse_args(2, a6, &o, quiet, quiet), 0);
-    fclose(quiet);
+    ck_assert_int_eq(parse_args(2, a6, &o), 0);
+    // an empty --data is refused (it once meant the root of the file system)
+    char *a7[] = {"chapter7", "--data", "", NULL};
+    ck_assert_int_eq(parse_args(3, a7, &o), 2);
+    char *a8[] = {"chapter7", "--convert-glove", "in.json", "out.txt", NULL};
+    ck_assert_int_eq(parse_args(4, a8, &o), -1);
+    ck_assert_str_eq(o.convert_out, "out.txt");
+    char *a9[] = {"chapter7", "--convert-glove", "in.json", NULL};
+    ck_assert_int_eq(parse_args(3, a9, &o), 2);
+    fclose(stdout);
+    stdout = saved_out;
+    char *said = capture_end(&cap);
+    ck_assert_msg(strstr(said, "chapter7: error: --data needs a directory"), "%s", said);
+    free(said);
 }
 END_TEST
 

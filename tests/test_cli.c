@@ -56,9 +56,9 @@ START_TEST(data_directory_is_checked_first) {
     ck_assert_int_eq(mkdir(locked, 0555), 0);
     const struct { const char *dir; cli_status st; const char *said; } cases[] = {
         { made, CLI_OK, "" },
-        { file, CLI_USAGE, "Not a directory" },
-        { deep, CLI_USAGE, "No such file or directory" },
-        { locked, geteuid() == 0 ? CLI_OK : CLI_USAGE, geteuid() == 0 ? "" : "cannot write there" },
+        { file, CLI_ERROR, "Not a directory" },
+        { deep, CLI_ERROR, "No such file or directory" },
+        { locked, geteuid() == 0 ? CLI_OK : CLI_ERROR, geteuid() == 0 ? "" : "cannot write there" },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         common_options o = { 7, NULL };

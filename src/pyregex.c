@@ -1,5 +1,5 @@
-// regex.c: compiling the tokenizers' patterns.
-#include "regex.h"
+// pyregex.c: compiling the tokenizers' patterns.
+#include "pyregex.h"
 
 #include <stdio.h>
 

@@ -1,7 +1,7 @@
-// regex.h: PCRE2 patterns with Python's view of Unicode, as the tokenizers
+// pyregex.h: PCRE2 patterns with Python's view of Unicode, as the tokenizers
 // use them.
-#ifndef ATTN_REGEX_H
-#define ATTN_REGEX_H
+#ifndef ATTN_PYREGEX_H
+#define ATTN_PYREGEX_H
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -1,0 +1,243 @@
+// test_programs.c: every chapter program run as a reader runs it, from the
+// outside: its exit status, what it says on stderr, and that the same seed
+// prints the same output twice.
+//
+// PROGRAMS lists the programs and the arguments to run them with,
+// "chapter1=ARGS;chapter2=ARGS;..." (the Makefile passes each chapter's
+// CHECK_ARGS_chapterN, by default the arguments the book runs it with);
+// PROGRAM_DIR is where they are (the project root, or the sanitizer build).
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+
+#include "suite.h"
+#include <fcntl.h>
+#include <stdbool.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "readfile.h"
+
+#ifndef PROGRAMS
+#define PROGRAMS "chapter1=;chapter2=;chapter3="
+#endif
+#ifndef PROGRAM_DIR
+#define PROGRAM_DIR "."
+#endif
+
+enum { MAX_PROGRAMS = 32, MAX_ARGS = 32 };
+
+typedef struct {
+    char name[64];
+    char *args[MAX_ARGS];  // the arguments, split at spaces
+    int nargs;
+} program;
+
+static program programs[MAX_PROGRAMS];
+static int n_programs;
+static char scratch[64];  // a temporary directory for outputs
+
+static void read_program_list(void) {
+    static char list[] = PROGRAMS;
+    for (char *item = strtok(list, ";"); item && n_programs < MAX_PROGRAMS; item = strtok(NULL, ";")) {
+        while (*item == ' ') item++;
+        char *eq = strchr(item, '=');
+        if (!eq) continue;
+        *eq = '\0';
+        program *p = &programs[n_programs++];
+        snprintf(p->name, sizeof p->name, "%s", item);
+        for (char *a = eq + 1, *end; *a && p->nargs < MAX_ARGS; a = end) {
+            while (*a == ' ') a++;
+            if (!*a) break;
+            end = a + strcspn(a, " ");
+            p->args[p->nargs++] = strndup(a, (size_t)(end - a));
+        }
+    }
+}
+
+static void setup(void) {
+    if (n_programs == 0) read_program_list();
+    snprintf(scratch, sizeof scratch, "/tmp/test_programs.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(scratch));
+}
+
+static void teardown(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+// Runs PROGRAM_DIR/p with p's own arguments (if own) and then extra (NULL
+// ended), stdout into out_path and stderr into scratch/err. Returns the
+// exit status, or -1 if it died of a signal.
+static int run(const program *p, bool own, const char *const *extra, const char *out_path) {
+    char path[512], err_path[128];
+    snprintf(path, sizeof path, "%s/%s", PROGRAM_DIR, p->name);
+    snprintf(err_path, sizeof err_path, "%s/err", scratch);
+    const char *argv[2 * MAX_ARGS + 2];
+    int n = 0;
+    argv[n++] = path;
+    for (int i = 0; own && i < p->nargs; i++) argv[n++] = p->args[i];
+    for (int i = 0; extra && extra[i]; i++) argv[n++] = extra[i];
+    argv[n] = NULL;
+    fflush(stdout);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int in = open("/dev/null", O_RDONLY);
+        int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int er = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (in < 0 || out < 0 || er < 0) _exit(126);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(er, 2);
+        execv(path, (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// What the last run printed on stderr (the caller frees it).
+static char *said(void) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/err", scratch);
+    size_t len;
+    char *s = read_whole_file(path, &len);
+    ck_assert_ptr_nonnull(s);
+    return s;
+}
+
+static char *out_file(const char *name) {
+    static char path[128];
+    snprintf(path, sizeof path, "%s/%s", scratch, name);
+    return path;
+}
+
+#define EXPECT_SAID(p, text)                                                        \
+    do {                                                                            \
+        char *s_ = said();                                                          \
+        ck_assert_msg(strstr(s_, text) != NULL, "%s: stderr lacks \"%s\":\n%s",   \
+                      (p)->name, text, s_);                                         \
+        free(s_);                                                                   \
+    } while (0)
+
+START_TEST(help_goes_to_stdout_and_exits_zero) {
+    for (int i = 0; i < n_programs; i++) {
+        const program *p = &programs[i];
+        const char *help[] = {"--help", NULL};
+        ck_assert_int_eq(run(p, false, help, out_file("out")), 0);
+        size_t len;
+        char *text = read_whole_file(out_file("out"), &len);
+        ck_assert_ptr_nonnull(text);
+        char want[96];
+        snprintf(want, sizeof want, "usage: %.63s ", p->name);
+        ck_assert_msg(strncmp(text, want, strlen(want)) == 0, "%s --help printed: %s", p->name, text);
+        ck_assert_msg(strstr(text, "--seed") && strstr(text, "--data"), "%s --help: %s", p->name, text);
+        free(text);
+    }
+}
+END_TEST
+
+START_TEST(bad_options_exit_2_with_usage) {
+    for (int i = 0; i < n_programs; i++) {
+        const program *p = &programs[i];
+        const char *unknown[] = {"--bogus", NULL};
+        ck_assert_int_eq(run(p, false, unknown, out_file("out")), 2);
+        EXPECT_SAID(p, "error: unknown option '--bogus'");
+        EXPECT_SAID(p, "usage: ");
+        const char *seed[] = {"--seed", "x1", NULL};
+        ck_assert_int_eq(run(p, false, seed, out_file("out")), 2);
+        EXPECT_SAID(p, "error: --seed needs a whole number");
+        const char *data[] = {"--data", NULL};
+        ck_assert_int_eq(run(p, false, data, out_file("out")), 2);
+        EXPECT_SAID(p, "error: --data needs a directory");
+        const char *empty[] = {"--data", "", NULL};
+        ck_assert_int_eq(run(p, false, empty, out_file("out")), 2);
+    }
+}
+END_TEST
+
+// A --data that cannot be written is refused before any work: nothing on
+// stdout, exit 1, the path and the reason on stderr.
+START_TEST(unwritable_data_dir_fails_first) {
+    for (int i = 0; i < n_programs; i++) {
+        const program *p = &programs[i];
+        const char *data[] = {"--data", "/etc/passwd", NULL};
+        ck_assert_int_eq(run(p, true, data, out_file("out")), 1);
+        EXPECT_SAID(p, "--data /etc/passwd: Not a directory");
+        struct stat st;
+        ck_assert_int_eq(stat(out_file("out"), &st), 0);
+        ck_assert_msg(st.st_size == 0, "%s printed before checking --data", p->name);
+    }
+}
+END_TEST
+
+START_TEST(full_disk_is_an_error) {
+    for (int i = 0; i < n_programs; i++) {
+        const program *p = &programs[i];
+        const char *help[] = {"--help", NULL};
+        ck_assert_int_eq(run(p, false, help, "/dev/full"), 1);
+        EXPECT_SAID(p, "error: cannot write standard output: No space left on device");
+        ck_assert_int_eq(run(p, true, NULL, "/dev/full"), 1);
+        EXPECT_SAID(p, "error: cannot write standard output: No space left on device");
+    }
+}
+END_TEST
+
+// Lines that report how long something took differ between runs; they are
+// compared with their numbers blanked out.
+static void blank_timings(char *text) {
+    regex_t re;
+    ck_assert_int_eq(regcomp(&re, "[0-9][0-9.,]* ?(s|ms|min|steps/s|it/s)([^a-zA-Z]|$)|took [0-9]", REG_EXTENDED), 0);
+    for (char *line = text; *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        if (regexec(&re, line, 0, NULL, 0) == 0)
+            for (char *c = line; *c; c++)
+                if (*c >= '0' && *c <= '9') *c = '#';
+        if (!nl) break;
+        *nl = '\n';
+        line = nl + 1;
+    }
+    regfree(&re);
+}
+
+START_TEST(same_seed_same_output) {
+    for (int i = 0; i < n_programs; i++) {
+        const program *p = &programs[i];
+        const char *seed[] = {"--seed", "20261122", NULL};
+        ck_assert_int_eq(run(p, true, seed, out_file("a")), 0);
+        ck_assert_int_eq(run(p, true, seed, out_file("b")), 0);
+        size_t la, lb;
+        char *a = read_whole_file(out_file("a"), &la), *b = read_whole_file(out_file("b"), &lb);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_msg(la > 0, "%s printed nothing", p->name);
+        blank_timings(a);
+        blank_timings(b);
+        ck_assert_msg(strcmp(a, b) == 0, "%s --seed 20261122 printed two different outputs", p->name);
+        free(a);
+        free(b);
+    }
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("programs");
+    TCase *tc = tcase_create("programs");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 1200);
+    tcase_add_test(tc, help_goes_to_stdout_and_exits_zero);
+    tcase_add_test(tc, bad_options_exit_2_with_usage);
+    tcase_add_test(tc, unwritable_data_dir_fails_first);
+    tcase_add_test(tc, full_disk_is_an_error);
+    tcase_add_test(tc, same_seed_same_output);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
