@@ -53,6 +53,7 @@
 #define SHOW_COLS 4       // columns shown of an (n, d) tensor
 #define MAX_WORDS 10000   // words in a sentence
 #define MAX_DIM 10000     // numbers in a GloVe vector
+#define LONG_SELF_ATTENTION 512  // tokens, for cell [30]'s comparison
 
 static const char USAGE[] =
     "[--query TEXT] [--key TEXT] [--glove FILE] [--seed N] [--data DIR]\n"
@@ -121,6 +122,7 @@ typedef struct {
     sentence query, key;
     size_t d;                    // vector width
     size_t glove_lines;          // lines of the GloVe file
+    size_t numbers, rounded;     // numbers in the words' vectors; moved by round6
     float *q_x, *k_x;            // (n_q, d), (n_k, d) the embeddings
     found_how *q_how, *k_how;    // (n_q), (n_k)
     // [11] dot-product attention, values = keys
@@ -163,7 +165,7 @@ static void chapter6_free(chapter6 *c) {
 //> round6
 // The notebook's loader keeps np.round(np.asarray(values, dtype='float32'),
 // decimals=6): in float32, x * 1e6 rounded to a whole number, then / 1e6.
-// It moves about one number in seventy by one unit in the last place.
+// Now and then it moves a number by one unit in the last place.
 static float round6(float x) {
     return rintf(x * 1e6f) / 1e6f;
 }
@@ -252,6 +254,8 @@ static int load_sentence_vectors(chapter6 *c, const char *path, char *err,
                          strmap_key(&wanted, w), (double)*v);
                 goto done;
             }
+            c->numbers++;
+            c->rounded += round6(*v) != *v;
             *v = round6(*v);
         }
     }
@@ -421,7 +425,6 @@ static void print_columns(FILE *f, const float *x, int n, int d, int cols) {
     free(part);
 }
 
-//> labelled
 // The matrix m (rows, cols) with the query words down the side and the key
 // words across the top, as the notebook's plot_attention shows it.
 static void print_labelled(FILE *f, const float *m, const sentence *rows,
@@ -445,7 +448,6 @@ static void print_labelled(FILE *f, const float *m, const sentence *rows,
         fputc('\n', f);
     }
 }
-//< labelled
 
 static float row_min(const float *x, int n) {
     float m = x[0];
@@ -488,7 +490,8 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     fprintf(f, "%s: %zu lines, %zu numbers a word", o->glove, c->glove_lines, c->d);
     if (c->d != 100)
         fprintf(f, " (not 100: the maps below become nn.Linear(%zu, %d))", c->d, h);
-    fputc('\n', f);
+    fprintf(f, "\nnp.round(..., decimals=6) moved %zu of the %zu numbers of these words' "
+            "vectors\n", c->rounded, c->numbers);
     const sentence *both[] = { &c->query, &c->key };
     const found_how *hows[] = { c->q_how, c->k_how };
     const char *names[] = { "query", "key" };
@@ -566,7 +569,7 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     fprintf(f, "Q = Wq(query_embeddings) is (%d, %d), K = Wk(key_embeddings) is (%d, %d)\n",
             n_q, h, n_k, h);
     if (c->nb_error[0])
-        fprintf(f, "Q + K: RuntimeError: %s\n", c->nb_error);
+        fprintf(f, "Q + K raises RuntimeError:\n  %s\n", c->nb_error);
     else
         fprintf(f, "Q + K broadcasts to (%d, %d): no error with these sentences\n",
                 n_q > n_k ? n_q : n_k, h);
@@ -615,6 +618,10 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     fprintf(f, "additive scores: %lld pairs x %d: %lld additions, tanh and multiply-adds;\n"
             "  Ws(tanh(Q[:, None] + K[None])) builds a (%d, %d, %d) tensor, %lld floats\n",
             pairs, h, pairs * h, n_q, n_k, h, pairs * h);
+    const long long n = LONG_SELF_ATTENTION, big = n * n * h;
+    fprintf(f, "self-attention over %lld tokens: that tensor is (%lld, %lld, %d), %lld floats, "
+            "%lld MiB,\n  where the dot-product scores are one (%lld, %lld) matrix, %lld MiB\n",
+            n, n, n, h, big, big * 4 >> 20, n, n, n * n * 4 >> 20);
 }
 
 // The three matrices for the figures.
