@@ -569,7 +569,8 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     fprintf(f, "Q = Wq(query_embeddings) is (%d, %d), K = Wk(key_embeddings) is (%d, %d)\n",
             n_q, h, n_k, h);
     if (c->nb_error[0])
-        fprintf(f, "Q + K raises RuntimeError:\n  %s\n", c->nb_error);
+        fprintf(f, "%s raises RuntimeError:\n  %s\n",
+                strncmp(c->nb_error, "mat1", 4) == 0 ? "attn_matrix @ V" : "Q + K", c->nb_error);
     else
         fprintf(f, "Q + K broadcasts to (%d, %d): no error with these sentences\n",
                 n_q > n_k ? n_q : n_k, h);
