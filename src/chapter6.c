@@ -523,8 +523,8 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     print_tensor(f, c->dot_weights, 2, shape_w);
     print_columns(f, c->dot_out, n_q, d, SHOW_COLS);
     print_size(f, 2, shape_qd);
-    print_zero_queries(f, c, c->dot_weights, "every score q.k is 0, so the softmax is "
-                       "uniform and the output the plain average of the keys");
+    print_zero_queries(f, c, c->dot_weights, "every score q.k is 0: uniform weights, and "
+                       "the output is the plain average of the keys");
     for (int j = 0; j < n_k; j++) {
         if (c->k_how[j] != NOT_FOUND) continue;
         float lo = c->dot_weights[j], hi = lo;  // over column j
@@ -553,9 +553,9 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     print_cell(f, 16, "plot_attention(..., trainable_attn_matrix)");
     print_labelled(f, c->tr_weights, &c->query, &c->key, 2);
 
-    print_cell(f, 25, "additive_attention = AdditiveAttention(); then, as the "
-                      "notebook, trainable_attention(...)");
-    fprintf(f, "AdditiveAttention draws Wq, Wk = nn.Linear(%d, %d), Ws = nn.Linear(%d, 1); "
+    print_cell(f, 25, "additive_attention = AdditiveAttention(); the notebook then "
+                      "calls trainable_attention");
+    fprintf(f, "AdditiveAttention draws Wq, Wk = nn.Linear(%d, %d) and Ws = nn.Linear(%d, 1);\n"
             "it is never called.\n", d, h, h);
     fprintf(f, "max |additive_attn_matrix - trainable_attn_matrix| = %g\n",
             (double)max_abs_diff(c->nb_weights, c->tr_weights, n_q * n_k));
@@ -577,7 +577,7 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
 
     print_cell(f, 28, "ours: the same forward when both sentences have the same length");
     if (c->n_eq) {
-        fprintf(f, "queries: the %d query words; keys: the first %d key words:", n_q, c->n_eq);
+        fprintf(f, "queries: the %d query words\nkeys: the first %d key words,", n_q, c->n_eq);
         for (int j = 0; j < c->n_eq; j++) fprintf(f, " %s", c->key.words[j]);
         fputc('\n', f);
         const int shape_1n[] = { 1, c->n_eq }, shape_1d[] = { 1, d };
@@ -601,7 +601,7 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     }
 
     print_cell(f, 29, "ours: additive attention done right, "
-                      "score(q_i, k_j) = w . tanh(Wq q_i + Wk k_j + b) + c");
+                      "w . tanh(Wq q_i + Wk k_j + b) + c");
     print_tensor(f, c->add_weights, 2, shape_w);
     print_columns(f, c->add_out, n_q, d, SHOW_COLS);
     print_size(f, 2, shape_qd);
