@@ -181,6 +181,41 @@ done:
 }
 //< glove-lookup
 
+int glove_dimension(size_t *d, const char *path, char *err, size_t errlen) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    ssize_t got;
+    int rc = -1;
+    while ((got = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        size_t len = (size_t)got, i = 0, start, flen, k = 0;
+        if (!next_field(line, len, &i, &start, &flen)) continue;  // a blank line
+        while (next_field(line, len, &i, &start, &flen)) k++;
+        if (k == 0)
+            snprintf(err, errlen, "%s:%zu: a word and no numbers", path, lineno);
+        else {
+            *d = k;
+            rc = 0;
+        }
+        break;
+    }
+    if (rc != 0 && got < 0) {
+        if (ferror(f))
+            snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        else
+            snprintf(err, errlen, "%s: no vectors (%s)", path,
+                     lineno ? "only blank lines" : "an empty file");
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
 //> cosine
 float cosine_similarity(const float *a, const float *b, size_t d) {
     double dot = 0, aa = 0, bb = 0;

@@ -30,6 +30,12 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
 int glove_lookup(float *vecs, bool *found, size_t *nwords, const char *path, size_t d,
                  const strmap *wanted, char *err, size_t errlen);
 
+// The width d of the vectors in a GloVe text file: the count of numbers
+// after the word on its first line that is not blank. Returns 0, or -1 with
+// the reason in err (the file cannot be read, has no vectors, or its first
+// line has a word and no numbers: file and line).
+int glove_dimension(size_t *d, const char *path, char *err, size_t errlen);
+
 // cos(a, b) = a.b / (|a| |b|), accumulated in double and rounded to float;
 // 0 if either vector is zero, as in the seed.
 float cosine_similarity(const float *a, const float *b, size_t d);
