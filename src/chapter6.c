@@ -650,6 +650,7 @@ static int parse_args(int argc, char **argv, ch6_options *o, const char **data_d
     switch (parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra, 3)) {
     case CLI_EXIT_OK: return 0;
     case CLI_USAGE: return 2;
+    case CLI_ERROR: return 1;
     case CLI_OK: break;
     }
     o->seed = common.seed;
@@ -660,7 +661,7 @@ static int parse_args(int argc, char **argv, ch6_options *o, const char **data_d
 #ifndef TESTING
 int main(int argc, char **argv) {
     ch6_options o;
-    const char *data_dir;
+    const char *data_dir = NULL;
     int status = parse_args(argc, argv, &o, &data_dir);
     if (status >= 0) return status;
     chapter6 *c = malloc(sizeof *c);
@@ -681,6 +682,6 @@ int main(int argc, char **argv) {
     }
     chapter6_free(c);
     free(c);
-    return status == 0 ? 0 : 1;
+    return status == 0 && finish_output(PROGRAM) ? 0 : 1;
 }
 #endif
