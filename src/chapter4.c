@@ -30,6 +30,7 @@
 #include "linear.h"
 #include "mask.h"
 #include "multihead.h"
+#include "notebook_attention.h"
 #include "print.h"
 #include "rng.h"
 #include "tensor.h"
@@ -45,83 +46,11 @@
 #define HEAD_DIM (EMBEDDING_DIM / HEADS)
 // The seed that draws the notebook's token ids (chapter1.c's DEFAULT_SEED).
 #define DEFAULT_SEED 3570563066ULL
-// The notebook's stand-in for minus infinity.
-#define NOTEBOOK_MASK_VALUE -1e10f
 
 // ------------------------------------------------------------------ part 1
-// The notebook's functions. Its multi_head_attention reads n and d from the
-// global embedded_tokens; here they are arguments.
-
-//> notebook-attention
-// Cell [23], attention(query, keys, values, causal_masking): one head.
-// query, keys, values and z are (n, d_k); weights, if not NULL, receives
-// the (n, n) softmax. It divides by sqrt(EMBEDDING_DIM), whatever d_k is.
-static void notebook_attention(float *z, float *weights, const float *query,
-                               const float *keys, const float *values,
-                               bool causal_masking, int n, int d_k) {
-    float a[N_TOKENS * N_TOKENS];
-    matmul_transposed(a, query, keys, n, d_k, n);
-    scale(a, 1.0f / sqrtf((float)EMBEDDING_DIM), n * n);
-    if (causal_masking) {
-        bool mask[N_TOKENS * N_TOKENS];
-        causal_mask(mask, n);
-        masked_fill(a, a, mask, NOTEBOOK_MASK_VALUE, n * n);
-    }
-    softmax_rows(a, n, n);
-    matmul(z, a, values, n, n, d_k);
-    if (weights) memcpy(weights, a, (size_t)n * n * sizeof(float));
-}
-//< notebook-attention
-
-// What one call of the notebook's multi_head_attention draws and computes.
-typedef struct {
-    int h;                                              // n_heads
-    float u_q[NOTEBOOK_HEADS * N_TOKENS * N_TOKENS];    // (h, n, n) rand
-    float u_k[NOTEBOOK_HEADS * N_TOKENS * N_TOKENS];
-    float u_v[NOTEBOOK_HEADS * N_TOKENS * N_TOKENS];
-    float heads[N_TOKENS * NOTEBOOK_HEADS * EMBEDDING_DIM]; // (n, h d)
-    float w_out[NOTEBOOK_HEADS * EMBEDDING_DIM * EMBEDDING_DIM]; // (h d, d)
-    float out[N_TOKENS * EMBEDDING_DIM];                // (n, d)
-} notebook_heads;
-
-//> notebook-heads
-// Head i of the notebook's form: attention(u_q[i] @ x_q, u_k[i] @ x_k,
-// u_v[i] @ x_v), every head d wide, written into columns i d .. (i + 1) d - 1
-// of r->heads, (n, h d). heads_causal is what each head is given as
-// causal_masking: the notebook gives false, whatever it was asked.
-static void notebook_run_heads(notebook_heads *r, const float *x_q,
-                               const float *x_k, const float *x_v,
-                               bool heads_causal, int n, int d) {
-    const int h = r->h;
-    for (int i = 0; i < h; i++) {
-        float q[N_TOKENS * EMBEDDING_DIM], k[N_TOKENS * EMBEDDING_DIM];
-        float v[N_TOKENS * EMBEDDING_DIM], z[N_TOKENS * EMBEDDING_DIM];
-        matmul(q, r->u_q + i * n * n, x_q, n, n, d);  // u_q[h] @ x_q
-        matmul(k, r->u_k + i * n * n, x_k, n, n, d);
-        matmul(v, r->u_v + i * n * n, x_v, n, n, d);
-        notebook_attention(z, NULL, q, k, v, heads_causal, n, d);
-        for (int t = 0; t < n; t++)                   // torch.concat(dim=1)
-            memcpy(r->heads + t * h * d + i * d, z + t * d,
-                   (size_t)d * sizeof(float));
-    }
-}
-
-// Cell [24], multi_head_attention(x_q, x_k, x_v, n_heads, causal_masking):
-// x_q, x_k, x_v are (n, d); r->out is (n, d). Every call draws new weights.
-static void notebook_multi_head_attention(notebook_heads *r, const float *x_q,
-                                          const float *x_k, const float *x_v,
-                                          int n_heads, bool causal_masking,
-                                          torch_rng *g, int n, int d) {
-    r->h = n_heads;
-    rng_rand(g, r->u_q, (size_t)n_heads * n * n);  // torch.rand(n_heads, n, n)
-    rng_rand(g, r->u_k, (size_t)n_heads * n * n);
-    rng_rand(g, r->u_v, (size_t)n_heads * n * n);
-    (void)causal_masking;  // accepted, and never passed on to the heads
-    notebook_run_heads(r, x_q, x_k, x_v, false, n, d);
-    rng_rand(g, r->w_out, (size_t)n_heads * d * d);  // torch.rand(h d, d)
-    matmul(r->out, r->heads, r->w_out, n, n_heads * d, d);
-}
-//< notebook-heads
+// The notebook's functions are in notebook_attention.c; its
+// multi_head_attention reads n and d from the global embedded_tokens, and
+// there they are the sizes of the weights.
 
 typedef struct {
     char words[MAX_TOKENS][MAX_WORD];        // the sentence split on spaces
@@ -135,20 +64,30 @@ typedef struct {
     float v[N_TOKENS * EMBEDDING_DIM];
     float head_out[N_TOKENS * EMBEDDING_DIM];     // (n, d) cell [23]
     float head_weights[N_TOKENS * N_TOKENS];      // (n, n) its softmax
-    notebook_heads mh;                       // cell [24]
+    notebook_mha mh;                         // cell [24]'s weights
+    float mh_out[N_TOKENS * EMBEDDING_DIM];  // (n, d) its output
+    float mh_heads[N_TOKENS * NOTEBOOK_HEADS * EMBEDDING_DIM]; // (n, h d)
     // [40]: the same draws with causal_masking=True, as written and with
     // the flag passed on to the heads
-    notebook_heads mh_causal;
-    notebook_heads mh_passed_on;
+    notebook_mha mh_causal;
+    float mh_causal_out[N_TOKENS * EMBEDDING_DIM];
+    float mh_passed_on_out[N_TOKENS * EMBEDDING_DIM];
     // [41]: the same call once more, right after cell [24]
-    notebook_heads mh_again;
+    notebook_mha mh_again;
+    float mh_again_out[N_TOKENS * EMBEDDING_DIM];
     // [42]: q, k, v cut into two heads of width 16; head 0's weights divided
     // by sqrt(32), as attention() does, and by sqrt(16)
     float narrow_weights[N_TOKENS * N_TOKENS];
     float narrow_weights_dk[N_TOKENS * N_TOKENS];
     // [43]: the sentence reversed, with cell [24]'s draws
-    notebook_heads mh_reversed;
+    float mh_reversed_out[N_TOKENS * EMBEDDING_DIM];
 } notebook_part;
+
+static void notebook_part_free(notebook_part *p) {
+    notebook_mha_free(&p->mh);
+    notebook_mha_free(&p->mh_causal);
+    notebook_mha_free(&p->mh_again);
+}
 
 // Rows of x, (n, d), in reverse order. out must not overlap x.
 static void reverse_rows(float *out, const float *x, int n, int d) {
@@ -167,7 +106,7 @@ static void columns(float *out, const float *x, int first, int w, int n,
 // chapter 3's [19]-[20], then [23] and [24], then ours. Returns 0, or -1
 // with a message on stderr.
 static int notebook_part_run(notebook_part *p, uint64_t seed) {
-    const int n = N_TOKENS, d = EMBEDDING_DIM;
+    const int n = N_TOKENS, d = EMBEDDING_DIM, h = NOTEBOOK_HEADS;
     memset(p, 0, sizeof *p);
     torch_rng g;
     rng_seed(&g, seed);
@@ -177,13 +116,17 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
         return -1;
     }
     float *table = draw_embedding(p->x, p->ids, n, VOCAB_SIZE, d, &g);
-    if (!table) {
-        fprintf(stderr, PROGRAM ": error: out of memory for the embedding "
-                "table\n");
+    if (!table || notebook_mha_alloc(&p->mh, h, n, d) != 0 ||
+        notebook_mha_alloc(&p->mh_causal, h, n, d) != 0 ||
+        notebook_mha_alloc(&p->mh_again, h, n, d) != 0) {
+        free(table);
+        notebook_part_free(p);
+        fprintf(stderr, PROGRAM ": error: out of memory\n");
         return -1;
     }
     free(table);
 
+    int status = 0;
     //> cells-23-24
     rng_rand(&g, p->u_q, (size_t)n * n);                  // cell [19]
     rng_rand(&g, p->u_k, (size_t)n * n);
@@ -192,29 +135,29 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     matmul(p->k, p->u_k, p->x, n, n, d);
     matmul(p->v, p->u_v, p->x, n, n, d);
     notebook_attention(p->head_out, p->head_weights, p->q, p->k, p->v,
-                       false, n, d);                      // cell [23]
+                       false, n, d, EMBEDDING_DIM);       // cell [23]
     torch_rng before_24 = g;
-    notebook_multi_head_attention(&p->mh, p->x, p->x, p->x, NOTEBOOK_HEADS,
-                                  false, &g, n, d);       // cell [24]
+    status |= notebook_multi_head_attention(p->mh_out, &p->mh, p->x, p->x,
+                                            p->x, false, &g);  // [24]
     //< cells-23-24
     torch_rng after_24 = g;
+    status |= notebook_mha_forward(p->mh_out, p->mh_heads, &p->mh, p->x, p->x,
+                                   p->x, false);  // the same, keeping heads
 
     //> causal-ignored
     // [40] Draw cell [24]'s weights again (restore the generator) and ask
     // for causal masking: nothing changes. Passing the flag on would.
     g = before_24;
-    notebook_multi_head_attention(&p->mh_causal, p->x, p->x, p->x,
-                                  NOTEBOOK_HEADS, true, &g, n, d);
-    p->mh_passed_on = p->mh;
-    notebook_run_heads(&p->mh_passed_on, p->x, p->x, p->x, true, n, d);
-    matmul(p->mh_passed_on.out, p->mh_passed_on.heads, p->mh.w_out, n,
-           NOTEBOOK_HEADS * d, d);
+    status |= notebook_multi_head_attention(p->mh_causal_out, &p->mh_causal,
+                                            p->x, p->x, p->x, true, &g);
+    status |= notebook_mha_forward(p->mh_passed_on_out, NULL, &p->mh, p->x,
+                                   p->x, p->x, true);
     //< causal-ignored
 
     // [41] The same call again, as running cell [24] twice would.
     g = after_24;
-    notebook_multi_head_attention(&p->mh_again, p->x, p->x, p->x,
-                                  NOTEBOOK_HEADS, false, &g, n, d);
+    status |= notebook_multi_head_attention(p->mh_again_out, &p->mh_again,
+                                            p->x, p->x, p->x, false, &g);
 
     //> narrow-heads
     // [42] Head 0 of two heads of width 16: attention() still divides by
@@ -225,7 +168,8 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     columns(q0, p->q, 0, HEAD_DIM, n, d);
     columns(k0, p->k, 0, HEAD_DIM, n, d);
     columns(v0, p->v, 0, HEAD_DIM, n, d);
-    notebook_attention(z0, p->narrow_weights, q0, k0, v0, false, n, HEAD_DIM);
+    notebook_attention(z0, p->narrow_weights, q0, k0, v0, false, n, HEAD_DIM,
+                       EMBEDDING_DIM);
     matmul_transposed(p->narrow_weights_dk, q0, k0, n, HEAD_DIM, n);
     attention_weights(p->narrow_weights_dk, p->narrow_weights_dk, n,
                       HEAD_DIM);
@@ -234,11 +178,13 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     // [43] The reversed sentence through cell [24]'s own weights.
     float x_reversed[N_TOKENS * EMBEDDING_DIM];
     reverse_rows(x_reversed, p->x, n, d);
-    p->mh_reversed = p->mh;
-    notebook_run_heads(&p->mh_reversed, x_reversed, x_reversed, x_reversed,
-                       false, n, d);
-    matmul(p->mh_reversed.out, p->mh_reversed.heads, p->mh.w_out, n,
-           NOTEBOOK_HEADS * d, d);
+    status |= notebook_mha_forward(p->mh_reversed_out, NULL, &p->mh,
+                                   x_reversed, x_reversed, x_reversed, false);
+    if (status != 0) {
+        notebook_part_free(p);
+        fprintf(stderr, PROGRAM ": error: out of memory\n");
+        return -1;
+    }
     return 0;
 }
 
@@ -276,19 +222,19 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     fputs("w_out: ", f);
     print_size(f, 2, shape_out);
     fputs("multi_head_attn_out[0]\n", f);
-    print_tensor(f, p->mh.out, 1, shape_d);
+    print_tensor(f, p->mh_out, 1, shape_d);
 
     print_cell(f, 40, "ours: the same draws with causal_masking=True");
     fputs("the same bits as without it: ", f);
-    print_bool(f, same_bits(p->mh_causal.out, p->mh.out, n * d));
+    print_bool(f, same_bits(p->mh_causal_out, p->mh_out, n * d));
     fputs("with the flag passed on to the heads, row 0 would be\n", f);
-    print_tensor(f, p->mh_passed_on.out, 1, shape_d);
+    print_tensor(f, p->mh_passed_on_out, 1, shape_d);
 
     print_cell(f, 41, "ours: the same call once more, on the same input");
     fputs("multi_head_attn_out[0] of the second call\n", f);
-    print_tensor(f, p->mh_again.out, 1, shape_d);
+    print_tensor(f, p->mh_again_out, 1, shape_d);
     fprintf(f, "largest difference between the two calls: %.4f\n",
-            (double)max_abs_diff(p->mh_again.out, p->mh.out, n * d));
+            (double)max_abs_diff(p->mh_again_out, p->mh_out, n * d));
 
     print_cell(f, 42, "ours: attention() on a head of width 16 still "
                       "divides by sqrt(32)");
@@ -300,7 +246,7 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
 
     print_cell(f, 43, "ours: reverse the tokens; do the outputs just "
                       "reverse?");
-    print_bool(f, rows_follow_tokens(p->mh_reversed.out, p->mh.out, n, d));
+    print_bool(f, rows_follow_tokens(p->mh_reversed_out, p->mh_out, n, d));
 }
 
 // ------------------------------------------------------------------ part 2
@@ -471,6 +417,7 @@ typedef struct {
 } chapter4;
 
 static void chapter4_free(chapter4 *c) {
+    notebook_part_free(&c->notebook);
     standard_part_free(&c->standard);
 }
 
@@ -479,7 +426,11 @@ static void chapter4_free(chapter4 *c) {
 static int chapter4_run(chapter4 *c, uint64_t seed) {
     memset(c, 0, sizeof *c);
     if (notebook_part_run(&c->notebook, seed) != 0) return -1;
-    return standard_part_run(&c->standard, seed);
+    if (standard_part_run(&c->standard, seed) != 0) {
+        notebook_part_free(&c->notebook);
+        return -1;
+    }
+    return 0;
 }
 
 static void chapter4_print(const chapter4 *c, FILE *f) {

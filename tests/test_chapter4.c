@@ -172,6 +172,7 @@ START_TEST(notebook_draws_what_pytorch_draws) {
         expect_golden_exact(seed, "notebook_mh_u_v", p->mh.u_v, hnn);
         expect_golden_exact(seed, "notebook_mh_w_out", p->mh.w_out,
                             NOTEBOOK_HEADS * EMBEDDING_DIM * EMBEDDING_DIM);
+        notebook_part_free(p);
         free(p);
     }
 }
@@ -193,10 +194,11 @@ START_TEST(notebook_outputs_equal_pytorch) {
         ck_assert_int_eq(notebook_part_run(p, seed), 0);
         expect_golden(seed, "notebook_head_out", p->head_out, nd,
                       1e-5 * fmax(1.0, largest(p->head_out, nd)));
-        expect_golden(seed, "notebook_mh_out", p->mh.out, nd,
-                      1e-5 * largest(p->mh.out, nd));
-        expect_golden(seed, "notebook_mh_again_out", p->mh_again.out, nd,
-                      1e-5 * largest(p->mh_again.out, nd));
+        expect_golden(seed, "notebook_mh_out", p->mh_out, nd,
+                      1e-5 * largest(p->mh_out, nd));
+        expect_golden(seed, "notebook_mh_again_out", p->mh_again_out, nd,
+                      1e-5 * largest(p->mh_again_out, nd));
+        notebook_part_free(p);
         free(p);
     }
 }
@@ -208,25 +210,33 @@ START_TEST(notebook_shapes_and_row_sums) {
     expect_rows_sum_to_one(p->narrow_weights, N_TOKENS, N_TOKENS);
     expect_rows_sum_to_one(p->narrow_weights_dk, N_TOKENS, N_TOKENS);
     ck_assert_int_eq(p->mh.h, NOTEBOOK_HEADS);
+    ck_assert_int_eq(p->mh.n, N_TOKENS);
+    ck_assert_int_eq(p->mh.d, EMBEDDING_DIM);
     // each head is d wide: head i's columns of the concatenation are
     // attention(u_q[i] x, u_k[i] x, u_v[i] x)
     const int n = N_TOKENS, d = EMBEDDING_DIM, h = NOTEBOOK_HEADS;
     for (int i = 0; i < h; i++) {
         float q[N_TOKENS * EMBEDDING_DIM], k[N_TOKENS * EMBEDDING_DIM];
         float v[N_TOKENS * EMBEDDING_DIM], z[N_TOKENS * EMBEDDING_DIM];
+        float w[N_TOKENS * N_TOKENS];
         matmul(q, p->mh.u_q + i * n * n, p->x, n, n, d);
         matmul(k, p->mh.u_k + i * n * n, p->x, n, n, d);
         matmul(v, p->mh.u_v + i * n * n, p->x, n, n, d);
-        notebook_attention(z, NULL, q, k, v, false, n, d);
+        notebook_attention(z, w, q, k, v, false, n, d, EMBEDDING_DIM);
+        expect_rows_sum_to_one(w, n, n);
         for (int t = 0; t < n; t++)
-            ck_assert(same(p->mh.heads + t * h * d + i * d, z + t * d, d));
+            ck_assert(same(p->mh_heads + t * h * d + i * d, z + t * d, d));
     }
     // and out = heads @ w_out, (8, 96) @ (96, 32)
     float out[N_TOKENS * EMBEDDING_DIM];
-    matmul(out, p->mh.heads, p->mh.w_out, n, h * d, d);
-    ck_assert(same(out, p->mh.out, n * d));
+    matmul(out, p->mh_heads, p->mh.w_out, n, h * d, d);
+    ck_assert(same(out, p->mh_out, n * d));
     // torch.rand's weights are all positive, so the outputs are large
-    ck_assert_float_gt(largest(p->mh.out, n * d), 10.0f);
+    ck_assert_float_gt(largest(p->mh_out, n * d), 10.0f);
+    // sizes below 1 are refused
+    notebook_mha m;
+    ck_assert_int_eq(notebook_mha_alloc(&m, 0, n, d), -1);
+    ck_assert_ptr_null(m.u_q);
 }
 END_TEST
 
@@ -251,34 +261,30 @@ START_TEST(causal_masking_is_accepted_and_ignored) {
     ck_assert(same(p->mh_causal.u_q, p->mh.u_q, NOTEBOOK_HEADS * N_TOKENS * N_TOKENS));
     ck_assert(same(p->mh_causal.w_out, p->mh.w_out,
                    NOTEBOOK_HEADS * EMBEDDING_DIM * EMBEDDING_DIM));
-    ck_assert(same(p->mh_causal.out, p->mh.out, nd));
+    ck_assert(same(p->mh_causal_out, p->mh_out, nd));
     // passed on, it would change every row but the last (the last token
     // sees everything either way) ...
     for (int t = 0; t < N_TOKENS - 1; t++)
-        ck_assert_float_gt(max_abs_diff(p->mh_passed_on.out + t * EMBEDDING_DIM,
-                                        p->mh.out + t * EMBEDDING_DIM,
+        ck_assert_float_gt(max_abs_diff(p->mh_passed_on_out + t * EMBEDDING_DIM,
+                                        p->mh_out + t * EMBEDDING_DIM,
                                         EMBEDDING_DIM), 1e-3f);
+    ck_assert(same(p->mh_passed_on_out + (N_TOKENS - 1) * EMBEDDING_DIM,
+                   p->mh_out + (N_TOKENS - 1) * EMBEDDING_DIM, EMBEDDING_DIM));
     // ... and yet would not make the form causal: u_q[h] @ x mixes all the
     // tokens into every query before any mask is applied. Changing the last
     // token changes row 0.
-    notebook_heads *r = malloc(sizeof *r);
-    ck_assert_ptr_nonnull(r);
-    float x[N_TOKENS * EMBEDDING_DIM];
+    float x[N_TOKENS * EMBEDDING_DIM], out[N_TOKENS * EMBEDDING_DIM];
     memcpy(x, p->x, sizeof x);
     x[(N_TOKENS - 1) * EMBEDDING_DIM] += 1.0f;
-    *r = p->mh_passed_on;
-    notebook_run_heads(r, x, x, x, true, N_TOKENS, EMBEDDING_DIM);
-    matmul(r->out, r->heads, r->w_out, N_TOKENS, NOTEBOOK_HEADS * EMBEDDING_DIM,
-           EMBEDDING_DIM);
-    ck_assert_float_gt(max_abs_diff(r->out, p->mh_passed_on.out, EMBEDDING_DIM), 1e-4f);
-    free(r);
+    ck_assert_int_eq(notebook_mha_forward(out, NULL, &p->mh, x, x, x, true), 0);
+    ck_assert_float_gt(max_abs_diff(out, p->mh_passed_on_out, EMBEDDING_DIM), 1e-4f);
 }
 END_TEST
 
 START_TEST(every_call_draws_new_weights) {
     const notebook_part *p = &c.notebook;
     ck_assert(!same(p->mh_again.u_q, p->mh.u_q, NOTEBOOK_HEADS * N_TOKENS * N_TOKENS));
-    ck_assert_float_gt(max_abs_diff(p->mh_again.out, p->mh.out,
+    ck_assert_float_gt(max_abs_diff(p->mh_again_out, p->mh_out,
                                     N_TOKENS * EMBEDDING_DIM), 1.0f);
 }
 END_TEST
@@ -305,7 +311,7 @@ END_TEST
 
 START_TEST(notebook_form_does_not_follow_the_tokens) {
     const notebook_part *p = &c.notebook;
-    ck_assert(!rows_follow_tokens(p->mh_reversed.out, p->mh.out, N_TOKENS,
+    ck_assert(!rows_follow_tokens(p->mh_reversed_out, p->mh_out, N_TOKENS,
                                   EMBEDDING_DIM));
     // the control: the standard form's outputs just reverse
     const standard_part *s = &c.standard;
@@ -695,12 +701,12 @@ START_TEST(seed_changes_both_parts_and_is_repeatable) {
     chapter4 *other = malloc(sizeof *other);
     ck_assert_ptr_nonnull(other);
     ck_assert_int_eq(chapter4_run(other, DEFAULT_SEED), 0);
-    ck_assert(same(other->notebook.mh.out, c.notebook.mh.out, N_TOKENS * EMBEDDING_DIM));
+    ck_assert(same(other->notebook.mh_out, c.notebook.mh_out, N_TOKENS * EMBEDDING_DIM));
     ck_assert(same(other->standard.out_causal, c.standard.out_causal,
                    N_TOKENS * EMBEDDING_DIM));
     chapter4_free(other);
     ck_assert_int_eq(chapter4_run(other, 1), 0);
-    ck_assert(!same(other->notebook.mh.out, c.notebook.mh.out, N_TOKENS * EMBEDDING_DIM));
+    ck_assert(!same(other->notebook.mh_out, c.notebook.mh_out, N_TOKENS * EMBEDDING_DIM));
     ck_assert(!same(other->standard.out, c.standard.out, N_TOKENS * EMBEDDING_DIM));
     // both parts start from the same seed: the same tokens and embeddings
     ck_assert(same(other->notebook.x, other->standard.x, N_TOKENS * EMBEDDING_DIM));
