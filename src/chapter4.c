@@ -141,8 +141,9 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
                                             p->x, false, &g);  // [24]
     //< cells-23-24
     torch_rng after_24 = g;
-    status |= notebook_mha_forward(p->mh_out, p->mh_heads, &p->mh, p->x, p->x,
-                                   p->x, false);  // the same, keeping heads
+    // the same once more, keeping the heads' outputs
+    status |= notebook_mha_forward(p->mh_out, p->mh_heads, NULL, &p->mh, p->x,
+                                   p->x, p->x, false);
 
     //> causal-ignored
     // [40] Draw cell [24]'s weights again (restore the generator) and ask
@@ -150,8 +151,8 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     g = before_24;
     status |= notebook_multi_head_attention(p->mh_causal_out, &p->mh_causal,
                                             p->x, p->x, p->x, true, &g);
-    status |= notebook_mha_forward(p->mh_passed_on_out, NULL, &p->mh, p->x,
-                                   p->x, p->x, true);
+    status |= notebook_mha_forward(p->mh_passed_on_out, NULL, NULL, &p->mh,
+                                   p->x, p->x, p->x, true);
     //< causal-ignored
 
     // [41] The same call again, as running cell [24] twice would.
@@ -178,7 +179,7 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     // [43] The reversed sentence through cell [24]'s own weights.
     float x_reversed[N_TOKENS * EMBEDDING_DIM];
     reverse_rows(x_reversed, p->x, n, d);
-    status |= notebook_mha_forward(p->mh_reversed_out, NULL, &p->mh,
+    status |= notebook_mha_forward(p->mh_reversed_out, NULL, NULL, &p->mh,
                                    x_reversed, x_reversed, x_reversed, false);
     if (status != 0) {
         notebook_part_free(p);

@@ -70,9 +70,11 @@ void notebook_mha_draw(notebook_mha *m, torch_rng *g) {
 //> notebook-heads
 // Head i: attention(u_q[i] @ x_q, u_k[i] @ x_k, u_v[i] @ x_v), d wide, into
 // columns i d .. (i + 1) d - 1 of the concatenation (n, h d); then
-// out = concatenation @ w_out. x_q, x_k, x_v and out are (n, d).
-int notebook_mha_forward(float *out, float *heads, const notebook_mha *m,
-                         const float *x_q, const float *x_k, const float *x_v,
+// out = concatenation @ w_out. x_q, x_k, x_v and out are (n, d); heads
+// (n, h d) and weights (h, n, n) are NULL or receive what they say.
+int notebook_mha_forward(float *out, float *heads, float *weights,
+                         const notebook_mha *m, const float *x_q,
+                         const float *x_k, const float *x_v,
                          bool heads_causal) {
     const int h = m->h, n = m->n, d = m->d;
     size_t nd = (size_t)n * d;
@@ -90,6 +92,8 @@ int notebook_mha_forward(float *out, float *heads, const notebook_mha *m,
         matmul(k, m->u_k + i * n * n, x_k, n, n, d);
         matmul(v, m->u_v + i * n * n, x_v, n, n, d);
         notebook_attention(z, a, q, k, v, heads_causal, n, d, d);
+        if (weights)
+            memcpy(weights + i * n * n, a, (size_t)n * n * sizeof(float));
         for (int t = 0; t < n; t++)                   // torch.concat(dim=1)
             memcpy(cat + t * h * d + i * d, z + t * d,
                    (size_t)d * sizeof(float));
@@ -109,6 +113,6 @@ int notebook_multi_head_attention(float *out, notebook_mha *m,
                                   torch_rng *g) {
     (void)causal_masking;
     notebook_mha_draw(m, g);
-    return notebook_mha_forward(out, NULL, m, x_q, x_k, x_v, false);
+    return notebook_mha_forward(out, NULL, NULL, m, x_q, x_k, x_v, false);
 }
 //< notebook-heads

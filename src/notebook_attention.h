@@ -43,11 +43,12 @@ void notebook_mha_draw(notebook_mha *m, torch_rng *g);
 // The rest of the call with m's weights: head i is
 // attention(u_q[i] @ x_q, u_k[i] @ x_k, u_v[i] @ x_v), every head d wide;
 // the heads side by side, (n, h d), times w_out. x_q, x_k, x_v and out are
-// (n, d); heads, (n, h d), receives the concatenation, or may be NULL.
-// heads_causal is what each head gets as causal_masking. Returns 0, or -1
-// when out of memory.
-int notebook_mha_forward(float *out, float *heads, const notebook_mha *m,
-                         const float *x_q, const float *x_k, const float *x_v,
+// (n, d); heads, (n, h d), receives the concatenation and weights,
+// (h, n, n), each head's softmax; either may be NULL. heads_causal is what
+// each head gets as causal_masking. Returns 0, or -1 when out of memory.
+int notebook_mha_forward(float *out, float *heads, float *weights,
+                         const notebook_mha *m, const float *x_q,
+                         const float *x_k, const float *x_v,
                          bool heads_causal);
 
 // Cell [24], multi_head_attention(x_q, x_k, x_v, n_heads, causal_masking):

@@ -276,7 +276,7 @@ START_TEST(causal_masking_is_accepted_and_ignored) {
     float x[N_TOKENS * EMBEDDING_DIM], out[N_TOKENS * EMBEDDING_DIM];
     memcpy(x, p->x, sizeof x);
     x[(N_TOKENS - 1) * EMBEDDING_DIM] += 1.0f;
-    ck_assert_int_eq(notebook_mha_forward(out, NULL, &p->mh, x, x, x, true), 0);
+    ck_assert_int_eq(notebook_mha_forward(out, NULL, NULL, &p->mh, x, x, x, true), 0);
     ck_assert_float_gt(max_abs_diff(out, p->mh_passed_on_out, EMBEDDING_DIM), 1e-4f);
 }
 END_TEST
