@@ -12,6 +12,12 @@
 -- program's captured output, where each cell starts with a line `[N] title`.
 -- cells may list numbers and ranges: "2 4-6".
 --
+--   ```{.python file="tests/reference/chapter4_twin.py"}
+--   ```
+-- becomes the whole of that file, its path taken from the directory the book
+-- is built in: a script the book prints in full, such as a chapter's PyTorch
+-- twin.
+--
 --   # Sentiment on IMDb {chapter=7}
 -- numbers that chapter 7, whatever comes before it, so that the book's
 -- chapter numbers are the programs' (./chapter7).
@@ -150,6 +156,11 @@ local function output_block(text)
 end
 
 function CodeBlock(el)
+  local path = el.attributes["file"]
+  if path then
+    local text = table.concat(trim_blank_edges(lines_of(read_file(path))), "\n")
+    return pandoc.CodeBlock(check_widths(text, max_code_line, path), {class = el.classes[1]})
+  end
   local spec = el.attributes["snippet"]
   if spec then
     return pandoc.CodeBlock(check_widths(snippet(spec), max_code_line, spec), {class = "c"})

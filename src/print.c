@@ -36,7 +36,7 @@ static formatter float_formatter(const float *x, int n) {
     }
     formatter f = { FMT_FIXED, 1 };
     if (whole) {
-        f.format = hi > 1e8 ? FMT_SCI : FMT_WHOLE;
+        f.format = hi > 1e8 || hi / lo > 1000.0 ? FMT_SCI : FMT_WHOLE;
     } else if (hi > 0.0 && (hi / lo > 1000.0 || hi > 1e8 || lo < 1e-4)) {
         f.format = FMT_SCI;
     }
@@ -107,14 +107,31 @@ static void print_formatted(FILE *f, formatted *t, int ndim, const int *shape) {
     fputs(")\n", f);
 }
 
-void print_tensor(FILE *f, const float *x, int ndim, const int *shape) {
+// sci_mode false: never scientific notation, as after
+// torch.set_printoptions(sci_mode=False). PyTorch then still pads every
+// element to the width the scientific form would have needed.
+static void print_float_tensor(FILE *f, const float *x, int ndim, const int *shape,
+                               bool sci_mode) {
     int n = numel(ndim, shape);
     formatter fm = float_formatter(x, n);
+    if (!sci_mode && fm.format == FMT_SCI) {
+        fm.format = FMT_WHOLE;
+        for (int i = 0; i < n; i++)
+            if (isfinite(x[i]) && x[i] != floorf(x[i])) fm.format = FMT_FIXED;
+    }
     formatted t = { alloc_cells(n), fm.width };
     if (!t.cells) { fputs("tensor(<out of memory>)\n", f); return; }
     for (int i = 0; i < n; i++) format_float(t.cells[i], x[i], fm.format);
     print_formatted(f, &t, ndim, shape);
     free(t.cells);
+}
+
+void print_tensor(FILE *f, const float *x, int ndim, const int *shape) {
+    print_float_tensor(f, x, ndim, shape, true);
+}
+
+void print_tensor_fixed(FILE *f, const float *x, int ndim, const int *shape) {
+    print_float_tensor(f, x, ndim, shape, false);
 }
 
 void print_int_tensor(FILE *f, const int64_t *x, int ndim, const int *shape) {

@@ -21,6 +21,10 @@
 // (ndim is 1, 2 or 3).
 void print_tensor(FILE *f, const float *x, int ndim, const int *shape);
 
+// The same, never in scientific notation: what PyTorch prints after
+// torch.set_printoptions(sci_mode=False), e.g. 0.0001 for 1.2345e-04.
+void print_tensor_fixed(FILE *f, const float *x, int ndim, const int *shape);
+
 // tensor([...]) of an integer tensor.
 void print_int_tensor(FILE *f, const int64_t *x, int ndim, const int *shape);
 

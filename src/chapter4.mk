@@ -1,0 +1,3 @@
+# chapter4.mk: the book prints the chapter's PyTorch twin in full, so the
+# book is rebuilt when the twin changes.
+$(BUILD)/book/attention-in-c.pdf: tests/reference/chapter4_twin.py

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""chapter4_golden.py: write the PyTorch reference values for
+tests/test_chapter4.c.
+
+Usage (PyTorch 1.13 on Debian is installed for /usr/bin/python3):
+
+    /usr/bin/python3 tests/reference/chapter4_golden.py tests/golden
+
+writes chapter4_seed<S>.txt into the given directory for each seed S of
+SEEDS, each holding the two parts of src/chapter4.c done in PyTorch from
+torch.manual_seed(S):
+
+  notebook  chapter 1's randint and nn.Embedding(20000, 32), the notebook's
+            cells [19]-[20] (three torch.rand(8, 8) and q = u_q x ...),
+            cell [23] attention(q, k, v) and cell [24]
+            multi_head_attention(x, x, x, n_heads=3), then cell [24] once
+            more, in the notebook's own code.
+  twin      chapter4_twin.py itself, run with the seed as its argument (its
+            printing is discarded): the token ids, the embeddings, the
+            nn.MultiheadAttention(32, 2) weights it drew, and its outputs and
+            weights (averaged and per head) without and with the causal mask.
+  biased    the twin's module with both biases set to random values
+            (nn.MultiheadAttention starts them at zero, which would leave
+            the C code's bias handling untested), the same six outputs.
+
+File format: that of tests/golden.h (see goldenfile.py).
+"""
+import contextlib
+import io
+import math
+import os
+import runpy
+import sys
+
+import torch
+import torch.nn.functional as F
+
+from goldenfile import section
+
+SEEDS = [3570563066, 0, 42]  # chapter4.c's DEFAULT_SEED, then two others
+HERE = os.path.dirname(os.path.abspath(__file__))
+EMBEDDING_DIM = 32
+
+
+def notebook(out, seed):
+    """Cells [19]-[24] of the notebook, its code as written."""
+    torch.manual_seed(seed)
+    sentence = "Sorry Dave, I'm afraid I can't do that."
+    tokenized_sentence = torch.randint(0, 20000, [len(sentence.split(" "))])
+    embedding_layer = torch.nn.Embedding(20000, EMBEDDING_DIM)
+    embedded_tokens = embedding_layer(tokenized_sentence)
+    n_tokens = len(tokenized_sentence)
+    u_q = torch.rand(n_tokens, n_tokens)
+    u_k = torch.rand(n_tokens, n_tokens)
+    u_v = torch.rand(n_tokens, n_tokens)
+    q = torch.matmul(u_q, embedded_tokens)
+    k = torch.matmul(u_k, embedded_tokens)
+    v = torch.matmul(u_v, embedded_tokens)
+
+    def attention(query, keys, values, causal_masking=False):
+        n_tokens, embedding_dim = query.shape
+        attn_weights = torch.matmul(query, keys.T) / math.sqrt(EMBEDDING_DIM)
+        if causal_masking:
+            mask = torch.triu(torch.full((n_tokens, n_tokens), True),
+                              diagonal=1)
+            attn_weights = attn_weights.masked_fill(mask, -1e10)
+        attn_weights_norm = attn_weights.softmax(dim=1)
+        return torch.matmul(attn_weights_norm, values)
+
+    drawn = {}
+
+    def multi_head_attention(x_q, x_k, x_v, n_heads, causal_masking=False):
+        n_tokens, embedding_dim = embedded_tokens.shape
+        u_q = torch.rand(n_heads, n_tokens, n_tokens)
+        u_k = torch.rand(n_heads, n_tokens, n_tokens)
+        u_v = torch.rand(n_heads, n_tokens, n_tokens)
+        attn_head_outputs = torch.concat(
+            [attention(u_q[h] @ x_q, u_k[h] @ x_k, u_v[h] @ x_v)
+             for h in range(n_heads)], dim=1)
+        w_out = torch.rand(n_heads * embedding_dim, embedding_dim,
+                           requires_grad=True)
+        drawn.update(u_q=u_q, u_k=u_k, u_v=u_v, w_out=w_out)
+        return torch.matmul(attn_head_outputs, w_out)
+
+    x = embedded_tokens
+    attn_head_out = attention(q, k, v)                         # cell [23]
+    multi_head_attn_out = multi_head_attention(x, x, x, n_heads=3)  # [24]
+    section(out, "notebook_ids", tokenized_sentence)
+    section(out, "notebook_x", x)
+    section(out, "notebook_u_q", u_q)
+    section(out, "notebook_head_out", attn_head_out)
+    for name in ("u_q", "u_k", "u_v", "w_out"):
+        section(out, f"notebook_mh_{name}", drawn[name])
+    section(out, "notebook_mh_out", multi_head_attn_out)
+    again = multi_head_attention(x, x, x, n_heads=3)           # [24] again
+    section(out, "notebook_mh_again_out", again)
+
+
+def twin(out, seed):
+    """chapter4_twin.py with the seed as its argument."""
+    argv = sys.argv
+    sys.argv = ["chapter4_twin.py", str(seed)]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            g = runpy.run_path(os.path.join(HERE, "chapter4_twin.py"))
+    finally:
+        sys.argv = argv
+    mha, x, causal = g["mha"], g["x"], g["causal"]
+    section(out, "twin_ids", g["ids"])
+    section(out, "twin_x", x)
+    section(out, "twin_in_proj_weight", mha.in_proj_weight)
+    section(out, "twin_in_proj_bias", mha.in_proj_bias)
+    section(out, "twin_out_proj_weight", mha.out_proj.weight)
+    section(out, "twin_out_proj_bias", mha.out_proj.bias)
+    outputs(out, "twin", mha, x, causal)
+    # biases of either sign, so that the C code's biases are tested too
+    with torch.no_grad():
+        mha.in_proj_bias.copy_(torch.rand(3 * EMBEDDING_DIM) - 0.5)
+        mha.out_proj.bias.copy_(torch.rand(EMBEDDING_DIM) - 0.5)
+    section(out, "biased_in_proj_bias", mha.in_proj_bias)
+    section(out, "biased_out_proj_bias", mha.out_proj.bias)
+    outputs(out, "biased", mha, x, causal)
+
+
+def outputs(out, prefix, mha, x, causal):
+    with torch.no_grad():
+        for suffix, mask in (("", None), ("_causal", causal)):
+            o, w = mha(x, x, x, attn_mask=mask)
+            _, per_head = mha(x, x, x, attn_mask=mask,
+                              average_attn_weights=False)
+            section(out, f"{prefix}_out{suffix}", o)
+            section(out, f"{prefix}_weights{suffix}", w)
+            section(out, f"{prefix}_head_weights{suffix}", per_head)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: chapter4_golden.py OUTPUT_DIRECTORY")
+    os.makedirs(sys.argv[1], exist_ok=True)
+    for seed in SEEDS:
+        out = [
+            f"# written by tests/reference/chapter4_golden.py, "
+            f"torch {torch.__version__}, seed {seed}",
+            "# notebook_*: cells [19]-[24] of the notebook from "
+            f"torch.manual_seed({seed});",
+            "# twin_*: chapter4_twin.py with the same seed; biased_*: its "
+            "module with random biases",
+        ]
+        section(out, "seed", torch.tensor([seed]))
+        with torch.no_grad():
+            notebook(out, seed)
+        twin(out, seed)
+        path = os.path.join(sys.argv[1], f"chapter4_seed{seed}.txt")
+        with open(path, "w") as f:
+            f.write("\n".join(out) + "\n")
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
