@@ -22,11 +22,6 @@
 -- numbers that chapter 7, whatever comes before it, so that the book's
 -- chapter numbers are the programs' (./chapter7).
 --
---   ```{.python include="tests/reference/chapter6_twin.py"}
---   ```
--- becomes that whole file, a script the reader runs as it is (the path is
--- from the top of the project, where make runs pandoc).
---
 -- The build fails on a marker, a program output or a cell that is not there,
 -- and on any marker in src/ that the book never quotes.
 
@@ -164,11 +159,6 @@ function CodeBlock(el)
   local spec = el.attributes["snippet"]
   if spec then
     return pandoc.CodeBlock(check_widths(snippet(spec), max_code_line, spec), {class = "c"})
-  end
-  local include = el.attributes["include"]
-  if include then
-    local text = read_file(include):gsub("\n+$", "")
-    return pandoc.CodeBlock(check_widths(text, max_code_line, include), {class = el.classes[1]})
   end
   if el.classes:includes("output") then
     local program = el.attributes["program"]

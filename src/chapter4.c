@@ -475,6 +475,7 @@ int main(int argc, char **argv) {
             "  --help      this message", &opts)) {
     case CLI_EXIT_OK: return 0;
     case CLI_USAGE: return 2;
+    case CLI_ERROR: return 1;
     case CLI_OK: break;
     }
     chapter4 *c = malloc(sizeof *c);
@@ -489,6 +490,6 @@ int main(int argc, char **argv) {
         chapter4_free(c);
     }
     free(c);
-    return status == 0 ? 0 : 1;
+    return status == 0 && finish_output(PROGRAM) ? 0 : 1;
 }
 #endif
