@@ -168,19 +168,15 @@ static int chapter1_write_data(const chapter1 *c, const char *dir) {
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
-    switch (parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
+    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
             "\n"
             "Self-attention with loops and with a matrix product (notebook cells [2]-[13]).\n"
             "  --seed N    torch.manual_seed(N) before the first draw; default "
             "3570563066,\n"
             "              the seed that reproduces the notebook's printed numbers\n"
             "  --data DIR  also write the figure data (chapter1-*.dat) into DIR\n"
-            "  --help      this message", &opts)) {
-    case CLI_EXIT_OK: return 0;
-    case CLI_USAGE: return 2;
-    case CLI_ERROR: return 1;
-    case CLI_OK: break;
-    }
+            "  --help      this message", &opts));
+    if (done >= 0) return done;
     chapter1 c;
     int status = chapter1_run(&c, SENTENCE, opts.seed);
     if (status == 0) chapter1_print(&c, stdout);

@@ -164,7 +164,7 @@ static int chapter2_write_data(const chapter2 *c, const char *dir) {
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
-    switch (parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
+    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
             "\n"
             "Causal masking of self-attention (notebook cells [14]-[18]).\n"
             "  --seed N    torch.manual_seed(N) before the first draw; default "
@@ -172,12 +172,8 @@ int main(int argc, char **argv) {
             "              the seed that reproduces the notebook's printed "
             "numbers\n"
             "  --data DIR  also write the figure data (chapter2-*.dat) into DIR\n"
-            "  --help      this message", &opts)) {
-    case CLI_EXIT_OK: return 0;
-    case CLI_USAGE: return 2;
-    case CLI_ERROR: return 1;
-    case CLI_OK: break;
-    }
+            "  --help      this message", &opts));
+    if (done >= 0) return done;
     chapter2 c;
     int status = chapter2_run(&c, SENTENCE, opts.seed);
     if (status == 0) chapter2_print(&c, stdout);

@@ -845,7 +845,7 @@ static void chapter3_seeds(uint64_t seed, uint64_t *param_seed,
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { SEED_NOT_GIVEN, NULL };
-    switch (parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
+    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
             "\n"
             "Queries, keys and values: a worked example by hand, the "
             "notebook's\nparametrised attention, and an attention module with "
@@ -858,12 +858,8 @@ int main(int argc, char **argv) {
             "for part 3\n"
             "  --data DIR  also write the figure data (chapter3-*.dat) into "
             "DIR\n"
-            "  --help      this message", &opts)) {
-    case CLI_EXIT_OK: return 0;
-    case CLI_USAGE: return 2;
-    case CLI_ERROR: return 1;
-    case CLI_OK: break;
-    }
+            "  --help      this message", &opts));
+    if (done >= 0) return done;
     chapter3 *c = malloc(sizeof *c);
     if (!c) {
         fprintf(stderr, PROGRAM ": error: out of memory\n");

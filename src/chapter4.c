@@ -463,7 +463,7 @@ static int chapter4_write_data(const chapter4 *c, const char *dir) {
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
-    switch (parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
+    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
             "\n"
             "Multi-head attention: the notebook's form (cells [23]-[24]) and "
             "PyTorch's\nnn.MultiheadAttention.\n"
@@ -472,12 +472,8 @@ int main(int argc, char **argv) {
             "              the seed that draws the notebook's token ids\n"
             "  --data DIR  also write the figure data (chapter4-*.dat) into "
             "DIR\n"
-            "  --help      this message", &opts)) {
-    case CLI_EXIT_OK: return 0;
-    case CLI_USAGE: return 2;
-    case CLI_ERROR: return 1;
-    case CLI_OK: break;
-    }
+            "  --help      this message", &opts));
+    if (done >= 0) return done;
     chapter4 *c = malloc(sizeof *c);
     if (!c) {
         fprintf(stderr, PROGRAM ": error: out of memory\n");

@@ -647,12 +647,8 @@ static int parse_args(int argc, char **argv, ch6_options *o, const char **data_d
         { "--key", OPT_STRING, &o->key, 0, 0, "a sentence" },
         { "--glove", OPT_STRING, &o->glove, 0, 0, "a GloVe file" },
     };
-    switch (parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra, 3)) {
-    case CLI_EXIT_OK: return 0;
-    case CLI_USAGE: return 2;
-    case CLI_ERROR: return 1;
-    case CLI_OK: break;
-    }
+    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra, 3));
+    if (done >= 0) return done;
     o->seed = common.seed;
     *data_dir = common.data_dir;
     return -1;

@@ -564,13 +564,9 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
         {"--glove", OPT_STRING, &o->glove_path, 0, 0, "a file"},
         {"--tokenize", OPT_FLAG, &o->tokenize, 0, 0, ""},
     };
-    switch (parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra,
-                               (int)(sizeof extra / sizeof extra[0]))) {
-    case CLI_EXIT_OK: return 0;
-    case CLI_USAGE: return 2;
-    case CLI_ERROR: return 1;
-    case CLI_OK: break;
-    }
+    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra,
+                               (int)(sizeof extra / sizeof extra[0])));
+    if (done >= 0) return done;
     o->epochs = (long)epochs;
     o->data_dir = common.data_dir;
     return -1;

@@ -123,6 +123,16 @@ cli_status parse_options_with(int argc, char **argv, const char *program,
     return CLI_OK;
 }
 
+int cli_exit_status(cli_status st) {
+    switch (st) {
+    case CLI_EXIT_OK: return 0;
+    case CLI_USAGE: return 2;
+    case CLI_ERROR: return 1;
+    case CLI_OK: break;
+    }
+    return -1;
+}
+
 bool finish_output(const char *program) {
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {

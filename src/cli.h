@@ -27,6 +27,10 @@ typedef enum { CLI_OK, CLI_EXIT_OK, CLI_USAGE, CLI_ERROR } cli_status;
 cli_status parse_options(int argc, char **argv, const char *program,
                          const char *usage, common_options *opts);
 
+// The exit status a parse result ends the program with: 0 after --help, 2
+// for a usage error, 1 for an error; -1 when the program should go on.
+int cli_exit_status(cli_status st);
+
 // A program's own option, beyond --help, --seed and --data. The parser
 // stores what it reads through value, whose type the kind names:
 //   OPT_FLAG     bool *         --tokenize

@@ -150,6 +150,14 @@ START_TEST(bad_options_are_usage_errors) {
 }
 END_TEST
 
+START_TEST(exit_statuses) {
+    ck_assert_int_eq(cli_exit_status(CLI_OK), -1);
+    ck_assert_int_eq(cli_exit_status(CLI_EXIT_OK), 0);
+    ck_assert_int_eq(cli_exit_status(CLI_ERROR), 1);
+    ck_assert_int_eq(cli_exit_status(CLI_USAGE), 2);
+}
+END_TEST
+
 START_TEST(integers_are_whole_and_in_range) {
     long long v;
     ck_assert(parse_integer("42", 0, 100, &v));
@@ -231,6 +239,7 @@ int main(void) {
     tcase_add_test(tc, help_asks_to_exit_zero);
     tcase_add_test(tc, bad_options_are_usage_errors);
     tcase_add_test(tc, integers_are_whole_and_in_range);
+    tcase_add_test(tc, exit_statuses);
     tcase_add_test(tc, data_directory_is_checked_first);
     tcase_add_test(tc, large_seeds_are_noted);
     tcase_add_test(tc, failed_output_is_reported);
