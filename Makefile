@@ -163,7 +163,10 @@ VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-
 valgrind: setup-test all $(TESTS)
 	@sh tests/setup.sh valgrind
 	@set -e; for t in $(filter-out %/test_programs,$(TESTS)); do \
-	  echo "== valgrind $$t"; CK_FORK=no CK_EXCLUDE_TAGS=data $(VALGRIND) $$t | tail -n 1; done
+	  echo "== valgrind $$t"; \
+	  CK_FORK=no CK_EXCLUDE_TAGS=data $(VALGRIND) $$t > $(BUILD)/valgrind.log 2>&1 || \
+	    { cat $(BUILD)/valgrind.log; echo "valgrind: $$t failed" >&2; exit 1; }; \
+	  tail -n 1 $(BUILD)/valgrind.log; done
 	@set -e; for c in $(filter-out chapter7,$(CHAPTERS)); do \
 	  echo "== valgrind ./$$c $(call check_args,$$c)"; $(VALGRIND) ./$$c $(call check_args,$$c) > /dev/null; done
 	@echo "== valgrind ./chapter7 --tokenize (20 reviews)"
