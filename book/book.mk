@@ -23,6 +23,17 @@ $(BUILD)/book/latex:
 # Every figure script opens its output through figures/terminal.gp.
 $(FIGURES) $(SVG_FIGURES): figures/terminal.gp
 
+# Every attention matrix in the book's one style: a figure script that draws
+# a matrix `with image` itself, instead of through figures/heatmap.gp, stops
+# the build.
+$(FIGURES) $(SVG_FIGURES): | $(BUILD)/figures/style-checked
+$(BUILD)/figures/style-checked: $(FIGURE_SCRIPTS) | $(BUILD)/figures
+	@bad=$$(grep -l -E '(^|[^[:alnum:]_])w(i(th?)?)?[[:space:]]+image' $(FIGURE_SCRIPTS)); \
+	if [ -n "$$bad" ]; then \
+	  echo "figures: $$bad draw a matrix in a style of their own: call 'figures/heatmap.gp' FILE TITLE FORMAT" >&2; exit 1; \
+	fi
+	@touch $@
+
 # The same scripts draw the HTML page's figures: terminal.gp picks gnuplot's
 # svg terminal for an outfile ending in .svg. A script that sets its own
 # terminal would write something else under that name: stop there.

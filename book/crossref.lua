@@ -103,6 +103,7 @@ local function number_blocks(blocks)
       fig_in_chapter = fig_in_chapter + 1
       local short = img.attributes["lof"] and pandoc.read(img.attributes["lof"]).blocks[1].content
                     or first_sentence(img.caption)
+      img.attributes["lof"] = nil
       figures[name] = { number = chapter_label(counters[1]) .. "." .. fig_in_chapter, short = short }
       order[#order + 1] = name
     end
@@ -138,9 +139,12 @@ local function Cite(el)
       out:insert(pandoc.Link(fig.number, "#" .. c.id))
     end
   end
-  if is_latex and #names == 1 and not bare then
+  if #names == 1 and not bare then
     -- the whole "Figure N" is the link
-    return pandoc.RawInline("latex", "\\hyperref[" .. names[1].id .. "]{Figure~\\ref*{" .. names[1].id .. "}}")
+    if is_latex then
+      return pandoc.RawInline("latex", "\\hyperref[" .. names[1].id .. "]{Figure~\\ref*{" .. names[1].id .. "}}")
+    end
+    return pandoc.Link("Figure\u{a0}" .. figures[names[1].id].number, "#" .. names[1].id)
   end
   return out
 end
