@@ -130,14 +130,17 @@ book: setup-book
 
 $(BOOK_PDF): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(FIGURES) $(wildcard book/*) $(wildcard src/*.c src/*.h) | $(BUILD)/book
 	pandoc book/metadata.yaml $(CHAPTER_MDS) \
-	  --lua-filter=book/quote.lua \
+	  --lua-filter=book/crossref.lua --lua-filter=book/quote.lua --citeproc \
 	  --metadata=source-dir:src --metadata=output-dir:$(BUILD)/out \
 	  --resource-path=$(BUILD)/figures \
 	  --include-in-header=book/header.tex \
 	  --number-sections --toc --top-level-division=chapter --highlight-style=tango \
-	  --pdf-engine=pdflatex -o $@.tmp.pdf
-	mv $@.tmp.pdf $@
+	  --standalone -o $(BOOK_TEX)
+	sh book/latex.sh $(BOOK_TEX) $@
 	@echo "book: $@"
+
+# make html, the LaTeX file the PDF is typeset from, the book's checks
+-include book/book.mk
 
 # ---------------------------------------------------------------- checks
 # make sanitize: every suite and every chapter program (through

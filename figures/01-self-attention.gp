@@ -1,7 +1,6 @@
 # Chapter 1: the dot products of the eight embeddings, and the attention
 # weights softmax makes of them.
-set terminal pdfcairo size 16cm,8cm font "DejaVu Sans,9"
-set output outfile
+call 'figures/terminal.gp' '16' '8'
 set multiplot layout 1,2
 call 'figures/heatmap.gp' datadir.'/chapter1-scores.dat' 'Scores x_i . x_j' '%.0f'
 call 'figures/heatmap.gp' datadir.'/chapter1-weights.dat' 'Weights softmax(scores / sqrt(32))' '%.2f'

@@ -2,8 +2,7 @@
 # notebook's sentence: each head's own (cell [47]), their average, which is
 # what the module returns by default (cell [46]), and that average with the
 # causal mask (cell [49]).
-set terminal pdfcairo size 16cm,15cm font "DejaVu Sans,9"
-set output outfile
+call 'figures/terminal.gp' '16' '15'
 set multiplot layout 2,2
 call 'figures/heatmap.gp' datadir.'/chapter4-head1.dat' 'Head 1' '%.2f'
 call 'figures/heatmap.gp' datadir.'/chapter4-head2.dat' 'Head 2' '%.2f'

@@ -1,5 +1,4 @@
 # Chapter 6: scaled dot-product attention from the words of the query
 # sentence to those of the key sentence, GloVe vectors (cell [13]).
-set terminal pdfcairo size 11cm,9cm font "DejaVu Sans,9"
-set output outfile
+call 'figures/terminal.gp' '11' '9'
 call 'figures/heatmap.gp' datadir.'/chapter6-dot.dat' 'Dot-product attention, softmax(q k^T / sqrt(100))' '%.2f'

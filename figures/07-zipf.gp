@@ -1,8 +1,7 @@
 # Chapter 7: how often each training word occurs, by rank (log-log), and how
 # much of the text the most frequent words cover. The vocabulary keeps the
 # top 10,000.
-set terminal pdfcairo size 16cm,7.5cm font "DejaVu Sans,9"
-set output outfile
+call 'figures/terminal.gp' '16' '7.5'
 file = datadir.'/chapter7-zipf.dat'
 set multiplot layout 1,2
 

@@ -31,6 +31,9 @@ unset key
 ink(v) = ((v - lo) / (hi - lo) > 0.55) ? 0xffffff : 0x000000
 label(v) = (v == 0) ? "" : sprintf(ARG3, v)
 
-plot file matrix rowheaders columnheaders using 1:2:3 with image, \
+# In an SVG the matrix is drawn as rectangles (pixels): a browser would
+# smooth a bitmap's cells into one another.
+cells = (GPVAL_TERM eq 'svg') ? 'image pixels' : 'image'
+plot file matrix rowheaders columnheaders using 1:2:3 with @cells, \
      file matrix rowheaders columnheaders using 1:2:(label($3)):(ink($3)) \
-          with labels textcolor rgb variable font ",7"
+          with labels textcolor rgb variable font ",5.5"

@@ -1,0 +1,66 @@
+# book.mk: the book's own rules, included by the Makefile after its book
+# section.
+#
+#   make book        (the Makefile) Pandoc writes $(BOOK_TEX); book/latex.sh
+#                    typesets it and runs book/check.sh: the PDF is written
+#                    only when no listing line runs off the page, no text
+#                    line is overfull, every reference is defined and every
+#                    font is embedded
+#   make html        the same book as one self-contained HTML page,
+#                    $(BOOK_HTML): figures as SVG, mathematics as MathML
+#   make book-check  the PDF's checks again, on the last build
+
+BOOK_TEX  := $(BUILD)/book/latex/attention-in-c.tex
+BOOK_HTML := $(BUILD)/book/attention-in-c.html
+SVG_FIGURES := $(patsubst figures/%.gp,$(BUILD)/figures/%.svg,$(FIGURE_SCRIPTS))
+
+.PHONY: html book-check
+
+$(BOOK_PDF): | $(BUILD)/book/latex
+$(BUILD)/book/latex:
+	mkdir -p $@
+
+# Every figure script opens its output through figures/terminal.gp.
+$(FIGURES) $(SVG_FIGURES): figures/terminal.gp
+
+# Every attention matrix in the book's one style: a figure script that draws
+# a matrix `with image` itself, instead of through figures/heatmap.gp, stops
+# the build.
+$(FIGURES) $(SVG_FIGURES): | $(BUILD)/figures/style-checked
+$(BUILD)/figures/style-checked: $(FIGURE_SCRIPTS) | $(BUILD)/figures
+	@bad=$$(grep -l -E '(^|[^[:alnum:]_])w(i(th?)?)?[[:space:]]+image' $(FIGURE_SCRIPTS)); \
+	if [ -n "$$bad" ]; then \
+	  echo "figures: $$bad draw a matrix in a style of their own: call 'figures/heatmap.gp' FILE TITLE FORMAT" >&2; exit 1; \
+	fi
+	@touch $@
+
+# The same scripts draw the HTML page's figures: terminal.gp picks gnuplot's
+# svg terminal for an outfile ending in .svg. A script that sets its own
+# terminal would write something else under that name: stop there.
+$(BUILD)/figures/%.svg: figures/%.gp figures/heatmap.gp $(OUTPUTS) | $(BUILD)/figures
+	gnuplot -e "datadir='$(BUILD)/data'; outfile='$@.tmp.svg'" $<
+	@grep -q '<svg' $@.tmp.svg || { echo "html: $< did not write an SVG: open the output with call 'figures/terminal.gp' 'WIDTH_CM' 'HEIGHT_CM'" >&2; rm -f $@.tmp.svg; exit 1; }
+	mv $@.tmp.svg $@
+
+html: setup-book
+	@$(MAKE) --no-print-directory data
+	@$(MAKE) --no-print-directory $(BOOK_HTML)
+
+# The filters are the PDF's: crossref.lua numbers the figures and headings
+# as LaTeX does, quote.lua quotes the code and the output, citeproc the works.
+# Pandoc's warnings (a formula MathML cannot show, a citation not found, a
+# resource it cannot embed) fail the build.
+$(BOOK_HTML): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(SVG_FIGURES) $(wildcard book/*) $(wildcard src/*.c src/*.h) | $(BUILD)/book
+	pandoc book/metadata.yaml $(CHAPTER_MDS) \
+	  --lua-filter=book/crossref.lua --lua-filter=book/quote.lua --citeproc \
+	  --metadata=source-dir:src --metadata=output-dir:$(BUILD)/out \
+	  --resource-path=$(BUILD)/figures \
+	  --number-sections --toc --toc-depth=2 --highlight-style=tango \
+	  --mathml --self-contained --css=book/book.css --fail-if-warnings \
+	  --standalone -t html5 -o $@.tmp
+	mv $@.tmp $@
+	@echo "html: $@"
+
+book-check:
+	sh book/check.sh log $(BOOK_TEX:.tex=.log) $(BOOK_TEX)
+	sh book/check.sh fonts $(BOOK_PDF)
