@@ -9,16 +9,16 @@
 #include "linear.h"
 #include "tensor.h"
 
-int additive_alloc(additive_attention *m, int d_q, int d_k, int h) {
+int additive_alloc(additive_attention *m, int d_q, int d_k, int d_h) {
     memset(m, 0, sizeof *m);
     m->d_q = d_q;
     m->d_k = d_k;
-    m->h = h;
-    m->q_weight = malloc((size_t)h * d_q * sizeof(float));
-    m->q_bias = malloc((size_t)h * sizeof(float));
-    m->k_weight = malloc((size_t)h * d_k * sizeof(float));
-    m->k_bias = malloc((size_t)h * sizeof(float));
-    m->s_weight = malloc((size_t)h * sizeof(float));
+    m->d_h = d_h;
+    m->q_weight = malloc((size_t)d_h * d_q * sizeof(float));
+    m->q_bias = malloc((size_t)d_h * sizeof(float));
+    m->k_weight = malloc((size_t)d_h * d_k * sizeof(float));
+    m->k_bias = malloc((size_t)d_h * sizeof(float));
+    m->s_weight = malloc((size_t)d_h * sizeof(float));
     m->s_bias = malloc(sizeof(float));
     if (!m->q_weight || !m->q_bias || !m->k_weight || !m->k_bias ||
         !m->s_weight || !m->s_bias) {
@@ -37,9 +37,9 @@ void additive_free(additive_attention *m) {
 }
 
 void additive_init(additive_attention *m, torch_rng *g) {
-    rng_linear_init(g, m->q_weight, m->q_bias, m->d_q, m->h);  // self.Wq
-    rng_linear_init(g, m->k_weight, m->k_bias, m->d_k, m->h);  // self.Wk
-    rng_linear_init(g, m->s_weight, m->s_bias, m->h, 1);       // self.Ws
+    rng_linear_init(g, m->q_weight, m->q_bias, m->d_q, m->d_h);  // self.Wq
+    rng_linear_init(g, m->k_weight, m->k_bias, m->d_k, m->d_h);  // self.Wk
+    rng_linear_init(g, m->s_weight, m->s_bias, m->d_h, 1);       // self.Ws
 }
 
 //> additive-loop
@@ -49,11 +49,11 @@ void additive_init(additive_attention *m, torch_rng *g) {
 void additive_scores_loop(float *scores, const additive_attention *m,
                           const float *queries, const float *keys,
                           int n_q, int n_k) {
-    const int d_q = m->d_q, d_k = m->d_k, h = m->h;
+    const int d_q = m->d_q, d_k = m->d_k, d_h = m->d_h;
     for (int i = 0; i < n_q; i++)
         for (int j = 0; j < n_k; j++) {
             float score = 0.0f;
-            for (int t = 0; t < h; t++) {
+            for (int t = 0; t < d_h; t++) {
                 float qt = dot(m->q_weight + t * d_q, queries + i * d_q, d_q) + m->q_bias[t];
                 float kt = dot(m->k_weight + t * d_k, keys + j * d_k, d_k) + m->k_bias[t];
                 score += m->s_weight[t] * tanhf(qt + kt);
@@ -65,27 +65,27 @@ void additive_scores_loop(float *scores, const additive_attention *m,
 
 //> additive-scores
 // Project every query and every key once, then score the pairs:
-// Q is (n_q, h), K is (n_k, h), scores is (n_q, n_k).
+// Q is (n_q, d_h), K is (n_k, d_h), scores is (n_q, n_k).
 int additive_scores(float *scores, float *Q, float *K,
                     const additive_attention *m, const float *queries,
                     const float *keys, int n_q, int n_k) {
-    const int h = m->h;
+    const int d_h = m->d_h;
     float *q_own = NULL, *k_own = NULL;
-    if (!Q) Q = q_own = malloc((size_t)n_q * h * sizeof(float));
-    if (!K) K = k_own = malloc((size_t)n_k * h * sizeof(float));
+    if (!Q) Q = q_own = malloc((size_t)n_q * d_h * sizeof(float));
+    if (!K) K = k_own = malloc((size_t)n_k * d_h * sizeof(float));
     if (!Q || !K) {
         free(q_own); free(k_own);
         return -1;
     }
-    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, m->d_q, h);
-    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, m->d_k, h);
+    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, m->d_q, d_h);
+    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, m->d_k, d_h);
     for (int i = 0; i < n_q; i++)
         for (int j = 0; j < n_k; j++) {
-            // one (h) slice of the (n_q, n_k, h) tensor tanh(Q_i + K_j),
+            // one (d_h) slice of the (n_q, n_k, d_h) tensor tanh(Q_i + K_j),
             // used at once and never stored
             float score = 0.0f;
-            for (int t = 0; t < h; t++)
-                score += m->s_weight[t] * tanhf(Q[i * h + t] + K[j * h + t]);
+            for (int t = 0; t < d_h; t++)
+                score += m->s_weight[t] * tanhf(Q[i * d_h + t] + K[j * d_h + t]);
             scores[i * n_k + j] = score + m->s_bias[0];
         }
     free(q_own); free(k_own);
@@ -132,7 +132,7 @@ int additive_notebook_forward(float *out, float *weights,
                               const float *queries, const float *keys,
                               const float *values, int n_q, int n_k, int d_v,
                               char *err, size_t errlen) {
-    const int h = m->h, shape_q[] = { n_q, h }, shape_k[] = { n_k, h };
+    const int d_h = m->d_h, shape_q[] = { n_q, d_h }, shape_k[] = { n_k, d_h };
     if (!broadcast_ok(shape_q, 2, shape_k, 2, err, errlen)) return -1;
     const int n = n_q > n_k ? n_q : n_k;  // rows of Q + K
     if (n != n_k) {  // (1, n) @ values (n_k, d_v)
@@ -140,20 +140,20 @@ int additive_notebook_forward(float *out, float *weights,
                  "(1x%d and %dx%d)", n, n_k, d_v);
         return -1;
     }
-    float *Q = malloc((size_t)n_q * h * sizeof(float));
-    float *K = malloc((size_t)n_k * h * sizeof(float));
+    float *Q = malloc((size_t)n_q * d_h * sizeof(float));
+    float *K = malloc((size_t)n_k * d_h * sizeof(float));
     if (!Q || !K) {
         free(Q); free(K);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, m->d_q, h);
-    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, m->d_k, h);
+    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, m->d_q, d_h);
+    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, m->d_k, d_h);
     for (int r = 0; r < n; r++) {
-        const float *q = Q + (n_q == 1 ? 0 : r) * h;  // a size-1 dimension
-        const float *k = K + (n_k == 1 ? 0 : r) * h;  // is repeated
+        const float *q = Q + (n_q == 1 ? 0 : r) * d_h;  // a size-1 dimension
+        const float *k = K + (n_k == 1 ? 0 : r) * d_h;  // is repeated
         float score = 0.0f;
-        for (int t = 0; t < h; t++) score += m->s_weight[t] * tanhf(q[t] + k[t]);
+        for (int t = 0; t < d_h; t++) score += m->s_weight[t] * tanhf(q[t] + k[t]);
         weights[r] = score + m->s_bias[0];
     }
     softmax_rows(weights, 1, n);

@@ -127,8 +127,9 @@ static void chapter1_print(const chapter1 *c, FILE *f) {
     print_size(f, 2, shape_nd);
 
     print_cell(f, 5, "parameters of the embedding layer");
-    fprintf(f, "number of embedding parameters = %d,%03d\n",
-            VOCAB_SIZE * d / 1000, VOCAB_SIZE * d % 1000);
+    fputs("number of embedding parameters = ", f);
+    print_grouped(f, (long long)VOCAB_SIZE * d);
+    fputc('\n', f);
 
     print_cell(f, 6, "attn_weights from two loops of dot products");
     print_size(f, 2, shape_nn);

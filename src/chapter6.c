@@ -20,7 +20,7 @@
 //   n_q  words in the query sentence (8)
 //   n_k  words in the key sentence (9); the values are the keys
 //   d    width of a GloVe vector (100; the notebook's file had 300)
-//   h    width of the trainable maps, num_out_features (256)
+//   d_h  width of the trainable maps, num_out_features (256)
 //
 // Usage: ./chapter6 [--query TEXT] [--key TEXT] [--glove FILE] [--seed N]
 //                   [--data DIR]
@@ -129,13 +129,13 @@ typedef struct {
     float *dot_weights;          // (n_q, n_k)
     float *dot_out;              // (n_q, d)
     // [15] trainable dot-product attention
-    attention_module trainable;  // Wq, Wk, Wv: nn.Linear(d, h)
+    attention_module trainable;  // Wq, Wk, Wv: nn.Linear(d, d_h)
     float *tr_weights;           // (n_q, n_k)
-    float *tr_out;               // (n_q, h)
+    float *tr_out;               // (n_q, d_h)
     // [25] the notebook's "additive" cell, which runs the trainable module
     float *nb_weights;           // (n_q, n_k)
     // [27], [28] the notebook's AdditiveAttention.forward
-    additive_attention additive; // Wq, Wk: nn.Linear(d, h); Ws: nn.Linear(h, 1)
+    additive_attention additive; // Wq, Wk: nn.Linear(d, d_h); Ws: nn.Linear(d_h, 1)
     char nb_error[256];          // PyTorch's message for Q + K
     int n_eq;                    // [28] n_q, and that many key words
     float *eq_weights;           // (1, n_eq); room for (1, max(n_q, n_k))
@@ -287,24 +287,24 @@ static void dot_product_attention(float *out, float *weights, const float *queri
 
 //> trainable
 // TrainableAttention.forward: the same, on Q = Wq(queries), K = Wk(keys)
-// and V = Wv(values), each an nn.Linear(d, h). Q is (n_q, h), K and V are
-// (n_k, h), weights is (n_q, n_k), out is (n_q, h). Returns 0, or -1 when
+// and V = Wv(values), each an nn.Linear(d, d_h). Q is (n_q, d_h), K and V are
+// (n_k, d_h), weights is (n_q, n_k), out is (n_q, d_h). Returns 0, or -1 when
 // out of memory.
 static int trainable_attention(float *out, float *weights, const attention_module *m,
                                const float *queries, const float *keys,
                                const float *values, int n_q, int n_k) {
-    const int d = m->d_in, h = m->d_out;
-    float *Q = malloc((size_t)n_q * h * sizeof(float));
-    float *K = malloc((size_t)n_k * h * sizeof(float));
-    float *V = malloc((size_t)n_k * h * sizeof(float));
+    const int d = m->d_in, d_h = m->d_out;
+    float *Q = malloc((size_t)n_q * d_h * sizeof(float));
+    float *K = malloc((size_t)n_k * d_h * sizeof(float));
+    float *V = malloc((size_t)n_k * d_h * sizeof(float));
     if (!Q || !K || !V) {
         free(Q); free(K); free(V);
         return -1;
     }
-    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, d, h);
-    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, d, h);
-    linear_forward(V, values, m->v_weight, m->v_bias, n_k, d, h);
-    dot_product_attention(out, weights, Q, K, V, n_q, n_k, h);
+    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, d, d_h);
+    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, d, d_h);
+    linear_forward(V, values, m->v_weight, m->v_bias, n_k, d, d_h);
+    dot_product_attention(out, weights, Q, K, V, n_q, n_k, d_h);
     free(Q); free(K); free(V);
     return 0;
 }
@@ -333,17 +333,17 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
         return -1;
     }
     if (load_sentence_vectors(c, o->glove, err, errlen) != 0) return -1;
-    const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, h = HIDDEN;
+    const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
     c->n_eq = n_q <= n_k ? n_q : 0;  // [28]: the first n_q key words
     if (!alloc_floats((size_t)n_q * n_k, &c->dot_weights, &c->tr_weights,
                       &c->nb_weights, &c->add_weights) ||
         !alloc_floats((size_t)n_q * n_k, &c->add_scores, &c->add_scores_loop, NULL, NULL) ||
         !alloc_floats((size_t)n_q * d, &c->dot_out, &c->add_out, NULL, NULL) ||
-        !alloc_floats((size_t)n_q * h, &c->tr_out, NULL, NULL, NULL) ||
+        !alloc_floats((size_t)n_q * d_h, &c->tr_out, NULL, NULL, NULL) ||
         !alloc_floats((size_t)d, &c->eq_out, NULL, NULL, NULL) ||
         !alloc_floats((size_t)(n_q > n_k ? n_q : n_k), &c->eq_weights, NULL, NULL, NULL) ||
-        attention_module_alloc(&c->trainable, d, h) != 0 ||
-        additive_alloc(&c->additive, d, d, h) != 0) {
+        attention_module_alloc(&c->trainable, d, d_h) != 0 ||
+        additive_alloc(&c->additive, d, d, d_h) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -352,13 +352,13 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
                           n_q, n_k, d);                               // [11]
     torch_rng g;
     rng_seed(&g, o->seed);
-    rng_linear_init(&g, c->trainable.q_weight, c->trainable.q_bias, d, h);  // [14]
-    rng_linear_init(&g, c->trainable.k_weight, c->trainable.k_bias, d, h);
-    rng_linear_init(&g, c->trainable.v_weight, c->trainable.v_bias, d, h);
+    rng_linear_init(&g, c->trainable.q_weight, c->trainable.q_bias, d, d_h);  // [14]
+    rng_linear_init(&g, c->trainable.k_weight, c->trainable.k_bias, d, d_h);
+    rng_linear_init(&g, c->trainable.v_weight, c->trainable.v_bias, d, d_h);
     int rc = trainable_attention(c->tr_out, c->tr_weights, &c->trainable,
                                  c->q_x, c->k_x, c->k_x, n_q, n_k);   // [15]
     additive_init(&c->additive, &g);                                  // [25]
-    float *scratch = malloc((size_t)n_q * h * sizeof(float));  // the notebook's
+    float *scratch = malloc((size_t)n_q * d_h * sizeof(float));  // the notebook's
     rc |= !scratch || trainable_attention(scratch, c->nb_weights, &c->trainable,
                                           c->q_x, c->k_x, c->k_x, n_q, n_k);  // mistake
     free(scratch);
@@ -474,9 +474,9 @@ static void print_zero_queries(FILE *f, const chapter6 *c, const float *weights,
 }
 
 static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
-    const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, h = HIDDEN;
+    const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
     const int shape_w[] = { n_q, n_k }, shape_qd[] = { n_q, d };
-    const int shape_kd[] = { n_k, d }, shape_qh[] = { n_q, h };
+    const int shape_kd[] = { n_k, d }, shape_qh[] = { n_q, d_h };
 
     print_cell(f, 1, "the query and key sentences");
     fprintf(f, "query_sentence = \"%s\"\nkey_sentence = \"%s\"\n", o->query, o->key);
@@ -489,7 +489,7 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
                      "else zeros");
     fprintf(f, "%s: %zu lines, %zu numbers a word", o->glove, c->glove_lines, c->d);
     if (c->d != 100)
-        fprintf(f, " (not 100: the maps below become nn.Linear(%zu, %d))", c->d, h);
+        fprintf(f, " (not 100: the maps below become nn.Linear(%zu, %d))", c->d, d_h);
     fprintf(f, "\nnp.round(..., decimals=6) moved %zu of the %zu numbers of these words' "
             "vectors\n", c->rounded, c->numbers);
     const sentence *both[] = { &c->query, &c->key };
@@ -543,9 +543,9 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     print_cell(f, 15, "trainable attention, torch.manual_seed(N) first: "
                       "trainable_attn_matrix, output[:, :4]");
     fprintf(f, "seed %llu; Wq, Wk, Wv = nn.Linear(%d, %d) in that order\n",
-            (unsigned long long)o->seed, d, h);
+            (unsigned long long)o->seed, d, d_h);
     print_tensor(f, c->tr_weights, 2, shape_w);
-    print_columns(f, c->tr_out, n_q, h, SHOW_COLS);
+    print_columns(f, c->tr_out, n_q, d_h, SHOW_COLS);
     print_size(f, 2, shape_qh);
     print_zero_queries(f, c, c->tr_weights, "Wq maps a zero row to its bias, "
                        "so the weights are no longer uniform");
@@ -556,7 +556,7 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     print_cell(f, 25, "additive_attention = AdditiveAttention(); the notebook then "
                       "calls trainable_attention");
     fprintf(f, "AdditiveAttention draws Wq, Wk = nn.Linear(%d, %d) and Ws = nn.Linear(%d, 1);\n"
-            "it is never called.\n", d, h, h);
+            "it is never called.\n", d, d_h, d_h);
     fprintf(f, "max |additive_attn_matrix - trainable_attn_matrix| = %g\n",
             (double)max_abs_diff(c->nb_weights, c->tr_weights, n_q * n_k));
 
@@ -567,13 +567,13 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     print_cell(f, 27, "ours: the notebook's AdditiveAttention.forward, "
                       "Ws(tanh(Q + K)).transpose(-2, -1)");
     fprintf(f, "Q = Wq(query_embeddings) is (%d, %d), K = Wk(key_embeddings) is (%d, %d)\n",
-            n_q, h, n_k, h);
+            n_q, d_h, n_k, d_h);
     if (c->nb_error[0])
         fprintf(f, "%s raises RuntimeError:\n  %s\n",
                 strncmp(c->nb_error, "mat1", 4) == 0 ? "attn_matrix @ V" : "Q + K", c->nb_error);
     else
         fprintf(f, "Q + K broadcasts to (%d, %d): no error with these sentences\n",
-                n_q > n_k ? n_q : n_k, h);
+                n_q > n_k ? n_q : n_k, d_h);
 
     print_cell(f, 28, "ours: the same forward when both sentences have the same length");
     if (c->n_eq) {
@@ -613,16 +613,16 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     print_cell(f, 30, "ours: what the two score functions cost here");
     const long long pairs = (long long)n_q * n_k;
     fprintf(f, "projections, in both: Wq on %d queries, Wk on %d keys: %lld multiply-adds\n",
-            n_q, n_k, (long long)(n_q + n_k) * d * h);
+            n_q, n_k, (long long)(n_q + n_k) * d * d_h);
     fprintf(f, "dot-product scores: one (%d x %d) @ (%d x %d) product: %lld multiply-adds\n",
-            n_q, h, h, n_k, pairs * h);
+            n_q, d_h, d_h, n_k, pairs * d_h);
     fprintf(f, "additive scores: %lld pairs x %d: %lld additions, tanh and multiply-adds;\n"
             "  Ws(tanh(Q[:, None] + K[None])) builds a (%d, %d, %d) tensor, %lld floats\n",
-            pairs, h, pairs * h, n_q, n_k, h, pairs * h);
-    const long long n = LONG_SELF_ATTENTION, big = n * n * h;
+            pairs, d_h, pairs * d_h, n_q, n_k, d_h, pairs * d_h);
+    const long long n = LONG_SELF_ATTENTION, big = n * n * d_h;
     fprintf(f, "self-attention over %lld tokens: that tensor is (%lld, %lld, %d), %lld floats, "
             "%lld MiB,\n  where the dot-product scores are one (%lld, %lld) matrix, %lld MiB\n",
-            n, n, n, h, big, big * 4 >> 20, n, n, n * n * 4 >> 20);
+            n, n, n, d_h, big, big * 4 >> 20, n, n, n * n * 4 >> 20);
 }
 
 // The three matrices for the figures.

@@ -168,6 +168,19 @@ void print_bool(FILE *f, bool b) {
     fputs(b ? "True\n" : "False\n", f);
 }
 
+void print_grouped(FILE *f, long long n) {
+    if (n < 0) {
+        fputc('-', f);
+        n = -n;  // |n| of any count printed here fits
+    }
+    if (n >= 1000) {
+        print_grouped(f, n / 1000);
+        fprintf(f, ",%03lld", n % 1000);
+    } else {
+        fprintf(f, "%lld", n);
+    }
+}
+
 void print_list(FILE *f, const float *x, int n, int decimals) {
     fputc('[', f);
     for (int i = 0; i < n; i++) fprintf(f, i ? ", %.*f" : "%.*f", decimals, (double)x[i]);

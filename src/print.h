@@ -37,6 +37,9 @@ void print_size(FILE *f, int ndim, const int *shape);
 // Python's bool: True or False.
 void print_bool(FILE *f, bool b);
 
+// A whole number with its thousands grouped, as Python's f"{n:,}": 640,000.
+void print_grouped(FILE *f, long long n);
+
 // A vector as a Python list with fixed decimals: [2.0, 7.0, 1.5].
 void print_list(FILE *f, const float *x, int n, int decimals);
 

@@ -328,7 +328,7 @@ END_TEST
 #define SYN "chapter6_seed1234.txt"
 
 START_TEST(modules_match_pytorch) {
-    const int n_q = 8, n_k = 9, d = 100, h = HIDDEN;
+    const int n_q = 8, n_k = 9, d = 100, d_h = HIDDEN;
     golden gq = golden_read(SYN, "queries", "f32"), gk = golden_read(SYN, "keys", "f32");
     ck_assert_uint_eq(gq.n, (size_t)n_q * d);
     ck_assert_uint_eq(gk.n, (size_t)n_k * d);
@@ -349,22 +349,22 @@ START_TEST(modules_match_pytorch) {
     // the modules, in the twin's order after torch.manual_seed(1234)
     attention_module tr;
     additive_attention add;
-    ck_assert_int_eq(attention_module_alloc(&tr, d, h), 0);
-    ck_assert_int_eq(additive_alloc(&add, d, d, h), 0);
+    ck_assert_int_eq(attention_module_alloc(&tr, d, d_h), 0);
+    ck_assert_int_eq(additive_alloc(&add, d, d, d_h), 0);
     rng_seed(&g, 1234);
-    rng_linear_init(&g, tr.q_weight, tr.q_bias, d, h);
-    rng_linear_init(&g, tr.k_weight, tr.k_bias, d, h);
-    rng_linear_init(&g, tr.v_weight, tr.v_bias, d, h);
+    rng_linear_init(&g, tr.q_weight, tr.q_bias, d, d_h);
+    rng_linear_init(&g, tr.k_weight, tr.k_bias, d, d_h);
+    rng_linear_init(&g, tr.v_weight, tr.v_bias, d, d_h);
     additive_init(&add, &g);
     assert_golden(tr.q_weight, SYN, "trainable_wq_weight_row0", (size_t)d, 0.0f);
-    assert_golden(tr.v_bias, SYN, "trainable_wv_bias", (size_t)h, 0.0f);
-    assert_golden(add.s_weight, SYN, "additive_ws_weight", (size_t)h, 0.0f);
+    assert_golden(tr.v_bias, SYN, "trainable_wv_bias", (size_t)d_h, 0.0f);
+    assert_golden(add.s_weight, SYN, "additive_ws_weight", (size_t)d_h, 0.0f);
     assert_golden(add.s_bias, SYN, "additive_ws_bias", 1, 0.0f);
 
     float w[8 * 9], out_h[8 * 256], out_d[8 * 100], scores[8 * 9], loop[8 * 9];
     ck_assert_int_eq(trainable_attention(out_h, w, &tr, q, k, k, n_q, n_k), 0);
     assert_golden(w, SYN, "trainable_weights", (size_t)n_q * n_k, TOL);
-    assert_golden(out_h, SYN, "trainable_out", (size_t)n_q * h, TOL);
+    assert_golden(out_h, SYN, "trainable_out", (size_t)n_q * d_h, TOL);
     assert_rows_sum_to_one(w, n_q, n_k);
 
     ck_assert_int_eq(additive_scores(scores, NULL, NULL, &add, q, k, n_q, n_k), 0);
@@ -454,7 +454,7 @@ START_TEST(chapter_with_glove) {
     chapter6 c;
     char err[1024];
     ck_assert_msg(chapter6_run(&c, &o, err, sizeof err) == 0, "%s", err);
-    const int n_q = 8, n_k = 9, d = 100, h = HIDDEN;
+    const int n_q = 8, n_k = 9, d = 100, d_h = HIDDEN;
     ck_assert_int_eq(c.query.n, n_q);
     ck_assert_int_eq(c.key.n, n_k);
     ck_assert_uint_eq(c.d, 100);
@@ -482,7 +482,7 @@ START_TEST(chapter_with_glove) {
     assert_golden(c.dot_weights, GLV, "dot_weights", (size_t)n_q * n_k, TOL);
     assert_golden(c.dot_out, GLV, "dot_out", (size_t)n_q * d, TOL);
     assert_golden(c.tr_weights, GLV, "trainable_weights", (size_t)n_q * n_k, TOL);
-    assert_golden(c.tr_out, GLV, "trainable_out", (size_t)n_q * h, TOL);
+    assert_golden(c.tr_out, GLV, "trainable_out", (size_t)n_q * d_h, TOL);
     assert_golden(c.add_weights, GLV, "additive_weights", (size_t)n_q * n_k, TOL);
     assert_golden(c.add_out, GLV, "additive_out", (size_t)n_q * d, TOL);
     assert_rows_sum_to_one(c.dot_weights, n_q, n_k);

@@ -103,12 +103,30 @@ START_TEST(sizes_bools_and_lists) {
 }
 END_TEST
 
+START_TEST(grouped_thousands) {
+    const struct { long long n; const char *want; } cases[] = {
+        {0, "0"}, {999, "999"}, {1000, "1,000"}, {640000, "640,000"},
+        {2560000, "2,560,000"}, {1000001, "1,000,001"}, {-1234567, "-1,234,567"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *buf;
+        size_t len;
+        FILE *f = open_memstream(&buf, &len);
+        print_grouped(f, cases[i].n);
+        fclose(f);
+        ck_assert_str_eq(buf, cases[i].want);
+        free(buf);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("print");
     TCase *tc = tcase_create("pytorch");
     // one test per case in print_cases.txt (15 of them)
     tcase_add_loop_test(tc, prints_like_pytorch, 0, 15);
     tcase_add_test(tc, sizes_bools_and_lists);
+    tcase_add_test(tc, grouped_thousands);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
