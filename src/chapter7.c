@@ -242,7 +242,7 @@ static int write_zipf(const int64_t *sorted, size_t n, const char *dir) {
             next = r < 100 ? r + 1 : (size_t)((double)r * 1.02) + 1;
         }
     }
-    return fclose(f) == 0 ? 0 : -1;
+    return close_data_file(PROGRAM, f, dir, "chapter7-zipf.dat") ? 0 : -1;
 }
 
 //> cell-64

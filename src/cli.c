@@ -143,18 +143,46 @@ bool finish_output(const char *program) {
     return true;
 }
 
-FILE *open_data_file(const char *program, const char *dir, const char *name) {
-    size_t len = strlen(dir) + strlen(name) + 2;
+// DIR/NAME followed by suffix, in a new string; NULL (and a message) when
+// out of memory.
+static char *data_path(const char *program, const char *dir, const char *name,
+                       const char *suffix) {
+    size_t len = strlen(dir) + strlen(name) + strlen(suffix) + 2;
     char *path = malloc(len);
-    if (!path) {
-        fprintf(stderr, "%s: error: out of memory\n", program);
-        return NULL;
-    }
-    snprintf(path, len, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "%s: error: cannot write %s: %s\n", program, path, strerror(errno));
-    free(path);
+    if (!path) fprintf(stderr, "%s: error: out of memory\n", program);
+    else snprintf(path, len, "%s/%s%s", dir, name, suffix);
+    return path;
+}
+
+FILE *open_data_file(const char *program, const char *dir, const char *name) {
+    char *tmp = data_path(program, dir, name, ".tmp");
+    if (!tmp) return NULL;
+    FILE *f = fopen(tmp, "w");
+    if (!f) fprintf(stderr, "%s: error: cannot write %s: %s\n", program, tmp, strerror(errno));
+    free(tmp);
     return f;
+}
+
+bool close_data_file(const char *program, FILE *f, const char *dir, const char *name) {
+    char *tmp = data_path(program, dir, name, ".tmp");
+    char *path = data_path(program, dir, name, "");
+    errno = 0;
+    bool wrote = !ferror(f);
+    int saved = errno;
+    if (fclose(f) != 0 && wrote) {
+        wrote = false;
+        saved = errno;
+    }
+    bool ok = wrote && tmp && path && rename(tmp, path) == 0;
+    if (!ok) {
+        if (tmp) remove(tmp);
+        if (tmp && path)
+            fprintf(stderr, "%s: error: cannot write %s: %s\n", program, path,
+                    strerror(wrote ? errno : (saved ? saved : EIO)));
+    }
+    free(tmp);
+    free(path);
+    return ok;
 }
 
 // A label in double quotes, for gnuplot; a double quote inside becomes '.
@@ -180,9 +208,5 @@ bool write_heatmap(const char *program, const char *dir, const char *name,
         for (int j = 0; j < cols; j++) fprintf(f, " %.9g", (double)m[i * cols + j]);
         fputc('\n', f);
     }
-    if (fclose(f) != 0) {
-        fprintf(stderr, "%s: error: cannot write %s/%s\n", program, dir, name);
-        return false;
-    }
-    return true;
+    return close_data_file(program, f, dir, name);
 }

@@ -61,9 +61,15 @@ bool parse_integer(const char *s, long long lo, long long hi, long long *out);
 // write standard output: <reason>" and returns false. Call it last in main.
 bool finish_output(const char *program);
 
-// Opens DIR/NAME for writing; on failure prints "<program>: error: ..." to
-// stderr and returns NULL.
+// Opens DIR/NAME.tmp for writing; on failure prints "<program>: error: ..."
+// to stderr and returns NULL. close_data_file closes it and, only if every
+// write arrived, renames it to DIR/NAME, so that a failed or interrupted
+// run never leaves a half-written data file under the final name.
 FILE *open_data_file(const char *program, const char *dir, const char *name);
+
+// Closes f from open_data_file(program, dir, name) and renames it into
+// place; on a failed write removes it, says why on stderr, returns false.
+bool close_data_file(const char *program, FILE *f, const char *dir, const char *name);
 
 // Writes an (rows, cols) matrix for gnuplot's `matrix rowheaders
 // columnheaders`: a header line of column labels, then one line per row, its

@@ -107,6 +107,38 @@ START_TEST(failed_output_is_reported) {
 }
 END_TEST
 
+// A data file appears under its name only once it is whole.
+START_TEST(data_files_appear_whole_or_not_at_all) {
+    char dir[] = "/tmp/test_cli.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[64], tmp[64];
+    snprintf(path, sizeof path, "%s/m.dat", dir);
+    snprintf(tmp, sizeof tmp, "%s/m.dat.tmp", dir);
+    FILE *f = open_data_file("prog", dir, "m.dat");
+    ck_assert_ptr_nonnull(f);
+    fputs("1 2 3\n", f);
+    ck_assert_int_ne(access(path, F_OK), 0);  // not there while being written
+    ck_assert(close_data_file("prog", f, dir, "m.dat"));
+    ck_assert_int_eq(access(path, F_OK), 0);
+    ck_assert_int_ne(access(tmp, F_OK), 0);
+    remove(path);
+    // a write that fails (here: its descriptor closed under it) leaves nothing
+    f = open_data_file("prog", dir, "m.dat");
+    ck_assert_ptr_nonnull(f);
+    close(fileno(f));
+    for (int i = 0; i < 10000; i++) fputs("1 2 3\n", f);
+    stderr_capture cap;
+    capture_begin(&cap);
+    ck_assert(!close_data_file("prog", f, dir, "m.dat"));
+    char *said = capture_end(&cap);
+    ck_assert_msg(strstr(said, "prog: error: cannot write ") && strstr(said, "m.dat"), "%s", said);
+    free(said);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ck_assert_int_ne(access(tmp, F_OK), 0);
+    rmdir(dir);
+}
+END_TEST
+
 // PyTorch keeps the low 32 bits of a seed; a larger one gets a note.
 START_TEST(large_seeds_are_noted) {
     common_options o = { 7, NULL };
@@ -243,6 +275,7 @@ int main(void) {
     tcase_add_test(tc, data_directory_is_checked_first);
     tcase_add_test(tc, large_seeds_are_noted);
     tcase_add_test(tc, failed_output_is_reported);
+    tcase_add_test(tc, data_files_appear_whole_or_not_at_all);
     tcase_add_test(tc, own_options_are_read);
     tcase_add_test(tc, own_options_reject_bad_values);
     suite_add_tcase(s, tc);
