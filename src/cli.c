@@ -158,7 +158,7 @@ FILE *open_data_file(const char *program, const char *dir, const char *name) {
     char *tmp = data_path(program, dir, name, ".tmp");
     if (!tmp) return NULL;
     FILE *f = fopen(tmp, "w");
-    if (!f) fprintf(stderr, "%s: error: cannot write %s: %s\n", program, tmp, strerror(errno));
+    if (!f) fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, strerror(errno));
     free(tmp);
     return f;
 }
