@@ -11,6 +11,7 @@
 
 #include <check.h>
 
+#include "capture.h"
 #include "suite.h"
 #include <math.h>
 #include <unistd.h>
@@ -282,23 +283,110 @@ END_TEST
 
 START_TEST(options) {
     ch7_options o;
-    FILE *quiet = tmpfile();
+    stderr_capture cap;
     char *a1[] = {"chapter7", "--epochs", "0", "--seed", "3", "--data", "x", "--imdb", "i.json", NULL};
-    ck_assert_int_eq(parse_args(9, a1, &o, quiet, quiet), -1);
+    ck_assert_int_eq(parse_args(9, a1, &o), -1);
     ck_assert_str_eq(o.imdb_path, "i.json");
     ck_assert_str_eq(o.data_dir, "x");
-    char *a2[] = {"chapter7", "--epochs", "1", NULL};
-    ck_assert_int_eq(parse_args(3, a2, &o, quiet, quiet), 2);  // training is part 2
-    char *a3[] = {"chapter7", "--frobnicate", NULL};
-    ck_assert_int_eq(parse_args(2, a3, &o, quiet, quiet), 2);
-    char *a4[] = {"chapter7", "--epochs", NULL};
-    ck_assert_int_eq(parse_args(2, a4, &o, quiet, quiet), 2);
+    ck_assert_int_eq(o.epochs, 0);
+    ck_assert_uint_eq(o.seed, 3);
+    ck_assert_int_eq(o.nruns, 3);  // the chapter's runs: the seed's, fixed, frozen
+    ck_assert(o.runs[0].models[MODEL_SEED_ATTENTION] && o.runs[0].lr == SEED_LR);
+    ck_assert(o.runs[2].frozen && o.runs[2].models[MODEL_SOFTMAX_ATTENTION]);
+    char *a2[] = {"chapter7", "--model", "softmax-attention,baseline", "--lr", "1e-3", "--limit", "5000",
+                  "--freeze-embeddings", NULL};
+    ck_assert_int_eq(parse_args(8, a2, &o), -1);
+    ck_assert_int_eq(o.nruns, 1);
+    ck_assert(o.runs[0].models[MODEL_BASELINE] && !o.runs[0].models[MODEL_SEED_ATTENTION] &&
+              o.runs[0].models[MODEL_SOFTMAX_ATTENTION]);
+    ck_assert(o.runs[0].lr == 1e-3 && o.runs[0].frozen);
+    ck_assert_int_eq(o.limit, 5000);
+    ck_assert_int_eq(o.epochs, NUM_EPOCHS);
+    char *a3[] = {"chapter7", "--lr", "0.01", NULL};  // one option: one run of all three
+    ck_assert_int_eq(parse_args(3, a3, &o), -1);
+    ck_assert(o.nruns == 1 && o.runs[0].models[0] && o.runs[0].models[1] && o.runs[0].models[2]);
+    char *a4[] = {"chapter7", "--convert-glove", "in.json", "out.txt", NULL};
+    ck_assert_int_eq(parse_args(4, a4, &o), -1);
+    ck_assert_str_eq(o.convert_in, "in.json");
+    ck_assert_str_eq(o.convert_out, "out.txt");
     char *a5[] = {"chapter7", "--tokenize", NULL};
-    ck_assert_int_eq(parse_args(2, a5, &o, quiet, quiet), -1);
+    ck_assert_int_eq(parse_args(2, a5, &o), -1);
     ck_assert(o.tokenize);
+    // refused, each with a message that names the problem
+    char *bad[][5] = {{"chapter7", "--frobnicate", NULL},
+                      {"chapter7", "--epochs", NULL},
+                      {"chapter7", "--model", "transformer", NULL},
+                      {"chapter7", "--model", "baseline,", "x", NULL},
+                      {"chapter7", "--lr", "-1", NULL},
+                      {"chapter7", "--limit", "639", NULL},
+                      {"chapter7", "--epochs", "1", "--convert-glove", NULL},
+                      {"chapter7", "--convert-glove", "in.json", NULL}};
+    const char *said[] = {"unknown option '--frobnicate'", "--epochs needs", "--model needs", "unknown option 'x'",
+                          "--lr needs", "--limit needs", "--convert-glove IN OUT", "--convert-glove IN OUT"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int argc = 0;
+        while (bad[i][argc]) argc++;
+        capture_begin(&cap);
+        int rc = parse_args(argc, bad[i], &o);
+        char *msg = capture_end(&cap);
+        ck_assert_int_eq(rc, 2);
+        ck_assert_msg(strstr(msg, said[i]) != NULL, "case %zu said: %s", i, msg);
+        free(msg);
+    }
+    // --help: to stdout, exit 0
+    FILE *saved = stdout;
+    stdout = tmpfile();
     char *a6[] = {"chapter7", "--help", NULL};
-    ck_assert_int_eq(parse_args(2, a6, &o, quiet, quiet), 0);
-    fclose(quiet);
+    int rc = parse_args(2, a6, &o);
+    fclose(stdout);
+    stdout = saved;
+    ck_assert_int_eq(rc, 0);
+}
+END_TEST
+
+START_TEST(training_helpers) {
+    // --limit: every (C/N)-th chunk, so that both halves (labels) are used
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    s.n_train = 10;
+    size_t n, *pool = training_pool(&s, 4, &n);
+    ck_assert_uint_eq(n, 4);
+    size_t want[] = {0, 2, 5, 7};
+    for (int i = 0; i < 4; i++) ck_assert_uint_eq(pool[i], want[i]);
+    free(pool);
+    pool = training_pool(&s, 0, &n);
+    ck_assert_uint_eq(n, 10);
+    free(pool);
+    // evaluate: a baseline whose logit is the mean of the chunk's numbers;
+    // three test chunks from reviews 0 and 1 (the other 24,998 have none)
+    float table[3] = {-1, 0, 2};
+    torch_rng g;
+    rng_seed(&g, 0);
+    sentiment_model m;
+    sentiment_acts a;
+    ck_assert_int_eq(sentiment_model_init(&m, MODEL_BASELINE, table, 3, 1, 1, SEQUENCE_LENGTH, &g), 0);
+    ck_assert_int_eq(sentiment_acts_init(&a, &m, 2), 0);
+    m.p.wo[0] = 1;
+    m.p.bo[0] = 0;
+    int32_t X[3 * SEQUENCE_LENGTH], Y[3] = {1, 1, 0}, review[3] = {0, 0, 1};
+    for (int t = 0; t < SEQUENCE_LENGTH; t++) {
+        X[t] = 2;                           // chunk 0: logit 2, positive: right
+        X[SEQUENCE_LENGTH + t] = 0;         // chunk 1: logit -1, positive: wrong
+        X[2 * SEQUENCE_LENGTH + t] = t % 2; // chunk 2: logit -0.5, negative: right
+    }
+    s.X_test = X;
+    s.Y_test = Y;
+    s.test_review = review;
+    s.n_test = 3;
+    double chunks, reviews;
+    float logits[3];
+    ck_assert_int_eq(evaluate(&chunks, &reviews, logits, &m, &a, &s), 0);
+    ck_assert_float_eq_tol(logits[0], 2.0f, 1e-6f);
+    ck_assert_double_eq_tol(chunks, 2.0 / 3.0, 1e-12);
+    // review 0: mean logit 0.5 > 0, positive: right; review 1: right
+    ck_assert_double_eq_tol(reviews, 2.0 / 25000.0, 1e-12);
+    sentiment_acts_free(&a);
+    sentiment_model_free(&m);
 }
 END_TEST
 
@@ -312,6 +400,7 @@ int main(void) {
     tcase_add_test(tc, glove_convert);
     tcase_add_test(tc, tokenize_mode);
     tcase_add_test(tc, options);
+    tcase_add_test(tc, training_helpers);
     tcase_add_test(tc, data_pipeline);
     suite_add_tcase(s, tc);
     return run_suite(s);
