@@ -789,6 +789,21 @@ static int write_epochs(const run_result *r, const char *dir) {
     return fclose(f) == 0 ? 0 : -1;
 }
 
+// For the figure's loss curve: adds the loss of step (0 .. steps-1) of
+// epoch (1 ..) to *sum, and at the end of each tenth of the epoch stores
+// the tenth's mean loss in r->tenths and starts the next.
+static void record_tenths(run_result *r, long epoch, size_t step, size_t steps, double loss,
+                          double *sum, long *count) {
+    *sum += loss;
+    (*count)++;
+    long tenth = (long)((step + 1) * 10 / steps);  // tenths of the epoch done
+    if (tenth != (long)(step * 10 / steps)) {
+        r->tenths[(epoch - 1) * 10 + tenth - 1] = *sum / (double)*count;
+        *sum = 0;
+        *count = 0;
+    }
+}
+
 // Trains one model for o->epochs epochs, printing a line per epoch; fills r.
 static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, FILE *out,
                        char *err, size_t errlen) {
@@ -798,7 +813,6 @@ static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, 
     adam_state opt;
     torch_rng g;
     size_t n_pool;
-    //> cell-141
     rng_seed(&g, o->seed);
     int rc_model = sentiment_model_init(&m, r->kind, s->embedding, V, EMBED_DIM, ATTENTION_DIM, L, &g);
     int rc_acts = rc_model < 0 ? -1 : sentiment_acts_init(&a, &m, B);
@@ -810,7 +824,9 @@ static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, 
     float *logits = malloc((s->n_test ? s->n_test : 1) * sizeof *logits);
     r->per_epoch = calloc((size_t)o->epochs, sizeof *r->per_epoch);
     r->tenths = calloc((size_t)o->epochs * 10, sizeof *r->tenths);
-    int rc = rc_opt < 0 || !pool || !perm || !X || !Y || !logits || !r->per_epoch || !r->tenths ? -1 : 0;
+    int rc = rc_opt < 0 || !pool || !perm || !X || !Y || !logits || !r->per_epoch || !r->tenths
+                 ? -1 : 0;
+    //> cell-141
     size_t steps = n_pool / B;  // TRAIN_SIZE // BATCH_SIZE: the last partial batch is dropped
     for (long epoch = 1; rc == 0 && epoch <= o->epochs; epoch++) {
         double t0 = now_seconds(), last = t0, loss_sum = 0, tenth_sum = 0;
@@ -826,13 +842,7 @@ static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, 
             double loss = sentiment_train_step(&m, &a, &opt, X, Y, B, !r->frozen, &correct);
             loss_sum += loss;
             correct_sum += correct;
-            tenth_sum += loss;
-            tenth_steps++;
-            if ((step + 1) * 10 / steps != step * 10 / steps) {  // a tenth of the epoch is done
-                r->tenths[(epoch - 1) * 10 + (long)((step + 1) * 10 / steps) - 1] = tenth_sum / (double)tenth_steps;
-                tenth_sum = 0;
-                tenth_steps = 0;
-            }
+            record_tenths(r, epoch, step, steps, loss, &tenth_sum, &tenth_steps);
             progress((int)epoch, step + 1, steps, loss_sum / (double)(step + 1), t0, &last);
         }
         epoch_result *e = &r->per_epoch[epoch - 1];
@@ -841,8 +851,8 @@ static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, 
         if (evaluate(&e->chunk_accuracy, &e->review_accuracy, logits, &m, &a, s) < 0) rc = -1;
         e->seconds = now_seconds() - t0;
         r->epochs = epoch;
-        fprintf(out, "Epoch %ld, Train Loss: %.4f, Train Accuracy: %.4f | test accuracy: chunks %.4f,"
-                     " reviews %.4f | %.0f s\n", epoch, e->train_loss, e->train_accuracy,
+        fprintf(out, "Epoch %ld, Train Loss: %.4f, Train Accuracy: %.4f | chunks %.4f, "
+                "reviews %.4f | %.0f s\n", epoch, e->train_loss, e->train_accuracy,
                 e->chunk_accuracy, e->review_accuracy, e->seconds);
         fflush(out);
     }
@@ -940,7 +950,8 @@ static int cell_141_training(run_result *results, int *nresults, const ch7_state
     if (n_pool < s->n_train || o->epochs < NUM_EPOCHS)
         fprintf(out, "A SHORT RUN: %zu of the %zu training chunks, %ld epoch%s (the seed: all, %d)\n",
                 n_pool, s->n_train, o->epochs, o->epochs == 1 ? "" : "s", NUM_EPOCHS);
-    fprintf(out, "batch %d, %zu steps an epoch, seed %" PRIu64 "\n", BATCH_SIZE, n_pool / BATCH_SIZE, o->seed);
+    fprintf(out, "batch %d, %zu steps an epoch, seed %" PRIu64 "; after each epoch, the test accuracy\n"
+                 "per chunk and per review\n", BATCH_SIZE, n_pool / BATCH_SIZE, o->seed);
     for (int kind = 0; kind < 3; kind++)
         if (o->runs[0].models[kind]) {
             if (show_broadcast(s, o, (model_kind)kind, out) < 0) {
@@ -964,25 +975,47 @@ static int cell_141_training(run_result *results, int *nresults, const ch7_state
 
 // [143] the results of every model trained, one line each: the first
 // epoch, the best epoch (by chunk accuracy) and the last.
+static long best_epoch(const run_result *r, bool reviews) {
+    long best = 0;
+    for (long k = 1; k < r->epochs; k++) {
+        const epoch_result *e = r->per_epoch;
+        if ((reviews ? e[k].review_accuracy : e[k].chunk_accuracy) >
+            (reviews ? e[best].review_accuracy : e[best].chunk_accuracy))
+            best = k;
+    }
+    return best;
+}
+
 static void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE *out) {
     print_cell(out, 143, "results");
-    fputs("                                     |    train loss    | test chunk accuracy  |"
-          " test review accuracy\n", out);
-    fputs("model              embeddings  lr    |   first     last | first best (ep) last |"
-          " first best (ep) last\n", out);
+    fputs("                                |  last epoch's   |   test chunks    |   test reviews\n"
+          "model             embedding lr  |  loss  accuracy | best  (ep)  last | best  (ep)  last\n", out);
     for (int i = 0; i < n; i++) {
         const run_result *r = &results[i];
         if (r->epochs == 0) continue;
         const epoch_result *e = r->per_epoch, *last = &e[r->epochs - 1];
-        long best = 0, best_r = 0;
-        for (long k = 1; k < r->epochs; k++) {
-            if (e[k].chunk_accuracy > e[best].chunk_accuracy) best = k;
-            if (e[k].review_accuracy > e[best_r].review_accuracy) best_r = k;
-        }
-        fprintf(out, "%-18s %-10s %-6g | %7.4f %8.4f | %.3f %.3f (%2ld) %.3f | %.3f %.3f (%2ld) %.3f\n",
-                model_name(r->kind), embeddings_word(r->frozen), r->lr, e[0].train_loss, last->train_loss,
-                e[0].chunk_accuracy, e[best].chunk_accuracy, best + 1, last->chunk_accuracy,
-                e[0].review_accuracy, e[best_r].review_accuracy, best_r + 1, last->review_accuracy);
+        long best = best_epoch(r, false), best_r = best_epoch(r, true);
+        fprintf(out, "%-17s %-7s %-5g | %7.4f  %.4f | %.3f (%2ld) %.3f | %.3f (%2ld) %.3f\n",
+                model_name(r->kind), embeddings_word(r->frozen), r->lr, last->train_loss,
+                last->train_accuracy, e[best].chunk_accuracy, best + 1, last->chunk_accuracy,
+                e[best_r].review_accuracy, best_r + 1, last->review_accuracy);
+    }
+    // attention against the baseline of the same run, in points (1/100)
+    for (int i = 0; i < n; i++) {
+        const run_result *att = &results[i], *base = NULL;
+        for (int j = 0; j < n && att->kind != MODEL_BASELINE; j++)
+            if (results[j].kind == MODEL_BASELINE && results[j].lr == att->lr && results[j].frozen == att->frozen)
+                base = &results[j];
+        if (!base || att->epochs == 0 || base->epochs == 0) continue;
+        const epoch_result *ea = att->per_epoch, *eb = base->per_epoch;
+        long la = att->epochs - 1, lb = base->epochs - 1;
+        fprintf(out, "%s minus baseline (lr %g, embeddings %s), in points:\n"
+                     "  chunks %+.1f (best epochs), %+.1f (last); reviews %+.1f (best), %+.1f (last)\n",
+                model_name(att->kind), att->lr, embeddings_word(att->frozen),
+                100 * (ea[best_epoch(att, false)].chunk_accuracy - eb[best_epoch(base, false)].chunk_accuracy),
+                100 * (ea[la].chunk_accuracy - eb[lb].chunk_accuracy),
+                100 * (ea[best_epoch(att, true)].review_accuracy - eb[best_epoch(base, true)].review_accuracy),
+                100 * (ea[la].review_accuracy - eb[lb].review_accuracy));
     }
     bool softmax = false;
     for (int i = 0; i < n; i++) softmax |= results[i].kind == MODEL_SOFTMAX_ATTENTION;

@@ -54,13 +54,15 @@ void gemm(real *restrict c, const real *restrict a, const real *restrict b,
             for (int p0 = 0; p0 < k; p0 += rows) {
                 int kk = k - p0 < rows ? k - p0 : rows;
                 for (int i = 0; i < n; i++)
-                    for (int p = 0; p < kk; p++) at[(long)i * kk + p] = a[(long)(p0 + p) * n + i];
+                    for (int p = 0; p < kk; p++)
+                        at[(long)i * kk + p] = a[(long)(p0 + p) * n + i];
                 gemm(c, at, b + (long)p0 * m, n, kk, m, GEMM_AB);
             }
         } else {  // k-i-j: row p of a and row p of b make a rank-1 update
             for (int p = 0; p < k; p++)
                 for (int i = 0; i < n; i++)
-                    for (int j = 0; j < m; j++) c[(long)i * m + j] += a[(long)p * n + i] * b[(long)p * m + j];
+                    for (int j = 0; j < m; j++)
+                        c[(long)i * m + j] += a[(long)p * n + i] * b[(long)p * m + j];
         }
         break;
     }

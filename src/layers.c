@@ -86,7 +86,8 @@ void mean_forward(real *out, const real *inp, int B, int L, int d) {
 void mean_backward(real *dinp, const real *dout, int B, int L, int d) {
     for (int b = 0; b < B; b++)
         for (int t = 0; t < L; t++)
-            for (int i = 0; i < d; i++) dinp[((long)b * L + t) * d + i] += dout[(long)b * d + i] / L;
+            for (int i = 0; i < d; i++)
+                dinp[((long)b * L + t) * d + i] += dout[(long)b * d + i] / L;
 }
 //< mean
 

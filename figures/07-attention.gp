@@ -1,0 +1,7 @@
+# Chapter 7: the attention weights of the softmax model (trained
+# embeddings, lr 0.001) over one test chunk, in the book's heatmap style.
+# 32 x 32 weights: the cells are left without numbers.
+set terminal pdfcairo size 15cm,14cm font "DejaVu Sans,9"
+set output outfile
+call 'figures/heatmap.gp' datadir.'/chapter7-attention-0.001-trained.dat' \
+     'Softmax attention over a test chunk after training' ''
