@@ -718,11 +718,15 @@ static int evaluate(double *chunk_accuracy, double *review_accuracy, float *logi
                     const sentiment_model *m, sentiment_acts *a, const ch7_state *s) {
     if (sentiment_logits(logits, m, a, s->X_test, s->n_test) < 0) return -1;
     size_t reviews = IMDB_REVIEWS / 2, right = 0;
-    double *sum = calloc(reviews, sizeof *sum);
+    double *sum = calloc(reviews, sizeof *sum);       // of each review's logits
+    int *count = calloc(reviews, sizeof *count);      // chunks of each review
     int *label = calloc(reviews, sizeof *label);
-    if (!sum || !label) { free(sum); free(label); return -1; }
-    int *count = (int *)calloc(reviews, sizeof *count);
-    if (!count) { free(sum); free(label); return -1; }
+    if (!sum || !count || !label) {
+        free(sum);
+        free(count);
+        free(label);
+        return -1;
+    }
     for (size_t c = 0; c < s->n_test; c++) {
         right += (logits[c] > 0) == (s->Y_test[c] == 1);
         sum[s->test_review[c]] += logits[c];
