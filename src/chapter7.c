@@ -353,7 +353,7 @@ static void cell_62_samples(const ch7_state *s, FILE *out) {
         if (line) {
             snprintf(line, blen, "[%s] %s%s", s->reviews.label[r] == 1 ? "Positive" : "Negative",
                      excerpt, n < s->reviews.len[r] ? " ..." : "");
-            print_wrapped(out, line, 100, 0);
+            print_wrapped(out, line, 88, 0);
         }
         free(line);
         free(excerpt);
