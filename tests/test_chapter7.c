@@ -93,6 +93,41 @@ START_TEST(data_pipeline) {
         zero_rows += zero;
     }
     ck_assert_uint_eq(zero_rows, s.rows_without_vector);
+    // every test chunk belongs to a review, in order
+    ck_assert_int_eq(s.test_review[0], 0);
+    ck_assert_int_eq(s.test_review[s.n_test - 1], IMDB_REVIEWS / 2 - 1);
+    for (size_t c = 1; c < s.n_test; c++) ck_assert_int_le(s.test_review[c - 1], s.test_review[c]);
+
+    // a short run of the baseline on real chunks: the loss falls, the test
+    // accuracy beats a coin, and the same seed gives the same numbers
+    o.limit = 6400;
+    o.epochs = 2;
+    o.seed = 42;
+    run_result r1 = {.kind = MODEL_BASELINE, .lr = 5e-2}, r2 = r1;
+    FILE *quiet = tmpfile();
+    stderr_capture cap;
+    capture_begin(&cap);  // the progress lines
+    int rc1 = train_model(&r1, &s, &o, quiet, err, sizeof err);
+    int rc2 = train_model(&r2, &s, &o, quiet, err, sizeof err);
+    char *progress_lines = capture_end(&cap);
+    ck_assert_ptr_nonnull(strstr(progress_lines, "epoch 2  step 100/100"));
+    free(progress_lines);
+    fclose(quiet);
+    ck_assert_int_eq(rc1, 0);
+    ck_assert_int_eq(rc2, 0);
+    ck_assert_int_eq(r1.epochs, 2);
+    ck_assert_double_lt(r1.per_epoch[1].train_loss, r1.per_epoch[0].train_loss);
+    ck_assert_double_gt(r1.per_epoch[1].chunk_accuracy, 0.6);
+    ck_assert_double_gt(r1.per_epoch[1].review_accuracy, r1.per_epoch[1].chunk_accuracy);
+    for (int e = 0; e < 2; e++) {
+        ck_assert(r1.per_epoch[e].train_loss == r2.per_epoch[e].train_loss);
+        ck_assert(r1.per_epoch[e].chunk_accuracy == r2.per_epoch[e].chunk_accuracy);
+        ck_assert(r1.per_epoch[e].review_accuracy == r2.per_epoch[e].review_accuracy);
+    }
+    free(r1.per_epoch);
+    free(r1.tenths);
+    free(r2.per_epoch);
+    free(r2.tenths);
     ch7_free(&s);
 }
 END_TEST

@@ -273,6 +273,34 @@ START_TEST(logits_by_table_are_the_forward_logits) {
 }
 END_TEST
 
+START_TEST(frozen_embeddings_do_not_move) {
+    torch_rng g;
+    rng_seed(&g, 11);
+    float table[50 * 16];
+    rng_randn(&g, table, 50 * 16);
+    sentiment_model m;
+    sentiment_acts a;
+    adam_state opt;
+    ck_assert_int_eq(sentiment_model_init(&m, MODEL_SOFTMAX_ATTENTION, table, 50, 16, 8, L, &g), 0);
+    ck_assert_int_eq(sentiment_acts_init(&a, &m, 16), 0);
+    ck_assert_int_eq(adam_init(&opt, m.n_dense, 1e-2), 0);  // as chapter7.c sets it up
+    float *before = malloc(m.n_dense * sizeof *before);
+    memcpy(before, m.param_block, m.n_dense * sizeof *before);
+    int32_t X[16 * L], Y[16];
+    for (int s = 0; s < 20; s++) {
+        toy_data(X, Y, 16, &g);
+        int correct;
+        sentiment_train_step(&m, &a, &opt, X, Y, 16, false, &correct);
+    }
+    ck_assert(memcmp(m.p.embedding, table, sizeof table) == 0);  // not a bit changed
+    ck_assert(memcmp(m.param_block, before, m.n_dense * sizeof *before) != 0);  // the rest trained
+    free(before);
+    adam_free(&opt);
+    sentiment_acts_free(&a);
+    sentiment_model_free(&m);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sentiment");
     TCase *tc = tcase_create("sentiment");
@@ -282,6 +310,7 @@ int main(void) {
     tcase_add_test(tc, short_training_lowers_the_loss);
     tcase_add_test(tc, the_same_seed_gives_the_same_bits);
     tcase_add_test(tc, logits_by_table_are_the_forward_logits);
+    tcase_add_test(tc, frozen_embeddings_do_not_move);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
