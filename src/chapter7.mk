@@ -10,7 +10,12 @@
 # package directory into place with one rename, so an interrupted download
 # leaves nothing half-written. Each rule is a no-op once its target exists.
 
-BOOK_ARGS_chapter7 = --epochs 0
+# The book runs chapter 7 with these arguments unless `make train` has run:
+# a short run, which the program's output and the chapter label as one.
+BOOK_ARGS_chapter7 = --limit 20000 --epochs 1
+# tests/test_programs.c runs it three times: a smaller run, still one that
+# trains every model, keeps that short
+CHECK_ARGS_chapter7 = --limit 2000 --epochs 1
 # `make chapter7` fetches the data as well (see the Makefile's chapter% rule).
 DATA_chapter7 = yes
 
@@ -86,3 +91,28 @@ $(BUILD)/out/bench-chapter7.txt: | chapter7 $(IMDB_JSON) $(BUILD)/out
 	  printf "  C is %.1f times as fast; the two token streams are %s\n", (c - b) / (b - a), s }' > $@.tmp; \
 	mv $@.tmp $@; \
 	[ "$$same" = identical ] || { echo "bench: the C and NLTK token streams differ" >&2; mv $@ $@.failed; exit 1; }
+
+# make train: the chapter's full runs, as `./chapter7` with no options makes
+# them (the seed's, the fixed and the frozen run, 10 epochs each; about an
+# hour on two cores). The output and the figure data go to build/train/,
+# never into the repository; the book uses them whenever they are there.
+TRAIN_DIR := $(BUILD)/train
+.PHONY: train
+train: chapter7
+	@$(MAKE) --no-print-directory data
+	@mkdir -p $(TRAIN_DIR)/data
+	./chapter7 --data $(TRAIN_DIR)/data > $(TRAIN_DIR)/chapter7.txt.tmp
+	mv $(TRAIN_DIR)/chapter7.txt.tmp $(TRAIN_DIR)/chapter7.txt
+	@echo "train: $(TRAIN_DIR)/chapter7.txt; make book now shows these runs"
+
+# The output the book quotes for chapter 7: that of make train when it
+# exists, else the short run of BOOK_ARGS_chapter7.
+$(BUILD)/out/chapter7.txt: chapter7 $(wildcard $(TRAIN_DIR)/chapter7.txt) | $(BUILD)/out $(BUILD)/data
+	@if [ -f $(TRAIN_DIR)/chapter7.txt ]; then \
+	  echo "book: chapter 7 shows the runs of make train ($(TRAIN_DIR)/chapter7.txt)"; \
+	  cp $(TRAIN_DIR)/data/chapter7-*.dat $(BUILD)/data/ && cp $(TRAIN_DIR)/chapter7.txt $@; \
+	else \
+	  echo "book: no $(TRAIN_DIR)/chapter7.txt; chapter 7 trains a short run (make train runs the full ones)"; \
+	  echo "./chapter7 $(BOOK_ARGS_chapter7) --data $(BUILD)/data"; \
+	  ./chapter7 $(BOOK_ARGS_chapter7) --data $(BUILD)/data > $@.tmp && mv $@.tmp $@; \
+	fi

@@ -12,6 +12,7 @@
 
 #include <check.h>
 
+#include "capture.h"
 #include "suite.h"
 #include <math.h>
 #include <unistd.h>
@@ -101,6 +102,41 @@ START_TEST(data_pipeline) {
         zero_rows += zero;
     }
     ck_assert_uint_eq(zero_rows, s.rows_without_vector);
+    // every test chunk belongs to a review, in order
+    ck_assert_int_eq(s.test_review[0], 0);
+    ck_assert_int_eq(s.test_review[s.n_test - 1], IMDB_REVIEWS / 2 - 1);
+    for (size_t c = 1; c < s.n_test; c++) ck_assert_int_le(s.test_review[c - 1], s.test_review[c]);
+
+    // a short run of the baseline on real chunks: the loss falls, the test
+    // accuracy beats a coin, and the same seed gives the same numbers
+    o.limit = 6400;
+    o.epochs = 2;
+    o.seed = 42;
+    run_result r1 = {.kind = MODEL_BASELINE, .lr = 5e-2}, r2 = r1;
+    FILE *quiet = tmpfile();
+    stderr_capture cap;
+    capture_begin(&cap);  // the progress lines
+    int rc1 = train_model(&r1, &s, &o, quiet, err, sizeof err);
+    int rc2 = train_model(&r2, &s, &o, quiet, err, sizeof err);
+    char *progress_lines = capture_end(&cap);
+    ck_assert_ptr_nonnull(strstr(progress_lines, "epoch 2  step 100/100"));
+    free(progress_lines);
+    fclose(quiet);
+    ck_assert_int_eq(rc1, 0);
+    ck_assert_int_eq(rc2, 0);
+    ck_assert_int_eq(r1.epochs, 2);
+    ck_assert_double_lt(r1.per_epoch[1].train_loss, r1.per_epoch[0].train_loss);
+    ck_assert_double_gt(r1.per_epoch[1].chunk_accuracy, 0.6);
+    ck_assert_double_gt(r1.per_epoch[1].review_accuracy, r1.per_epoch[1].chunk_accuracy);
+    for (int e = 0; e < 2; e++) {
+        ck_assert(r1.per_epoch[e].train_loss == r2.per_epoch[e].train_loss);
+        ck_assert(r1.per_epoch[e].chunk_accuracy == r2.per_epoch[e].chunk_accuracy);
+        ck_assert(r1.per_epoch[e].review_accuracy == r2.per_epoch[e].review_accuracy);
+    }
+    free(r1.per_epoch);
+    free(r1.tenths);
+    free(r2.per_epoch);
+    free(r2.tenths);
     ch7_free(&s);
 }
 END_TEST
@@ -306,37 +342,111 @@ END_TEST
 START_TEST(options) {
     ch7_options o;
     stderr_capture cap;
-    capture_begin(&cap);  // the usage texts are not the test
-    FILE *saved_out = stdout;
-    stdout = tmpfile();
     char *a1[] = {"chapter7", "--epochs", "0", "--seed", "3", "--data", "/tmp", "--imdb", "i.json", NULL};
     ck_assert_int_eq(parse_args(9, a1, &o), -1);
     ck_assert_str_eq(o.imdb_path, "i.json");
     ck_assert_str_eq(o.data_dir, "/tmp");
-    char *a2[] = {"chapter7", "--epochs", "1", NULL};
-    ck_assert_int_eq(parse_args(3, a2, &o), 2);  // training is part 2
-    char *a3[] = {"chapter7", "--frobnicate", NULL};
-    ck_assert_int_eq(parse_args(2, a3, &o), 2);
-    char *a4[] = {"chapter7", "--epochs", NULL};
-    ck_assert_int_eq(parse_args(2, a4, &o), 2);
+    ck_assert_int_eq(o.epochs, 0);
+    ck_assert_uint_eq(o.seed, 3);
+    ck_assert_int_eq(o.nruns, 3);  // the chapter's runs: the seed's, fixed, frozen
+    ck_assert(o.runs[0].models[MODEL_SEED_ATTENTION] && o.runs[0].lr == SEED_LR);
+    ck_assert(o.runs[2].frozen && o.runs[2].models[MODEL_SOFTMAX_ATTENTION]);
+    char *a2[] = {"chapter7", "--model", "softmax-attention,baseline", "--lr", "1e-3", "--limit", "5000",
+                  "--freeze-embeddings", NULL};
+    ck_assert_int_eq(parse_args(8, a2, &o), -1);
+    ck_assert_int_eq(o.nruns, 1);
+    ck_assert(o.runs[0].models[MODEL_BASELINE] && !o.runs[0].models[MODEL_SEED_ATTENTION] &&
+              o.runs[0].models[MODEL_SOFTMAX_ATTENTION]);
+    ck_assert(o.runs[0].lr == 1e-3 && o.runs[0].frozen);
+    ck_assert_int_eq(o.limit, 5000);
+    ck_assert_int_eq(o.epochs, NUM_EPOCHS);
+    char *a3[] = {"chapter7", "--lr", "0.01", NULL};  // one option: one run of all three
+    ck_assert_int_eq(parse_args(3, a3, &o), -1);
+    ck_assert(o.nruns == 1 && o.runs[0].models[0] && o.runs[0].models[1] && o.runs[0].models[2]);
+    char *a4[] = {"chapter7", "--convert-glove", "in.json", "out.txt", NULL};
+    ck_assert_int_eq(parse_args(4, a4, &o), -1);
+    ck_assert_str_eq(o.convert_in, "in.json");
+    ck_assert_str_eq(o.convert_out, "out.txt");
     char *a5[] = {"chapter7", "--tokenize", NULL};
     ck_assert_int_eq(parse_args(2, a5, &o), -1);
     ck_assert(o.tokenize);
+    // refused, each with a message that names the problem
+    char *bad[][5] = {{"chapter7", "--frobnicate", NULL},
+                      {"chapter7", "--epochs", NULL},
+                      {"chapter7", "--model", "transformer", NULL},
+                      {"chapter7", "--model", "baseline,", "x", NULL},
+                      {"chapter7", "--lr", "-1", NULL},
+                      {"chapter7", "--limit", "639", NULL},
+                      {"chapter7", "--epochs", "1", "--convert-glove", NULL},
+                      {"chapter7", "--convert-glove", "in.json", NULL},
+                      {"chapter7", "--data", "", NULL}};
+    const char *said[] = {"unknown option '--frobnicate'", "--epochs needs", "--model needs", "unknown option 'x'",
+                          "--lr needs", "--limit needs", "--convert-glove IN OUT", "--convert-glove IN OUT",
+                          "--data needs a directory"};  // an empty --data once meant "/"
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int argc = 0;
+        while (bad[i][argc]) argc++;
+        capture_begin(&cap);
+        int rc = parse_args(argc, bad[i], &o);
+        char *msg = capture_end(&cap);
+        ck_assert_int_eq(rc, 2);
+        ck_assert_msg(strstr(msg, said[i]) != NULL, "case %zu said: %s", i, msg);
+        free(msg);
+    }
+    // --help: to stdout, exit 0
+    FILE *saved = stdout;
+    stdout = tmpfile();
     char *a6[] = {"chapter7", "--help", NULL};
-    ck_assert_int_eq(parse_args(2, a6, &o), 0);
-    // an empty --data is refused (it once meant the root of the file system)
-    char *a7[] = {"chapter7", "--data", "", NULL};
-    ck_assert_int_eq(parse_args(3, a7, &o), 2);
-    char *a8[] = {"chapter7", "--convert-glove", "in.json", "out.txt", NULL};
-    ck_assert_int_eq(parse_args(4, a8, &o), -1);
-    ck_assert_str_eq(o.convert_out, "out.txt");
-    char *a9[] = {"chapter7", "--convert-glove", "in.json", NULL};
-    ck_assert_int_eq(parse_args(3, a9, &o), 2);
+    int rc = parse_args(2, a6, &o);
     fclose(stdout);
-    stdout = saved_out;
-    char *said = capture_end(&cap);
-    ck_assert_msg(strstr(said, "chapter7: error: --data needs a directory"), "%s", said);
-    free(said);
+    stdout = saved;
+    ck_assert_int_eq(rc, 0);
+}
+END_TEST
+
+START_TEST(training_helpers) {
+    // --limit: every (C/N)-th chunk, so that both halves (labels) are used
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    s.n_train = 10;
+    size_t n, *pool = training_pool(&s, 4, &n);
+    ck_assert_uint_eq(n, 4);
+    size_t want[] = {0, 2, 5, 7};
+    for (int i = 0; i < 4; i++) ck_assert_uint_eq(pool[i], want[i]);
+    free(pool);
+    pool = training_pool(&s, 0, &n);
+    ck_assert_uint_eq(n, 10);
+    free(pool);
+    // evaluate: a baseline whose logit is the mean of the chunk's numbers;
+    // three test chunks from reviews 0 and 1 (the other 24,998 have none)
+    float table[3] = {-1, 0, 2};
+    torch_rng g;
+    rng_seed(&g, 0);
+    sentiment_model m;
+    sentiment_acts a;
+    ck_assert_int_eq(sentiment_model_init(&m, MODEL_BASELINE, table, 3, 1, 1, SEQUENCE_LENGTH, &g), 0);
+    ck_assert_int_eq(sentiment_acts_init(&a, &m, 2), 0);
+    m.p.wo[0] = 1;
+    m.p.bo[0] = 0;
+    int32_t X[3 * SEQUENCE_LENGTH], Y[3] = {1, 1, 0}, review[3] = {0, 0, 1};
+    for (int t = 0; t < SEQUENCE_LENGTH; t++) {
+        X[t] = 2;                           // chunk 0: logit 2, positive: right
+        X[SEQUENCE_LENGTH + t] = 0;         // chunk 1: logit -1, positive: wrong
+        X[2 * SEQUENCE_LENGTH + t] = t % 2; // chunk 2: logit -0.5, negative: right
+    }
+    s.X_test = X;
+    s.Y_test = Y;
+    s.test_review = review;
+    s.n_test = 3;
+    double chunks, reviews;
+    float logits[3];
+    ck_assert_int_eq(evaluate(&chunks, &reviews, logits, &m, &a, &s), 0);
+    ck_assert_float_eq_tol(logits[0], 2.0f, 1e-6f);
+    ck_assert_double_eq_tol(chunks, 2.0 / 3.0, 1e-12);
+    // review 0: mean logit 0.5 > 0, positive: right; review 1: right
+    ck_assert_double_eq_tol(reviews, 2.0 / 25000.0, 1e-12);
+    sentiment_acts_free(&a);
+    sentiment_model_free(&m);
 }
 END_TEST
 
@@ -350,6 +460,7 @@ int main(void) {
     tcase_add_test(tc, glove_convert);
     tcase_add_test(tc, tokenize_mode);
     tcase_add_test(tc, options);
+    tcase_add_test(tc, training_helpers);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)

@@ -1,0 +1,17 @@
+// real.h: the number type of the training code.
+//
+// The training layers (gemm.c, layers.c, attention_block.c, adam.c,
+// sentiment.c) compute in `real`, which is float, as PyTorch and JAX train.
+// The gradient tests compile the same source files once more with
+// ATTN_REAL defined as double: a finite difference of a float loss is mostly
+// rounding noise, of a double loss it is accurate to about 1e-10, so only in
+// double can a test hold a backward pass to the derivative it claims to be.
+#ifndef ATTN_REAL_H
+#define ATTN_REAL_H
+
+#ifndef ATTN_REAL
+#define ATTN_REAL float
+#endif
+typedef ATTN_REAL real;
+
+#endif

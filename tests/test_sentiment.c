@@ -1,0 +1,316 @@
+// test_sentiment.c: chapter 7's models in float, the code the program
+// runs, against PyTorch; and training as a whole.
+//
+// tests/golden/sentiment_step.txt holds one training step of each model
+// done by PyTorch 1.13 (tests/reference/sentiment_golden.py): the same
+// parameters (drawn with uniform_, which src/rng.c reproduces bit for bit),
+// the same batch, then the logits, the loss, every gradient and every
+// parameter after Adam.
+#include <check.h>
+
+#include "golden.h"
+#include "suite.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layers.h"
+#include "rng.h"
+#include "sentiment.h"
+
+#define SEED 2024
+#define V 24
+#define D 100
+#define DK 32
+#define L 32
+#define B 4
+#define LR 5e-2f
+
+// Both within 1e-5 of PyTorch (float32 on both sides; they differ only in
+// the order of their sums).
+#define TOL 1e-5
+
+static const char *const KIND_NAMES[] = {"baseline", "seed-attention", "softmax-attention"};
+
+typedef struct {
+    const char *name;
+    float *p, *g;  // the parameter and its gradient in the C model
+    size_t n;
+} named_param;
+
+// The model's parameters by the names of the golden file; returns how many.
+static int params_of(named_param *out, sentiment_model *m) {
+    int n = 0, w = m->kind == MODEL_BASELINE ? D : DK;
+    if (m->kind != MODEL_BASELINE) {
+        out[n++] = (named_param){"wq", m->p.wq, m->g.wq, D * DK};
+        out[n++] = (named_param){"bq", m->p.bq, m->g.bq, DK};
+        out[n++] = (named_param){"wk", m->p.wk, m->g.wk, D * DK};
+        out[n++] = (named_param){"bk", m->p.bk, m->g.bk, DK};
+        out[n++] = (named_param){"wv", m->p.wv, m->g.wv, D * DK};
+        out[n++] = (named_param){"bv", m->p.bv, m->g.bv, DK};
+    }
+    out[n++] = (named_param){"wo", m->p.wo, m->g.wo, (size_t)w};
+    out[n++] = (named_param){"bo", m->p.bo, m->g.bo, 1};
+    out[n++] = (named_param){"embedding", m->p.embedding, m->g.embedding, V * D};
+    return n;
+}
+
+// The parameters as the script draws them, in its order.
+static void draw_like_the_script(sentiment_model *m, torch_rng *g) {
+    rng_uniform(g, m->p.embedding, V * D, -1, 1);
+    if (m->kind != MODEL_BASELINE) {
+        float *w[] = {m->p.wq, m->p.wk, m->p.wv}, *b[] = {m->p.bq, m->p.bk, m->p.bv};
+        for (int i = 0; i < 3; i++) {
+            rng_uniform(g, w[i], D * DK, -0.2f, 0.2f);
+            rng_uniform(g, b[i], DK, -0.1f, 0.1f);
+        }
+    }
+    rng_uniform(g, m->p.wo, m->kind == MODEL_BASELINE ? D : DK, -0.2f, 0.2f);
+    rng_uniform(g, m->p.bo, 1, -0.1f, 0.1f);
+}
+
+START_TEST(one_step_equals_pytorch) {
+    int kind = _i;
+    const char *kn = KIND_NAMES[kind];
+    char key[96];
+    float zero_table[V * D] = {0};
+    torch_rng g;
+    rng_seed(&g, SEED);
+    sentiment_model m;
+    sentiment_acts a;
+    adam_state opt;
+    torch_rng unused;
+    rng_seed(&unused, 0);
+    ck_assert_int_eq(sentiment_model_init(&m, (model_kind)kind, zero_table, V, D, DK, L, &unused), 0);
+    ck_assert_int_eq(sentiment_acts_init(&a, &m, B), 0);
+    ck_assert_int_eq(adam_init(&opt, m.n_params, LR), 0);
+    draw_like_the_script(&m, &g);
+    int64_t ids64[B * L], labels64[B];
+    rng_randint(&g, ids64, B * L, 0, V);
+    rng_randint(&g, labels64, B, 0, 2);
+    int32_t ids[B * L], labels[B];
+    snprintf(key, sizeof key, "%s.ids", kn);
+    golden gi = golden_read("sentiment_step.txt", key, "i64");
+    snprintf(key, sizeof key, "%s.labels", kn);
+    golden gl = golden_read("sentiment_step.txt", key, "i64");
+    for (int i = 0; i < B * L; i++) {
+        ck_assert_int_eq(ids64[i], gi.i[i]);  // the same batch
+        ids[i] = (int32_t)ids64[i];
+    }
+    for (int b = 0; b < B; b++) {
+        ck_assert_int_eq(labels64[b], gl.i[b]);
+        labels[b] = (int32_t)labels64[b];
+    }
+    golden_free(&gi);
+    golden_free(&gl);
+
+    int correct;
+    float loss = sentiment_train_step(&m, &a, &opt, ids, labels, B, true, &correct);
+    snprintf(key, sizeof key, "%s.logits", kn);
+    golden gz = golden_read("sentiment_step.txt", key, "f32");
+    for (int b = 0; b < B; b++) ck_assert_float_eq_tol(a.z[b], gz.f[b], TOL);
+    golden_free(&gz);
+    snprintf(key, sizeof key, "%s.loss", kn);
+    golden gloss = golden_read("sentiment_step.txt", key, "f32");
+    ck_assert_float_eq_tol(loss, gloss.f[0], TOL);
+    golden_free(&gloss);
+
+    named_param ps[9];
+    int np = params_of(ps, &m);
+    double worst_grad = 0, worst_after = 0;
+    for (int k = 0; k < np; k++) {
+        snprintf(key, sizeof key, "%s.grad.%s", kn, ps[k].name);
+        golden gg = golden_read("sentiment_step.txt", key, "f32");
+        snprintf(key, sizeof key, "%s.after.%s", kn, ps[k].name);
+        golden ga = golden_read("sentiment_step.txt", key, "f32");
+        ck_assert_uint_eq(gg.n, ps[k].n);
+        for (size_t i = 0; i < ps[k].n; i++) {
+            double eg = fabs(ps[k].g[i] - gg.f[i]), ea = fabs(ps[k].p[i] - ga.f[i]);
+            ck_assert_msg(eg <= TOL, "%s: gradient of %s[%zu] %.9g, PyTorch %.9g", kn, ps[k].name, i,
+                          ps[k].g[i], gg.f[i]);
+            if (eg > worst_grad) worst_grad = eg;
+            if (fabs(gg.f[i]) < 1e-6 && gg.f[i] != 0) {
+                // A gradient at the level of rounding noise: Adam's first
+                // step is lr g / (|g| + 1e-8), anything in [-lr, lr], and
+                // the two noises differ. Only the key bias of the softmax
+                // model is like that (see below).
+                ck_assert_msg(ea <= 2 * LR, "%s: %s[%zu] after Adam", kn, ps[k].name, i);
+                continue;
+            }
+            ck_assert_msg(ea <= TOL, "%s: %s[%zu] after Adam %.9g, PyTorch %.9g", kn, ps[k].name, i,
+                          ps[k].p[i], ga.f[i]);
+            if (ea > worst_after) worst_after = ea;
+        }
+        golden_free(&gg);
+        golden_free(&ga);
+    }
+    printf("%s: one step: largest difference from PyTorch: gradient %.2g, parameter after Adam %.2g\n",
+           kn, worst_grad, worst_after);
+    if (kind == MODEL_SOFTMAX_ATTENTION) {
+        // softmax(s + c) = softmax(s): adding k's bias adds q_i . b_k to
+        // every score of query i, so the loss does not depend on b_k and
+        // its gradient is zero up to rounding, here and in PyTorch
+        for (int i = 0; i < DK; i++) ck_assert_float_le(fabsf(m.g.bk[i]), 1e-6f);
+    }
+    adam_free(&opt);
+    sentiment_acts_free(&a);
+    sentiment_model_free(&m);
+}
+END_TEST
+
+START_TEST(lecun_normal_equals_pytorch_trunc_normal) {
+    torch_rng g;
+    rng_seed(&g, SEED);
+    float w[100 * 8];
+    dense_init_lecun_normal(&g, w, 100, 8);
+    golden gw = golden_read("sentiment_step.txt", "lecun_normal_100x8", "f32");
+    ck_assert_uint_eq(gw.n, 800);
+    for (int i = 0; i < 800; i++) ck_assert_float_eq_tol(w[i], gw.f[i], 1e-6);
+    golden_free(&gw);
+}
+END_TEST
+
+// ---------------------------------------------------------------- training
+
+// A toy task: chunks of 32 ids from 50 words, positive when word 1 occurs
+// more often than word 2. Returns the labels' ids and labels in X, Y.
+static void toy_data(int32_t *X, int32_t *Y, int n, torch_rng *g) {
+    for (int c = 0; c < n; c++) {
+        int ones = 0, twos = 0;
+        for (int t = 0; t < L; t++) {
+            int32_t id = (int32_t)(rng_next_u32(g) % 50);
+            X[c * L + t] = id;
+            ones += id == 1;
+            twos += id == 2;
+        }
+        Y[c] = ones > twos;
+    }
+}
+
+// Trains model kind on the toy task for `steps` batches of 16 and returns
+// the mean loss of the first and of the last ten steps; the parameters end
+// in *params (a new array of *n).
+static void toy_training(model_kind kind, int steps, double *first, double *last, float **params, size_t *n) {
+    torch_rng g;
+    rng_seed(&g, 7);
+    float table[50 * 16];
+    rng_randn(&g, table, 50 * 16);
+    sentiment_model m;
+    sentiment_acts a;
+    adam_state opt;
+    ck_assert_int_eq(sentiment_model_init(&m, kind, table, 50, 16, 8, L, &g), 0);
+    ck_assert_int_eq(sentiment_acts_init(&a, &m, 16), 0);
+    ck_assert_int_eq(adam_init(&opt, m.n_params, 1e-2), 0);
+    int32_t X[16 * L], Y[16];
+    *first = *last = 0;
+    for (int s = 0; s < steps; s++) {
+        toy_data(X, Y, 16, &g);
+        int correct;
+        double loss = sentiment_train_step(&m, &a, &opt, X, Y, 16, true, &correct);
+        if (s < 10) *first += loss / 10;
+        if (s >= steps - 10) *last += loss / 10;
+    }
+    *n = m.n_params;
+    *params = malloc(m.n_params * sizeof **params);
+    memcpy(*params, m.param_block, m.n_params * sizeof **params);
+    adam_free(&opt);
+    sentiment_acts_free(&a);
+    sentiment_model_free(&m);
+}
+
+START_TEST(short_training_lowers_the_loss) {
+    for (int kind = 0; kind < 3; kind++) {
+        double first, last;
+        float *p;
+        size_t n;
+        toy_training((model_kind)kind, 300, &first, &last, &p, &n);
+        printf("%s on the toy task: loss %.3f over the first ten steps, %.3f over the last ten\n",
+               KIND_NAMES[kind], first, last);
+        ck_assert_double_gt(first, 0.6);
+        ck_assert_double_lt(last, 0.8 * first);
+        free(p);
+    }
+}
+END_TEST
+
+START_TEST(the_same_seed_gives_the_same_bits) {
+    double f1, l1, f2, l2;
+    float *p1, *p2;
+    size_t n1, n2;
+    toy_training(MODEL_SOFTMAX_ATTENTION, 40, &f1, &l1, &p1, &n1);
+    toy_training(MODEL_SOFTMAX_ATTENTION, 40, &f2, &l2, &p2, &n2);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert(memcmp(p1, p2, n1 * sizeof *p1) == 0);
+    ck_assert(f1 == f2 && l1 == l2);
+    free(p1);
+    free(p2);
+}
+END_TEST
+
+START_TEST(logits_by_table_are_the_forward_logits) {
+    torch_rng g;
+    rng_seed(&g, 9);
+    float table[300 * D];
+    rng_randn(&g, table, 300 * D);
+    for (int kind = 0; kind < 3; kind++) {
+        sentiment_model m;
+        sentiment_acts a;
+        ck_assert_int_eq(sentiment_model_init(&m, (model_kind)kind, table, 300, D, DK, L, &g), 0);
+        ck_assert_int_eq(sentiment_acts_init(&a, &m, 8), 0);
+        for (size_t i = 0; i < m.n_dense; i++) m.param_block[i] += 0.01f * (float)(i % 5);  // biases too
+        int32_t X[21 * L];
+        for (int i = 0; i < 21 * L; i++) X[i] = (int32_t)(rng_next_u32(&g) % 300);
+        float z[21];
+        ck_assert_int_eq(sentiment_logits(z, &m, &a, X, 21), 0);  // 8 + 8 + 5
+        for (int c = 0; c < 21; c++) {
+            sentiment_forward(&m, &a, X + c * L, 1);
+            ck_assert_msg(z[c] == a.z[0], "%s chunk %d: %.9g by table, %.9g by forward", KIND_NAMES[kind],
+                          c, z[c], a.z[0]);
+        }
+        sentiment_acts_free(&a);
+        sentiment_model_free(&m);
+    }
+}
+END_TEST
+
+START_TEST(frozen_embeddings_do_not_move) {
+    torch_rng g;
+    rng_seed(&g, 11);
+    float table[50 * 16];
+    rng_randn(&g, table, 50 * 16);
+    sentiment_model m;
+    sentiment_acts a;
+    adam_state opt;
+    ck_assert_int_eq(sentiment_model_init(&m, MODEL_SOFTMAX_ATTENTION, table, 50, 16, 8, L, &g), 0);
+    ck_assert_int_eq(sentiment_acts_init(&a, &m, 16), 0);
+    ck_assert_int_eq(adam_init(&opt, m.n_dense, 1e-2), 0);  // as chapter7.c sets it up
+    float *before = malloc(m.n_dense * sizeof *before);
+    memcpy(before, m.param_block, m.n_dense * sizeof *before);
+    int32_t X[16 * L], Y[16];
+    for (int s = 0; s < 20; s++) {
+        toy_data(X, Y, 16, &g);
+        int correct;
+        sentiment_train_step(&m, &a, &opt, X, Y, 16, false, &correct);
+    }
+    ck_assert(memcmp(m.p.embedding, table, sizeof table) == 0);  // not a bit changed
+    ck_assert(memcmp(m.param_block, before, m.n_dense * sizeof *before) != 0);  // the rest trained
+    free(before);
+    adam_free(&opt);
+    sentiment_acts_free(&a);
+    sentiment_model_free(&m);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("sentiment");
+    TCase *tc = tcase_create("sentiment");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, one_step_equals_pytorch, 0, 3);
+    tcase_add_test(tc, lecun_normal_equals_pytorch_trunc_normal);
+    tcase_add_test(tc, short_training_lowers_the_loss);
+    tcase_add_test(tc, the_same_seed_gives_the_same_bits);
+    tcase_add_test(tc, logits_by_table_are_the_forward_logits);
+    tcase_add_test(tc, frozen_embeddings_do_not_move);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
