@@ -46,7 +46,7 @@ plot for [i=1:6] acc(word("baseline seed-attention baseline softmax-attention ba
                      word("trained trained trained trained frozen frozen", i)) \
          using 1:4 with linespoints ls i pt 7 ps 0.4
 set origin 0.5, 0
-set title "Test accuracy per review (mean logit of its chunks)" font ",10"
+set title "Test accuracy per review" font ",10"
 plot for [i=1:6] acc(word("baseline seed-attention baseline softmax-attention baseline softmax-attention", i), \
                      word("0.05 0.05 0.001 0.001 0.001 0.001", i), \
                      word("trained trained trained trained frozen frozen", i)) \
