@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "readfile.h"
+
 #ifndef GOLDEN_DIR
 #define GOLDEN_DIR "tests/golden"
 #endif
@@ -39,31 +41,6 @@ static void golden_free(golden *gd) {
     gd->n = 0;
 }
 
-// Read the whole file at path into a NUL-terminated buffer; NULL on error.
-static char *read_file(const char *path) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (len + 1 >= cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len - 1, fp);
-        len += got;
-        if (got == 0) break;
-    }
-    if (buf) buf[len] = '\0';
-    fclose(fp);
-    return buf;
-}
-
 // Load section `name` of kind "f32" or "i64" from GOLDEN_DIR/file. Fails the
 // running test with a clear message if the file or the section is missing or
 // malformed.
@@ -71,7 +48,8 @@ static golden golden_read(const char *file, const char *name, const char *kind) 
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", GOLDEN_DIR, file);
     errno = 0;
-    char *text = read_file(path);
+    size_t text_len;
+    char *text = read_whole_file(path, &text_len);
     if (!text)
         ck_abort_msg("cannot read golden file %s (%s); regenerate it with "
                      "make golden (needs python3-torch)",
@@ -128,6 +106,22 @@ static golden golden_read(const char *file, const char *name, const char *kind) 
     }
     free(text);
     return gd;
+}
+
+// Section `name` of GOLDEN_DIR/file as doubles, whatever its kind; it must
+// hold exactly want values. The caller frees the result.
+static double *golden_doubles(const char *file, const char *name, const char *kind,
+                              size_t want) {
+    golden gd = golden_read(file, name, kind);
+    if (gd.n != want) {
+        golden_free(&gd);
+        ck_abort_msg("section %s of %s has %zu values, want %zu", name, file, gd.n, want);
+    }
+    double *v = malloc((want ? want : 1) * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    for (size_t i = 0; i < want; i++) v[i] = gd.f ? (double)gd.f[i] : (double)gd.i[i];
+    golden_free(&gd);
+    return v;
 }
 
 #endif

@@ -51,18 +51,7 @@ static double *golden_values(uint64_t seed, const char *section,
                              const char *kind, size_t want) {
     char file[64];
     golden_name(file, sizeof file, seed);
-    golden gd = golden_read(file, section, kind);
-    if (gd.n != want) {
-        golden_free(&gd);
-        ck_abort_msg("section %s of %s has %zu values, want %zu", section,
-                     file, gd.n, want);
-    }
-    double *v = malloc((want ? want : 1) * sizeof *v);
-    ck_assert_ptr_nonnull(v);
-    for (size_t i = 0; i < want; i++)
-        v[i] = gd.f ? (double)gd.f[i] : (double)gd.i[i];
-    golden_free(&gd);
-    return v;
+    return golden_doubles(file, section, kind, want);
 }
 
 // The golden section as floats, into out (n).
@@ -651,7 +640,8 @@ START_TEST(golden_files_name_their_script_and_seed) {
         char file[64], path[4096];
         golden_name(file, sizeof file, GOLDEN_SEEDS[s]);
         snprintf(path, sizeof path, "%s/%s", GOLDEN_DIR, file);
-        char *text = read_file(path);
+        size_t len;
+        char *text = read_whole_file(path, &len);
         ck_assert_msg(text != NULL, "cannot read %s; regenerate it with make golden",
                       path);
         ck_assert_msg(strncmp(text, "# written by tests/reference/chapter4_golden.py, "

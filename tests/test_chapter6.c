@@ -20,6 +20,7 @@
 #include "suite.h"
 #include "readfile.h"
 #include "skip.h"
+#include "tmpfile.h"
 
 #ifndef DATA_DIR
 #define DATA_DIR "data"
@@ -27,18 +28,6 @@
 
 #define TOL 1e-5f   // PyTorch's float sums run in another order
 
-static bool exists(const char *path) { return access(path, R_OK) == 0; }
-
-// A temporary file holding content; the caller removes and frees it.
-static char *tmp_with(const char *content) {
-    char tmpl[] = "/tmp/test_chapter6.XXXXXX";
-    int fd = mkstemp(tmpl);
-    ck_assert_int_ge(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(content, f);
-    fclose(f);
-    return strdup(tmpl);
-}
 
 static void assert_close(const float *got, const float *want, size_t n, float tol,
                          const char *what) {

