@@ -20,6 +20,7 @@ set origin 0, 0.5
 set size 1, 0.5
 set title "Training loss (mean over each tenth of an epoch)" font ",10"
 set logscale y
+set yrange [0.2:*]
 set xlabel "epoch"
 set ylabel "sigmoid binary cross-entropy"
 set key outside right top font ",8" spacing 1.1
@@ -31,6 +32,7 @@ plot loss('baseline', '0.05', 'trained') using 1:2 with lines ls 1 title "baseli
      loss('baseline', '0.001', 'frozen') using 1:2 with lines ls 5 title "baseline, frozen", \
      loss('softmax-attention', '0.001', 'frozen') using 1:2 with lines ls 6 title "softmax attention, frozen"
 unset logscale y
+set autoscale y
 
 set origin 0, 0
 set size 0.5, 0.5
