@@ -64,3 +64,11 @@ $(BOOK_HTML): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(SVG_FIGURES) $(wildcar
 book-check:
 	sh book/check.sh log $(BOOK_TEX:.tex=.log) $(BOOK_TEX)
 	sh book/check.sh fonts $(BOOK_PDF)
+
+# make html-check: the HTML page opened in headless Chromium (Debian's
+# chromium, installed here when missing): it must load with every figure
+# displayed and no error on its console (book/html-check.sh).
+.PHONY: html-check
+html-check: html
+	@sh tests/setup.sh chromium:chromium
+	sh book/html-check.sh $(BOOK_HTML)
