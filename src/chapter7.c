@@ -52,8 +52,8 @@
 #define DEFAULT_GLOVE "data/glove/wink-sg-100d.txt"
 
 static const char USAGE[] =
-    "[--model M[,M...]] [--lr X] [--epochs N] [--limit N] [--freeze-embeddings]\n"
-    "                [--imdb FILE] [--glove FILE] [--seed N] [--data DIR]\n"
+    "[--model M[,M...]] [--lr X] [--epochs N] [--limit N] [--test-limit N]\n"
+    "                [--freeze-embeddings] [--imdb FILE] [--glove FILE] [--seed N] [--data DIR]\n"
     "       chapter7 --tokenize < lines\n"
     "       chapter7 --convert-glove WINK_JSON GLOVE_TXT\n"
     "\n"
@@ -72,6 +72,8 @@ static const char USAGE[] =
     "  --epochs N         training epochs (default 10; 0 stops after the data)\n"
     "  --limit N          train on N >= 640 chunks only, every (214588/N)-th one, so\n"
     "                     that both labels occur (default: all)\n"
+    "  --test-limit N     score each epoch on N test reviews only, every (25000/N)-th\n"
+    "                     one with all its chunks (default: all 25000)\n"
     "  --freeze-embeddings  keep the GloVe vectors fixed; train the rest\n"
     "  --imdb FILE        the reviews (default " DEFAULT_IMDB ")\n"
     "  --glove FILE       GloVe vectors in the standard text format, 100 numbers a\n"
@@ -102,6 +104,7 @@ typedef struct {
 typedef struct {
     long epochs;
     long limit;                  // --limit N, or 0 for every training chunk
+    long test_limit;             // --test-limit N, or 0 for every test review
     const char *imdb_path, *glove_path;
     bool tokenize;
     const char *convert_in, *convert_out;
@@ -127,6 +130,7 @@ typedef struct {
     int32_t *X_train, *Y_train, *X_test, *Y_test;  // (C, L) and (C)
     size_t n_train, n_test;      // chunk counts
     int32_t *test_review;        // (n_test) the test review (0 .. 24999) of each chunk
+    size_t review_step;          // the test reviews scored: every review_step-th (0: all)
     double tokenize_seconds;
 } ch7_state;
 
@@ -702,6 +706,21 @@ static size_t *training_pool(const ch7_state *s, long limit, size_t *n) {
     return pool;
 }
 
+// --test-limit N: keep the chunks of every (25000/N)-th test review only,
+// so that a short run is not mostly evaluation.
+static void keep_test_reviews(ch7_state *s, long n) {
+    size_t reviews = IMDB_REVIEWS / 2, step = reviews / (size_t)n, kept = 0;
+    for (size_t c = 0; c < s->n_test; c++) {
+        if ((size_t)s->test_review[c] % step != 0) continue;
+        memmove(s->X_test + kept * SEQUENCE_LENGTH, s->X_test + c * SEQUENCE_LENGTH,
+                SEQUENCE_LENGTH * sizeof *s->X_test);
+        s->Y_test[kept] = s->Y_test[c];
+        s->test_review[kept++] = s->test_review[c];
+    }
+    s->n_test = kept;
+    s->review_step = step;
+}
+
 // The progress line of an epoch, on stderr: rewritten in place on a
 // terminal, else a line every tenth of the epoch.
 static void progress(int epoch, size_t step, size_t steps, double loss, double t0, double *last) {
@@ -723,7 +742,7 @@ static void progress(int epoch, size_t step, size_t steps, double loss, double t
 static int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
                     const sentiment_model *m, sentiment_acts *a, const ch7_state *s) {
     if (sentiment_logits(logits, m, a, s->X_test, s->n_test) < 0) return -1;
-    size_t reviews = IMDB_REVIEWS / 2, right = 0;
+    size_t reviews = IMDB_REVIEWS / 2, right = 0, step = s->review_step ? s->review_step : 1;
     double *sum = calloc(reviews, sizeof *sum);       // of each review's logits
     int *count = calloc(reviews, sizeof *count);      // chunks of each review
     int *label = calloc(reviews, sizeof *label);
@@ -740,10 +759,10 @@ static int evaluate(double *chunk_accuracy, double *review_accuracy, float *logi
         label[s->test_review[c]] = s->Y_test[c];
     }
     size_t reviews_right = 0;
-    for (size_t r = 0; r < reviews; r++)  // a review without chunks counts as wrong
+    for (size_t r = 0; r < reviews; r += step)  // a review without chunks counts as wrong
         reviews_right += count[r] > 0 && (sum[r] / count[r] > 0) == (label[r] == 1);
     *chunk_accuracy = (double)right / (double)s->n_test;
-    *review_accuracy = (double)reviews_right / (double)reviews;
+    *review_accuracy = (double)reviews_right / (double)((reviews + step - 1) / step);
     free(sum);
     free(label);
     free(count);
@@ -962,6 +981,9 @@ static int cell_141_training(run_result *results, int *nresults, const ch7_state
                 n_pool, s->n_train, o->epochs, o->epochs == 1 ? "" : "s", NUM_EPOCHS);
     fprintf(out, "batch %d, %zu steps an epoch, seed %" PRIu64 "; after each epoch, the test accuracy\n"
                  "per chunk and per review\n", BATCH_SIZE, n_pool / BATCH_SIZE, o->seed);
+    if (s->review_step > 1)
+        fprintf(out, "A SHORT TEST: %zu of the 25000 test reviews (one in %zu), their %zu chunks\n",
+                (IMDB_REVIEWS / 2 + s->review_step - 1) / s->review_step, s->review_step, s->n_test);
     for (int kind = 0; kind < 3; kind++)
         if (o->runs[0].models[kind]) {
             if (show_broadcast(s, o, (model_kind)kind, out) < 0) {
@@ -1072,7 +1094,7 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
         return -1;
     }
     const char *models = NULL;
-    long long epochs = NUM_EPOCHS, limit = 0;
+    long long epochs = NUM_EPOCHS, limit = 0, test_limit = 0;
     double lr = -1;
     bool frozen = false;
     extra_option extra[] = {
@@ -1080,6 +1102,7 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
         {"--lr", OPT_NUMBER, &lr, 1e-9, 10, "a learning rate in (0, 10]"},
         {"--epochs", OPT_INTEGER, &epochs, 0, 1000000, "a whole number of epochs"},
         {"--limit", OPT_INTEGER, &limit, 10 * BATCH_SIZE, 1e12, "a number of training chunks >= 640 (ten batches)"},
+        {"--test-limit", OPT_INTEGER, &test_limit, 1, IMDB_REVIEWS / 2, "a number of test reviews from 1 to 25000"},
         {"--freeze-embeddings", OPT_FLAG, &frozen, 0, 0, ""},
         {"--imdb", OPT_STRING, &o->imdb_path, 0, 0, "a file"},
         {"--glove", OPT_STRING, &o->glove_path, 0, 0, "a file"},
@@ -1092,6 +1115,7 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
     o->data_dir = common.data_dir;
     o->epochs = (long)epochs;
     o->limit = (long)limit;
+    o->test_limit = (long)test_limit;
     if (!models && lr < 0 && !frozen) {  // the chapter's runs
         o->runs[0] = (ch7_run){.models = {true, true, false}, .lr = SEED_LR};
         o->runs[1] = (ch7_run){.models = {true, false, true}, .lr = FIXED_LR};
@@ -1160,6 +1184,7 @@ int main(int argc, char **argv) {
     run_result results[3 * MAX_RUNS] = {{0}};
     int nresults = 0;
     if (rc == 0 && o.epochs > 0) {
+        if (o.test_limit > 0) keep_test_reviews(&s, o.test_limit);
         cell_142_models(&s, &o, stdout);
         rc = cell_141_training(results, &nresults, &s, &o, stdout, err, sizeof err);
         if (rc == 0) cell_143_results(results, nresults, &s, stdout);

@@ -13,9 +13,10 @@
 # The book runs chapter 7 with these arguments unless `make train` has run:
 # a short run, which the program's output and the chapter label as one.
 BOOK_ARGS_chapter7 = --limit 20000 --epochs 1
-# tests/test_programs.c runs it three times: a smaller run, still one that
-# trains every model, keeps that short
-CHECK_ARGS_chapter7 = --limit 2000 --epochs 1
+# tests/test_programs.c runs it three times, and `make sanitize` three times
+# more under the sanitizers: a smaller run, still one that trains and scores
+# every model, on one test review in 25, keeps that short
+CHECK_ARGS_chapter7 = --limit 2000 --epochs 1 --test-limit 1000
 # `make chapter7` fetches the data as well (see the Makefile's chapter% rule).
 DATA_chapter7 = yes
 

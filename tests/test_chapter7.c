@@ -348,9 +348,11 @@ START_TEST(options) {
               o.runs[0].models[MODEL_SOFTMAX_ATTENTION]);
     ck_assert(o.runs[0].lr == 1e-3 && o.runs[0].frozen);
     ck_assert_int_eq(o.limit, 5000);
+    ck_assert_int_eq(o.test_limit, 0);  // every test review unless asked
     ck_assert_int_eq(o.epochs, NUM_EPOCHS);
-    char *a3[] = {"chapter7", "--lr", "0.01", NULL};  // one option: one run of all three
-    ck_assert_int_eq(parse_args(3, a3, &o), -1);
+    char *a3[] = {"chapter7", "--lr", "0.01", "--test-limit", "500", NULL};  // one run of all three
+    ck_assert_int_eq(parse_args(5, a3, &o), -1);
+    ck_assert_int_eq(o.test_limit, 500);
     ck_assert(o.nruns == 1 && o.runs[0].models[0] && o.runs[0].models[1] && o.runs[0].models[2]);
     char *a4[] = {"chapter7", "--convert-glove", "in.json", "out.txt", NULL};
     ck_assert_int_eq(parse_args(4, a4, &o), -1);
@@ -366,11 +368,14 @@ START_TEST(options) {
                       {"chapter7", "--model", "baseline,", "x", NULL},
                       {"chapter7", "--lr", "-1", NULL},
                       {"chapter7", "--limit", "639", NULL},
+                      {"chapter7", "--test-limit", "0", NULL},
+                      {"chapter7", "--test-limit", "25001", NULL},
                       {"chapter7", "--epochs", "1", "--convert-glove", NULL},
                       {"chapter7", "--convert-glove", "in.json", NULL},
                       {"chapter7", "--data", "", NULL}};
     const char *said[] = {"unknown option '--frobnicate'", "--epochs needs", "--model needs", "unknown option 'x'",
-                          "--lr needs", "--limit needs", "--convert-glove IN OUT", "--convert-glove IN OUT",
+                          "--lr needs", "--limit needs", "--test-limit needs a number of test reviews from 1 to 25000",
+                          "--test-limit needs", "--convert-glove IN OUT", "--convert-glove IN OUT",
                           "--data needs a directory"};  // an empty --data once meant "/"
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int argc = 0;
@@ -434,6 +439,17 @@ START_TEST(training_helpers) {
     ck_assert_double_eq_tol(chunks, 2.0 / 3.0, 1e-12);
     // review 0: mean logit 0.5 > 0, positive: right; review 1: right
     ck_assert_double_eq_tol(reviews, 2.0 / 25000.0, 1e-12);
+    // --test-limit 12500: every second review, 0, 2, 4, ...: review 1's
+    // chunk goes, and the share is of 12,500 reviews
+    keep_test_reviews(&s, 12500);
+    ck_assert_uint_eq(s.n_test, 2);
+    ck_assert_uint_eq(s.review_step, 2);
+    ck_assert_int_eq(review[0], 0);
+    ck_assert_int_eq(review[1], 0);
+    ck_assert_int_eq(X[SEQUENCE_LENGTH], 0);  // the second chunk kept in place
+    ck_assert_int_eq(evaluate(&chunks, &reviews, logits, &m, &a, &s), 0);
+    ck_assert_double_eq_tol(chunks, 1.0 / 2.0, 1e-12);
+    ck_assert_double_eq_tol(reviews, 1.0 / 12500.0, 1e-12);
     sentiment_acts_free(&a);
     sentiment_model_free(&m);
 }
