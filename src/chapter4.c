@@ -237,12 +237,13 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     fprintf(f, "largest difference between the two calls: %.4f\n",
             (double)max_abs_diff(p->mh_again_out, p->mh_out, n * d));
 
-    print_cell(f, 42, "ours: attention() on a head of width 16 still "
-                      "divides by sqrt(32)");
-    fputs("row 0 of its weights, scores / sqrt(32)\n", f);
+    char title[96];
+    snprintf(title, sizeof title, "ours: attention() on a head of width %d still divides by sqrt(%d)",
+             HEAD_DIM, EMBEDDING_DIM);
+    print_cell(f, 42, title);
+    fprintf(f, "row 0 of its weights, scores / sqrt(%d)\n", EMBEDDING_DIM);
     print_tensor(f, p->narrow_weights, 1, shape_n);
-    fputs("row 0 with scores / sqrt(16), as scaled dot-product attention "
-          "has it\n", f);
+    fprintf(f, "row 0 with scores / sqrt(%d), as scaled dot-product attention has it\n", HEAD_DIM);
     print_tensor(f, p->narrow_weights_dk, 1, shape_n);
 
     print_cell(f, 43, "ours: reverse the tokens; do the outputs just "
@@ -401,10 +402,10 @@ static void standard_part_print(const standard_part *s, FILE *f) {
     print_tensor_fixed(f, s->weights_causal, 3, shape_1nn);
 
     print_cell(f, 50, "ours: heads one by one, and the cost of h heads");
-    fputs("two heads, each with its own nn.Linear(32, 16), give the same "
-          "bits: ", f);
+    fprintf(f, "%d heads, each with its own nn.Linear(%d, %d), give the same bits: ", HEADS, d,
+            HEAD_DIM);
     print_bool(f, same_bits(s->out_small_heads, s->out, n * d));
-    fputs("multiply-adds for n = 8, d = 32\n", f);
+    fprintf(f, "multiply-adds for n = %d, d = %d\n", n, d);
     fputs(" h  head width  nn.MultiheadAttention  notebook's form\n", f);
     for (int heads = 1; heads <= d; heads *= 2)
         fprintf(f, "%2d  %10d  %21lld  %15lld\n", heads, d / heads,

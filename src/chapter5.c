@@ -434,8 +434,10 @@ static void layers_part_print(const layers_part *s, FILE *f) {
     const int shape_s[] = { 1, N_SRC, d }, shape_t[] = { 1, N_TGT, d };
     const int shape_c[] = { 1, N_TGT, N_SRC }, shape_n[] = { N_TGT };
 
-    print_cell(f, 53, "ours: nn.TransformerEncoderLayer(32, 2, 64) and "
-                      "nn.TransformerDecoderLayer(32, 2, 64)");
+    char title[128];
+    snprintf(title, sizeof title, "ours: nn.TransformerEncoderLayer(%d, %d, %d) and "
+             "nn.TransformerDecoderLayer(%d, %d, %d)", d, HEADS, D_FF, d, HEADS, D_FF);
+    print_cell(f, 53, title);
     int ff = linear_params(d, D_FF) + linear_params(D_FF, d);
     fputs("parameters     self-attention  cross-attention  feed-forward  "
           "norms  total\n", f);
