@@ -224,6 +224,11 @@ START_TEST(imdb_bad_input) {
     ck_assert_msg(strstr(err, where) != NULL, "%s", err);
     remove(p);
     free(p);
+    // a raw zero byte in a review is refused the same way (read from memory,
+    // as imdb_load reads the file's bytes)
+    static const char raw[] = "[{\"t\": \"x\", \"s\": 0},\n{\"t\": \"a\0b\", \"s\": 1}]";
+    ck_assert_int_eq(imdb_parse(&r, raw, sizeof raw - 1, "raw.json", err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "raw.json:2: byte 29: a review holds a zero byte"), "%s", err);
     p = tmp_with("[{\"t\": \"a\\\\u0000b\", \"s\": 1}]");
     ck_assert_int_eq(imdb_load(p, &r, err, sizeof err), 0);
     ck_assert_str_eq(r.arena + r.off[0], "a\\u0000b");
