@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "readfile.h"
 #include "utf8.h"
@@ -26,6 +27,11 @@ static int format_number(char *buf, size_t n, double x) {
 long glove_convert_wink(const char *json_path, const char *out_path, FILE *progress,
                         char *err, size_t errlen) {
     size_t len;
+    struct stat st;
+    if (stat(out_path, &st) == 0 && S_ISDIR(st.st_mode)) {  // before the work, not at the rename
+        snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(EISDIR));
+        return -1;
+    }
     if (progress) fprintf(progress, "glove: reading %s\n", json_path);
     char *buf = read_whole_file(json_path, &len);
     if (!buf) {
@@ -59,8 +65,8 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
         goto done;
     }
     f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+    if (!f) {  // named as the user gave it: the temporary name is ours
+        snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(errno));
         goto done;
     }
     long n = 0, skipped = 0, total = cJSON_GetArraySize(vectors);
