@@ -127,14 +127,20 @@ static char *out_file(const char *name) {
         free(s_);                                                                   \
     } while (0)
 
+// What p --help prints on stdout, having exited 0 (the caller frees it).
+static char *help_text(const program *p) {
+    const char *help[] = {"--help", NULL};
+    ck_assert_int_eq(run(p, false, help, out_file("help")), 0);
+    size_t len;
+    char *text = read_whole_file(out_file("help"), &len);
+    ck_assert_ptr_nonnull(text);
+    return text;
+}
+
 START_TEST(help_goes_to_stdout_and_exits_zero) {
     for (int i = 0; i < n_programs; i++) {
         const program *p = &programs[i];
-        const char *help[] = {"--help", NULL};
-        ck_assert_int_eq(run(p, false, help, out_file("out")), 0);
-        size_t len;
-        char *text = read_whole_file(out_file("out"), &len);
-        ck_assert_ptr_nonnull(text);
+        char *text = help_text(p);
         char want[96];
         snprintf(want, sizeof want, "usage: %.63s ", p->name);
         ck_assert_msg(strncmp(text, want, strlen(want)) == 0, "%s --help printed: %s", p->name, text);
@@ -184,11 +190,7 @@ END_TEST
 START_TEST(missing_inputs_fail_first) {
     for (int i = 0; i < n_programs; i++) {
         const program *p = &programs[i];
-        const char *help[] = {"--help", NULL};
-        ck_assert_int_eq(run(p, false, help, out_file("help")), 0);
-        size_t len;
-        char *text = read_whole_file(out_file("help"), &len);
-        ck_assert_ptr_nonnull(text);
+        char *text = help_text(p);
         for (char *at = text; (at = strstr(at, " FILE")) != NULL; at++) {
             char *start = at;
             while (start > text && start[-1] != ' ' && start[-1] != '[') start--;
