@@ -2,15 +2,19 @@
 // one review: clean_paragraph, then word_tokenize (Punkt with Debian's
 // English parameters when installed, else Punkt's rules alone). The raw
 // bytes go through word_tokenize too: the tokenizer takes any text, valid
-// UTF-8 or not.
+// UTF-8 or not. As NLTK's end with str.split(), no token may be empty or
+// hold whitespace (checked unless the text holds a NUL, which a token, a C
+// string, cannot show; clean_paragraph drops it).
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clean.h"
 #include "punkt_params.h"
 #include "tokenizer.h"
+#include "utf8.h"
 
 static punkt_params *params;
 static tokenizer *tok;
@@ -34,6 +38,20 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     return 0;
 }
 
+// Aborts on an empty token or one that holds whitespace (Python's).
+static void check_tokens(const token_list *t) {
+    for (size_t i = 0; i < t->n; i++) {
+        const char *s = token_at(t, i);
+        size_t n = strlen(s);
+        if (n == 0) abort();
+        for (size_t k = 0; k < n;) {
+            uint32_t cp;
+            k += (size_t)utf8_decode(s + k, n - k, &cp);
+            if (py_isspace(cp)) abort();
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *text = (const char *)data;
     size_t clen;
@@ -41,8 +59,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!clean) abort();
     token_list_clear(&toks);
     if (word_tokenize(tok, clean, clen, &toks) < 0) abort();
+    check_tokens(&toks);
     free(clean);
     token_list_clear(&toks);
     if (word_tokenize(tok, text, size, &toks) < 0) abort();
+    if (!memchr(text, '\0', size)) check_tokens(&toks);
     return 0;
 }
