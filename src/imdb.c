@@ -25,17 +25,20 @@ static size_t line_of(const char *buf, size_t at) {
     return line;
 }
 
-// The offset of the first escaped NUL (\u0000) in buf, or len if none. A
-// backslash escapes the u only if an odd run of backslashes ends before it.
-static size_t escaped_nul(const char *buf, size_t len) {
-    for (const char *p = buf; (p = memchr(p, '\\', (size_t)(buf + len - p)));) {
+// The offset of the first NUL in buf, escaped (\u0000) or a raw byte, or
+// len if none. A backslash escapes the u only if an odd run of backslashes
+// ends before it.
+static size_t first_nul(const char *buf, size_t len) {
+    const char *raw = memchr(buf, '\0', len);
+    size_t limit = raw ? (size_t)(raw - buf) : len;
+    for (const char *p = buf; (p = memchr(p, '\\', (size_t)(buf + limit - p)));) {
         const char *q = p;
-        while (q < buf + len && *q == '\\') q++;
-        if ((q - p) % 2 == 1 && buf + len - q >= 5 && memcmp(q, "u0000", 5) == 0)
+        while (q < buf + limit && *q == '\\') q++;
+        if ((q - p) % 2 == 1 && buf + limit - q >= 5 && memcmp(q, "u0000", 5) == 0)
             return (size_t)(q - 1 - buf);
         p = q;
     }
-    return len;
+    return limit;
 }
 
 int imdb_load(const char *path, imdb_reviews *out, char *err, size_t errlen) {
@@ -46,25 +49,31 @@ int imdb_load(const char *path, imdb_reviews *out, char *err, size_t errlen) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
+    int rc = imdb_parse(out, buf, len, path, err, errlen);
+    free(buf);
+    return rc;
+}
+
+int imdb_parse(imdb_reviews *out, const char *buf, size_t len, const char *path,
+               char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
     if (!root) {
         size_t at = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len;
         snprintf(err, errlen, "%s:%zu: malformed JSON (byte %zu)", path, line_of(buf, at), at);
-        free(buf);
         return -1;
     }
     // cJSON ends a string at a NUL, so a review holding one would lose its
     // tail without a word; refuse it instead
-    size_t nul = escaped_nul(buf, len);
+    size_t nul = first_nul(buf, len);
     if (nul < len) {
-        snprintf(err, errlen, "%s:%zu: byte %zu: a review holds \\u0000 (a NUL character), "
-                 "which this reader cannot keep", path, line_of(buf, nul), nul);
+        snprintf(err, errlen, "%s:%zu: byte %zu: a review holds %s (a NUL character), "
+                 "which this reader cannot keep", path, line_of(buf, nul), nul,
+                 buf[nul] ? "\\u0000" : "a zero byte");
         cJSON_Delete(root);
-        free(buf);
         return -1;
     }
-    free(buf);
     int rc = -1;
     if (!cJSON_IsArray(root)) {
         snprintf(err, errlen, "%s: expected a JSON array of reviews", path);

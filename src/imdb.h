@@ -25,6 +25,10 @@ typedef struct {
 // Reads reviews.json. Returns 0, or -1 with the reason (file, and line or
 // review number) in err.
 int imdb_load(const char *path, imdb_reviews *out, char *err, size_t errlen);
+// The same from reviews.json's text in memory (len bytes); path names it in
+// err.
+int imdb_parse(imdb_reviews *out, const char *buf, size_t len, const char *path,
+               char *err, size_t errlen);
 void imdb_free(imdb_reviews *r);
 
 // The seed's split as review numbers: train (IMDB_REVIEWS / 2) is

@@ -65,64 +65,86 @@ static bool set_ortho(punkt_params *p, const char *type, size_t len, int flags) 
 
 typedef enum { PT_SET, PT_PAIR, PT_ORTHO } punkt_file_kind;
 
-// One parameter file: one entry a line (the newline, and a \r before it,
-// are not part of the entry); blank lines are skipped.
-static bool load_punkt_file(punkt_params *p, const char *dir, const char *name,
-                            punkt_file_kind kind, strmap *set, char *err, size_t errlen) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    size_t len;
-    char *buf = read_whole_file(path, &len);
-    if (!buf) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        return false;
+// The four files of a punkt_tab directory, in the order they are read.
+static const struct {
+    const char *name;
+    punkt_file_kind kind;
+} PUNKT_FILES[] = {
+    {"abbrev_types.txt", PT_SET},
+    {"collocations.tab", PT_PAIR},
+    {"sent_starters.txt", PT_SET},
+    {"ortho_context.tab", PT_ORTHO},
+};
+#define PUNKT_NFILES (sizeof PUNKT_FILES / sizeof *PUNKT_FILES)
+
+// The set file i of PUNKT_FILES fills (the orthographic context: p->ortho).
+static strmap *punkt_file_set(punkt_params *p, size_t i) {
+    strmap *sets[PUNKT_NFILES] = {&p->abbrev, &p->colloc, &p->starters, &p->ortho};
+    return sets[i];
+}
+
+// The whole number of at most 5 digits in s[0 .. n), or -1.
+static long small_number(const char *s, size_t n) {
+    long v = 0;
+    if (n == 0 || n > 5) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (s[i] - '0');
     }
+    return v;
+}
+
+int punkt_parse_tab(punkt_params *p, const char *name, const char *buf, size_t len,
+                    const char *path, char *err, size_t errlen) {
+    size_t f = 0;
+    while (f < PUNKT_NFILES && strcmp(PUNKT_FILES[f].name, name) != 0) f++;
+    if (f == PUNKT_NFILES) {
+        snprintf(err, errlen, "%s: not one of punkt_tab's files", name);
+        return -1;
+    }
+    punkt_file_kind kind = PUNKT_FILES[f].kind;
+    strmap *set = punkt_file_set(p, f);
     if (!utf8_valid(buf, len)) {
         snprintf(err, errlen, "%s: not valid UTF-8", path);
-        free(buf);
-        return false;
+        return -1;
     }
+    // one entry a line (the newline, and a \r before it, are not part of the
+    // entry); blank lines are skipped
     size_t line = 0;
-    for (char *s = buf; s < buf + len;) {
-        char *nl = memchr(s, '\n', (size_t)(buf + len - s));
-        char *e = nl ? nl : buf + len;
+    for (const char *s = buf; s < buf + len;) {
+        const char *nl = memchr(s, '\n', (size_t)(buf + len - s));
+        const char *e = nl ? nl : buf + len;
         line++;
         size_t n = (size_t)(e - s);
         if (n > 0 && s[n - 1] == '\r') n--;
         bool blank = true;
         for (size_t i = 0; i < n && blank; i++) blank = s[i] == ' ' || s[i] == '\t';
         if (!(n == 0 || (kind != PT_SET && blank))) {
-            char *tab = memchr(s, '\t', n);
+            const char *tab = memchr(s, '\t', n);
             bool ok = true;
             if (kind == PT_SET) {
                 ok = strmap_intern(set, s, n, NULL) >= 0;
             } else if (!tab || memchr(tab + 1, '\t', n - (size_t)(tab + 1 - s))) {
                 snprintf(err, errlen, "%s:%zu: expected two tab-separated fields", path, line);
-                free(buf);
-                return false;
+                return -1;
             } else if (kind == PT_PAIR) {
                 ok = strmap_intern(set, s, n, NULL) >= 0;
             } else {
-                char *end;
-                errno = 0;
-                long v = strtol(tab + 1, &end, 10);
-                if (end == tab + 1 || end != s + n || errno || v < 0 || v > 0xffff) {
+                long v = small_number(tab + 1, (size_t)(s + n - (tab + 1)));
+                if (v < 0 || v > 0xffff) {
                     snprintf(err, errlen, "%s:%zu: expected a small whole number after the tab", path, line);
-                    free(buf);
-                    return false;
+                    return -1;
                 }
                 ok = set_ortho(p, s, (size_t)(tab - s), (int)v);
             }
             if (!ok) {
                 snprintf(err, errlen, "out of memory reading %s", path);
-                free(buf);
-                return false;
+                return -1;
             }
         }
         s = e + 1;
     }
-    free(buf);
-    return true;
+    return 0;
 }
 
 punkt_params *punkt_load(const char *dir, char *err, size_t errlen) {
@@ -131,12 +153,18 @@ punkt_params *punkt_load(const char *dir, char *err, size_t errlen) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    if (!load_punkt_file(p, dir, "abbrev_types.txt", PT_SET, &p->abbrev, err, errlen) ||
-        !load_punkt_file(p, dir, "collocations.tab", PT_PAIR, &p->colloc, err, errlen) ||
-        !load_punkt_file(p, dir, "sent_starters.txt", PT_SET, &p->starters, err, errlen) ||
-        !load_punkt_file(p, dir, "ortho_context.tab", PT_ORTHO, &p->ortho, err, errlen)) {
-        punkt_free(p);
-        return NULL;
+    for (size_t i = 0; i < PUNKT_NFILES; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, PUNKT_FILES[i].name);
+        size_t len;
+        char *buf = read_whole_file(path, &len);
+        if (!buf) snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        int rc = buf ? punkt_parse_tab(p, PUNKT_FILES[i].name, buf, len, path, err, errlen) : -1;
+        free(buf);
+        if (rc < 0) {
+            punkt_free(p);
+            return NULL;
+        }
     }
     return p;
 }
@@ -240,6 +268,13 @@ punkt_params *punkt_load_json(const char *path, char *err, size_t errlen) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
         return NULL;
     }
+    punkt_params *p = punkt_parse_json(buf, len, path, err, errlen);
+    free(buf);
+    return p;
+}
+
+punkt_params *punkt_parse_json(const char *buf, size_t len, const char *path,
+                               char *err, size_t errlen) {
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
     if (!root || !cJSON_IsObject(root)) {
@@ -247,9 +282,8 @@ punkt_params *punkt_load_json(const char *path, char *err, size_t errlen) {
             snprintf(err, errlen, "%s: expected a JSON object", path);
         else
             snprintf(err, errlen, "%s: malformed JSON at byte %zu", path,
-                     (size_t)((end ? end : cJSON_GetErrorPtr()) - buf));
+                     end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len);
         cJSON_Delete(root);
-        free(buf);
         return NULL;
     }
     punkt_params *p = punkt_empty();
@@ -262,7 +296,6 @@ punkt_params *punkt_load_json(const char *path, char *err, size_t errlen) {
         }
     }
     cJSON_Delete(root);
-    free(buf);
     return p;
 }
 

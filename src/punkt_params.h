@@ -52,6 +52,14 @@ punkt_params *punkt_load(const char *dir, char *err, size_t errlen);
 // writes why (the file, and the member or byte where it went wrong) into err.
 punkt_params *punkt_load_json(const char *path, char *err, size_t errlen);
 
+// The same from text in memory (len bytes; path names it in err). The
+// JSON form whole; or one punkt_tab file, named by its file name (e.g.
+// "abbrev_types.txt"), whose entries are added to p: 0, or -1 with why in err.
+punkt_params *punkt_parse_json(const char *buf, size_t len, const char *path,
+                               char *err, size_t errlen);
+int punkt_parse_tab(punkt_params *p, const char *name, const char *buf, size_t len,
+                    const char *path, char *err, size_t errlen);
+
 // Parameters with nothing learned: Punkt's rules alone (the fallback).
 punkt_params *punkt_empty(void);
 void punkt_free(punkt_params *p);

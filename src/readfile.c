@@ -7,15 +7,28 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-char *read_whole_file(const char *path, size_t *len) {
+// fopen(path, "rb"), refusing a directory (which fopen accepts) with EISDIR.
+static FILE *open_file(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(f);
-        errno = EISDIR;  // fopen accepts a directory; say what it is
+        errno = EISDIR;
         return NULL;
     }
+    return f;
+}
+
+bool file_readable(const char *path) {
+    FILE *f = open_file(path);
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+char *read_whole_file(const char *path, size_t *len) {
+    FILE *f = open_file(path);
+    if (!f) return NULL;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap + 1);
     int err = buf ? 0 : ENOMEM;

@@ -103,7 +103,11 @@ START_TEST(reader_bad_files) {
         { "other 1 2 3\nbad 1 2 0.5e\n", ":2:", "\"0.5e\" is not a number" },  // cut mid-way
         { "bad 1 2 -\n", ":1:", "\"-\" is not a number" },
         { "bad 1 2 3.4.5\n", ":1:", "\"3.4.5\" is not a number" },
-        { "good 1 2 3\nbad 1 2", ":2:", "found 2" },  // the file ends mid-line
+        // the file ends mid-line: mid-vector, or mid-number with the count
+        // of numbers still right (3.1 of 3.14), which only the missing
+        // newline gives away
+        { "good 1 2 3\nbad 1 2", ":2:", "the last line has no newline" },
+        { "good 1 2 3\nbad 1 2 3.1", ":2:", "the last line has no newline" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *p, err[1024], where[600];

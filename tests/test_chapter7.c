@@ -199,6 +199,9 @@ START_TEST(imdb_bad_input) {
     char err[1024];
     ck_assert_int_eq(imdb_load("/nonexistent/reviews.json", &r, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "/nonexistent/reviews.json"));
+    // a directory is named as one, not as an input/output error
+    ck_assert_int_eq(imdb_load("/tmp", &r, err, sizeof err), -1);
+    ck_assert_str_eq(err, "cannot read /tmp: Is a directory");
     const char *bad[] = {"", "[", "[{\"t\": \"x\", \"s\": 0},\n{\"t\": \"y\", \"s\"", "{}",
                          "[{\"t\": 1, \"s\": 0}]", "[{\"t\": \"x\", \"s\": 2}]", "[1, 2]"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -224,6 +227,11 @@ START_TEST(imdb_bad_input) {
     ck_assert_msg(strstr(err, where) != NULL, "%s", err);
     remove(p);
     free(p);
+    // a raw zero byte in a review is refused the same way (read from memory,
+    // as imdb_load reads the file's bytes)
+    static const char raw[] = "[{\"t\": \"x\", \"s\": 0},\n{\"t\": \"a\0b\", \"s\": 1}]";
+    ck_assert_int_eq(imdb_parse(&r, raw, sizeof raw - 1, "raw.json", err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "raw.json:2: byte 29: a review holds a zero byte"), "%s", err);
     p = tmp_with("[{\"t\": \"a\\\\u0000b\", \"s\": 1}]");
     ck_assert_int_eq(imdb_load(p, &r, err, sizeof err), 0);
     ck_assert_str_eq(r.arena + r.off[0], "a\\u0000b");
@@ -304,6 +312,12 @@ START_TEST(glove_convert) {
     ck_assert(!exists(tmp));
     remove(bad);
     free(bad);
+    // an output that cannot be written is named as given, and a directory is
+    // refused before the input is read
+    ck_assert_int_eq(glove_convert_wink(in, "/nonexistent/out.txt", NULL, err, sizeof err), -1);
+    ck_assert_str_eq(err, "cannot write /nonexistent/out.txt: No such file or directory");
+    ck_assert_int_eq(glove_convert_wink("/nonexistent.json", "/tmp", NULL, err, sizeof err), -1);
+    ck_assert_str_eq(err, "cannot write /tmp: Is a directory");
     remove(in);
     free(in);
 }
@@ -322,6 +336,17 @@ START_TEST(tokenize_mode) {
     size_t n = fread(buf, 1, sizeof buf - 1, out);
     buf[n] = '\0';
     ck_assert_str_eq(buf, "hello , world ! bye .\n\nno newline at the end\na\nb\n");
+    fclose(in);
+    fclose(out);
+    // a full disk stops the stream with the reason, once the buffer is
+    // written out (a shorter output is caught by finish_output at the end)
+    in = tmpfile();
+    out = fopen("/dev/full", "w");
+    ck_assert_ptr_nonnull(out);
+    for (int i = 0; i < 2000; i++) fputs("A line of words.\n", in);
+    rewind(in);
+    ck_assert_int_eq(tokenize_stream(in, out, t, err, sizeof err), -1);
+    ck_assert_str_eq(err, "cannot write standard output: No space left on device");
     fclose(in);
     fclose(out);
     tokenizer_free(t);

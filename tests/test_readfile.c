@@ -50,6 +50,12 @@ START_TEST(says_why_it_cannot) {
     ck_assert_ptr_null(read_whole_file("/tmp", &len));
     ck_assert_int_eq(errno, EISDIR);
     ck_assert_str_eq(strerror(errno), "Is a directory");
+    // what a program checks of its inputs before any work: the same reasons
+    ck_assert(!file_readable("/nonexistent/file"));
+    ck_assert_int_eq(errno, ENOENT);
+    ck_assert(!file_readable("/tmp"));
+    ck_assert_int_eq(errno, EISDIR);
+    ck_assert(file_readable("/etc/passwd"));
 }
 END_TEST
 

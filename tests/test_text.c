@@ -294,6 +294,21 @@ START_TEST(punkt_load_errors) {
     ck_assert_msg(strstr(err, "collocations.tab:1:") != NULL, "%s", err);
     remove_dir(d);
     free(d);
+    // the same reader on text in memory: flags are whole numbers up to
+    // 65535, digits only; a name that is not one of the four files is refused
+    p = punkt_empty();
+    const char ortho[] = "smith\t4\nthe\t65535";
+    ck_assert_int_eq(punkt_parse_tab(p, "ortho_context.tab", ortho, sizeof ortho - 1, "o.tab", err, sizeof err), 0);
+    ck_assert_int_eq(punkt_ortho(p, "the", 3), 65535);
+    const char *bad_flags[] = {"x\t65536", "x\t+4", "x\t 4", "x\t-0", "x\t"};
+    for (size_t i = 0; i < sizeof bad_flags / sizeof *bad_flags; i++) {
+        ck_assert_int_eq(punkt_parse_tab(p, "ortho_context.tab", bad_flags[i], strlen(bad_flags[i]),
+                                         "o.tab", err, sizeof err), -1);
+        ck_assert_msg(strstr(err, "o.tab:1: expected a small whole number"), "%s", err);
+    }
+    ck_assert_int_eq(punkt_parse_tab(p, "abbrev.txt", "mr", 2, "a.txt", err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "abbrev.txt: not one of punkt_tab's files"), "%s", err);
+    punkt_free(p);
     // punkt_find: nothing under a path that has no punkt_tab
     char out[4096];
     ck_assert(!punkt_find("/nonexistent:/also/not", "/nonexistent-home", out, sizeof out) ||

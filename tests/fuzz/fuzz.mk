@@ -1,0 +1,60 @@
+# make fuzz: libFuzzer targets (tests/fuzz/fuzz_NAME.c) for the readers of
+# outside input: a review's cleaning and tokenizing (tokenize), the IMDb
+# reviews JSON (imdb), GloVe text (glove) and Punkt's parameters in both
+# forms (punkt). Built with clang, the library included, under
+# $(BUILD)/fuzz; each runs FUZZ_SECONDS from a copy of its seed corpus
+# (tests/fuzz/corpus/NAME, left untouched: what a run finds grows the copy
+# under $(BUILD)/fuzz/corpus). Any crash, leak, hang or sanitizer report
+# fails the run and says where the input that caused it was saved.
+#
+#   make fuzz                       every target, 30 s each
+#   make fuzz FUZZ_SECONDS=600      longer
+#   make fuzz FUZZ_TARGETS=glove    one target
+
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS ?= tokenize imdb glove punkt
+FUZZ_PKGS := $(BUILD_PKGS) clang:clang libclang-rt-14-dev
+FUZZ_CC ?= clang
+FUZZ_BUILD := $(BUILD)/fuzz
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
+
+.PHONY: fuzz fuzz-build setup-fuzz
+setup-fuzz:
+	@sh tests/setup.sh $(FUZZ_PKGS)
+
+# The library with the same sanitizers and libFuzzer's coverage hooks.
+$(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) | setup-fuzz
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(STD_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_BUILD)/libattn.a: $(FUZZ_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/libattn.a
+	$(FUZZ_CC) $(STD_CFLAGS) -D_POSIX_C_SOURCE=200809L $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/libattn.a $(LIBS) -o $@
+
+fuzz-build: setup-fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+# One target after another (libFuzzer uses one core each). -timeout: an
+# input that takes over 10 s counts as a hang; -rss_limit_mb: as memory
+# gone wild.
+fuzz: fuzz-build
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  corpus=$(FUZZ_BUILD)/corpus/$$t; arts=$(FUZZ_BUILD)/artifacts/$$t; \
+	  rm -rf $$corpus; mkdir -p $$corpus $$arts; cp tests/fuzz/corpus/$$t/* $$corpus/; \
+	  echo "== fuzz $$t ($(FUZZ_SECONDS) s)"; \
+	  if $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	       -print_final_stats=1 -artifact_prefix=$$arts/ $$corpus > $(FUZZ_BUILD)/$$t.log 2>&1; then \
+	    grep -E "^stat::number_of_executed_units" $(FUZZ_BUILD)/$$t.log | sed "s/^stat::number_of_executed_units: */fuzz $$t: executions: /"; \
+	    echo "fuzz $$t: corpus: $$(ls $$corpus | wc -l) inputs"; \
+	  else \
+	    tail -n 60 $(FUZZ_BUILD)/$$t.log; \
+	    echo "fuzz: $$t failed; the input is saved as:" >&2; \
+	    grep -ho "written to .*" $(FUZZ_BUILD)/$$t.log | sed 's/^written to /  /' >&2; \
+	    echo "fuzz: rerun it with $(FUZZ_BUILD)/fuzz_$$t FILE; the log is $(FUZZ_BUILD)/$$t.log" >&2; \
+	    exit 1; \
+	  fi; \
+	done
