@@ -82,12 +82,14 @@ static void update(simd_level level, real *p, const real *g, real *m, real *v, s
 // in all of them: m = b1 m + (1 - b1) 0 is b1 m, and so on, with step t's
 // own constants. The steps of one parameter must be taken in order, but
 // they need nothing from memory but the parameter and its moments.
-static void idle(simd_level level, const adam_state *s, real *p, real *m, real *v, size_t n, long t0, long t1) {
+static void idle(simd_level level, const adam_state *s, real *p, real *m, real *v, size_t n,
+                 long t0, long t1) {
     real b1 = (real)s->b1, b2 = (real)s->b2, eps = (real)s->eps;
     // step_at and root_c2_at hold step base + j at [j]: here [t] is step t's
     const real *step_at = s->step_at - s->base, *root_c2_at = s->root_c2_at - s->base;
 #ifdef ATTN_REAL_IS_FLOAT
-    if (SIMD_RUN(level, adam_idle, p, m, v, (long)n, step_at, root_c2_at, t0, t1, b1, b2, eps)) return;
+    if (SIMD_RUN(level, adam_idle, p, m, v, (long)n, step_at, root_c2_at, t0, t1, b1, b2, eps))
+        return;
 #endif
     (void)level;
     for (size_t i = 0; i < n; i++)
@@ -101,12 +103,13 @@ static void idle(simd_level level, const adam_state *s, real *p, real *m, real *
 // Row r of the table brought up to step t: first the step whose gradient
 // the table holds for it, if any (then the gradient row is cleared), then
 // the steps it sat out.
-static void catch_up_row(simd_level level, adam_state *s, real *params, real *grads, int r, long t) {
+static void catch_up_row(simd_level level, adam_state *s, real *params, real *grads, int r,
+                         long t) {
     size_t at = s->from + (size_t)r * s->width, w = (size_t)s->width;
     if (s->pending[r]) {
         long u = ++s->row_t[r] - s->base;  // the step of that gradient
-        update(level, params + at, grads + at, s->m + at, s->v + at, w, (real)s->b1, (real)s->b2,
-               (real)s->eps, s->step_at[u], s->root_c2_at[u]);
+        update(level, params + at, grads + at, s->m + at, s->v + at, w, (real)s->b1,
+               (real)s->b2, (real)s->eps, s->step_at[u], s->root_c2_at[u]);
         memset(grads + at, 0, w * sizeof *grads);
         s->pending[r] = 0;
     }

@@ -66,7 +66,9 @@ static const char USAGE[] =
     "Without --model, --lr and --freeze-embeddings it trains the chapter's runs:\n"
     "the seed's (baseline and seed-attention at lr 0.05), the fixed one (baseline\n"
     "and softmax-attention at lr 0.001) and the frozen one (the same with the GloVe\n"
-    "vectors frozen). With any of them, one run of the models named.\n"
+    "vectors frozen). With any of them, one run of the models named. The models\n"
+    "train side by side, as many at once as OMP_NUM_THREADS says (default: the\n"
+    "cores); the output is the same with any number.\n"
     "\n"
     "  --model M[,M...]   baseline, seed-attention (no softmax, as the seed) and/or\n"
     "                     softmax-attention (default: all three)\n"
@@ -851,12 +853,13 @@ static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, 
             loss_sum += loss;
             correct_sum += correct;
             record_tenths(r, epoch, step, steps, loss, &tenth_sum, &tenth_steps);
-            progress(model_name(r->kind), (int)epoch, step + 1, steps, loss_sum / (double)(step + 1), t0, &last);
+            progress(model_name(r->kind), (int)epoch, step + 1, steps,
+                     loss_sum / (double)(step + 1), t0, &last);
         }
         epoch_result *e = &r->per_epoch[epoch - 1];
         e->train_loss = steps ? loss_sum / (double)steps : 0;
         e->train_accuracy = steps ? (double)correct_sum / ((double)steps * B) : 0;
-        adam_catch_up(&opt, m.param_block, m.grad_block, NULL, 0);  // every embedding row up to date
+        adam_catch_up(&opt, m.param_block, m.grad_block, NULL, 0);  // every row up to date
         if (evaluate(&e->chunk_accuracy, &e->review_accuracy, logits, &m, &a, s) < 0) rc = -1;
         e->seconds = now_seconds() - t0;
         r->epochs = epoch;

@@ -152,3 +152,12 @@ $(BUILD)/out/chapter7.txt: chapter7 $(wildcard $(TRAIN_DIR)/chapter7.txt) | $(BU
 	  echo "./chapter7 $(BOOK_ARGS_chapter7) --data $(BUILD)/data"; \
 	  ./chapter7 $(BOOK_ARGS_chapter7) --data $(BUILD)/data > $@.tmp && mv $@.tmp $@; \
 	fi
+
+# The outputs that time something are made one after the other, after
+# chapter 7's own run (make -j would run them beside each other and beside
+# the programs, and time the competition): chapter 1's timing, then the
+# tokenizer's benchmark, then the training's.
+$(BUILD)/out/chapter1-timing.txt: | $(BUILD)/out/chapter7.txt
+$(BUILD)/out/bench-chapter7.txt: | $(BUILD)/out/chapter1-timing.txt
+$(BUILD)/out/bench-train.txt: | $(BUILD)/out/bench-chapter7.txt
+bench-train: | bench-chapter7

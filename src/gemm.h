@@ -32,7 +32,7 @@ void gemm_reference(real *c, const real *a, const real *b, int n, int k, int m, 
 // (SIMD_NONE: the reference). Each entry of c is the same sum in the same
 // order whatever i0, i1 and level (but NONE): a fused multiply-add per
 // term, p = 0 .. k - 1.
-void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b, int n, int k, int m,
-                    gemm_layout layout, int i0, int i1);
+void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b,
+                    int n, int k, int m, gemm_layout layout, int i0, int i1);
 
 #endif

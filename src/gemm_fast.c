@@ -35,8 +35,8 @@ static void panel(simd_level level, float *c, long ldc, const float *a, long a_i
 #endif
 
 //> gemm-fast
-void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b, int n, int k, int m,
-                    gemm_layout layout, int i0, int i1) {
+void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b,
+                    int n, int k, int m, gemm_layout layout, int i0, int i1) {
     if (i1 <= i0 || k <= 0 || m <= 0) return;
 #ifdef SIMD_X86
     if (level != SIMD_NONE) {
@@ -57,7 +57,8 @@ void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b, 
             float bt[PACK_K * 32];
             for (int p0 = 0; p0 < k; p0 += PACK_K) {
                 int kk = k - p0 < PACK_K ? k - p0 : PACK_K;
-                SIMD_RUN(level, pack_transposed, bt, b + (long)j * k + p0, k, kk, w);  // bt(p, jj) = b(j + jj, p0 + p)
+                // bt(p, jj) = b(j + jj, p0 + p)
+                SIMD_RUN(level, pack_transposed, bt, b + (long)j * k + p0, k, kk, w);
                 panel(level, c + j, m, ai + p0, a_i, a_p, bt, W, i1 - i0, kk, w);
             }
         }
@@ -73,7 +74,8 @@ void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b, 
     } else {  // rows of c are columns of a: a slice of them, term by term
         for (int i = i0; i < i1; i++)
             for (int p = 0; p < k; p++)
-                for (int j = 0; j < m; j++) c[(long)i * m + j] += a[(long)p * n + i] * b[(long)p * m + j];
+                for (int j = 0; j < m; j++)
+                    c[(long)i * m + j] += a[(long)p * n + i] * b[(long)p * m + j];
     }
 }
 //< gemm-fast

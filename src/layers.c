@@ -16,7 +16,7 @@ void embedding_forward(real *out, const int32_t *ids, const real *table, int n, 
 }
 
 void embedding_backward(real *dtable, const real *dout, const int32_t *ids, int n, int d) {
-    if (FAST_KERNEL(scatter_add_rows, dtable, dout, ids, n, d)) return;  // the same, with vectors
+    if (FAST_KERNEL(scatter_add_rows, dtable, dout, ids, n, d)) return;  // with vectors
     for (int t = 0; t < n; t++) {
         real *row = dtable + (long)ids[t] * d;
         const real *g = dout + (long)t * d;

@@ -30,23 +30,26 @@ INLINE void store_vec(float *p, vec x, int partial, int w) {
     else vec_store(p, x);
 }
 
+//> gemm-block
 // c[0 .. R, columns) += sum_p a(r, p) b[p, columns): R rows of c, each NV
 // vectors of columns wide, the last one only w_last numbers when PART; in
 // all R NV vectors of sums, kept in registers. a(r, p) = a[r a_i + p a_p].
 // R, NV and PART are constants where it is called: the loops over them are
 // unrolled, and nothing is decided inside the loop over p.
-INLINE void gemm_block(float *c, long ldc, const float *a, long a_i, long a_p, const float *b, long ldb,
-                       int k, int R, int NV, int PART, int w_last) {
+INLINE void gemm_block(float *c, long ldc, const float *a, long a_i, long a_p,
+                       const float *b, long ldb, int k, int R, int NV, int PART, int w_last) {
     vec acc[GEMM_ROWS][2];
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 2
-        for (int v = 0; v < NV; v++) acc[r][v] = load_vec(c + r * ldc + v * VEC, PART && v == NV - 1, w_last);
+        for (int v = 0; v < NV; v++)
+            acc[r][v] = load_vec(c + r * ldc + v * VEC, PART && v == NV - 1, w_last);
     for (int p = 0; p < k; p++) {
         const float *bp = b + p * ldb, *ap = a + p * a_p;
         vec bv[2];
 #pragma GCC unroll 2
-        for (int v = 0; v < NV; v++) bv[v] = load_vec(bp + v * VEC, PART && v == NV - 1, w_last);
+        for (int v = 0; v < NV; v++)
+            bv[v] = load_vec(bp + v * VEC, PART && v == NV - 1, w_last);
 #pragma GCC unroll 8
         for (int r = 0; r < R; r++) {
             vec x = vec_set(ap[r * a_i]);  // a(r, p) in every lane
@@ -57,8 +60,10 @@ INLINE void gemm_block(float *c, long ldc, const float *a, long a_i, long a_p, c
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 2
-        for (int v = 0; v < NV; v++) store_vec(c + r * ldc + v * VEC, acc[r][v], PART && v == NV - 1, w_last);
+        for (int v = 0; v < NV; v++)
+            store_vec(c + r * ldc + v * VEC, acc[r][v], PART && v == NV - 1, w_last);
 }
+//< gemm-block
 
 // All n rows, GEMM_ROWS at a time, then 2 and 1, for one shape of columns.
 INLINE void gemm_rows(float *c, long ldc, const float *a, long a_i, long a_p, const float *b, long ldb,

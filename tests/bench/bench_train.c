@@ -25,6 +25,7 @@
 //    needs OpenBLAS), each on one thread, in GFLOP/s.
 //
 // Usage: bench_train [--torch FILE] [--steps N] [--repeats R] [--quick]
+// Its lines fit the book's page (93 characters).
 // --quick: fewer steps and repeats (the book's build, when make bench has
 // not run). Anything missing (PyTorch's output, OpenBLAS) is said, and the
 // rest still measured.
@@ -116,7 +117,7 @@ static int read_torch(torch_times *t, const char *path) {
                     t->median[k][threads] = mid;
                     found++;
                 }
-        } else if (strncmp(line, "torch ", 6) == 0 && strstr(line, " blas ")) {
+        } else if (strncmp(line, "torch ", 6) == 0 && strstr(line, " with ")) {
             line[strcspn(line, "\n")] = '\0';
             snprintf(t->version, sizeof t->version, "%.120s", line + 6);
         }
@@ -197,7 +198,7 @@ static void bench_steps(const options *o) {
            simd_name(simd_best()), o->repeats, o->steps, WARMUP);
     torch_times torch;
     int have_torch = read_torch(&torch, o->torch);
-    if (have_torch == 0) printf("PyTorch: %s; its better of 1 and 2 threads\n", torch.version);
+    if (have_torch == 0) printf("PyTorch %s\n(its better run of 1 and 2 threads)\n", torch.version);
     printf("%-18s %16s %20s %18s\n", "model", "C, one thread", "C, two models at once", "PyTorch (threads)");
     double c_best[3] = {0}, t_best[3] = {0};
     for (int k = 0; k < 3; k++) {
@@ -309,7 +310,7 @@ static void bench_gemm(const options *o) {
            "share");
     torch_rng g;
     rng_seed(&g, 2);
-    double step_fast = 0, step_blas = 0;
+    double step_fast = 0, step_blas = 0, step_flop = 0;
     int below = 0;
     for (size_t i = 0; i < sizeof SHAPES / sizeof *SHAPES; i++) {
         const shape *s = &SHAPES[i];
@@ -337,16 +338,19 @@ static void bench_gemm(const options *o) {
             printf(" %9s\n", "-");
         }
         step_fast += s->per_step * fast;
+        step_flop += s->per_step * flop;
         step_blas += s->per_step * blas;
         free(a);
         free(b);
         free(c);
     }
+    printf("a step's products, %.0f million operations: gemm %.3f ms", step_flop * 1e-6, step_fast * 1e3);
     if (sgemm) {
-        printf("a softmax-attention step's products: gemm %.3f ms, OpenBLAS %.3f ms: %.0f%%\n", step_fast * 1e3,
-               step_blas * 1e3, 100 * step_blas / step_fast);
+        printf(", OpenBLAS %.3f ms: %.0f%%\n", step_blas * 1e3, 100 * step_blas / step_fast);
         printf("(target %.0f%% of OpenBLAS on every shape: %s)\n", 100 * TARGET_GEMM,
                below == 0 ? "met" : "NOT MET on some");
+    } else {
+        printf("\n");
     }
     if (lib) dlclose(lib);
 }

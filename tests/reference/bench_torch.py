@@ -32,7 +32,7 @@ time of a step is a repeat's time divided by N. One line per measurement:
 
     torch <model> threads <t> ms_per_step min <x> median <y> repeats <R> steps <N>
 
-then one line naming the version: torch <version> blas <name>.
+then one line naming the version: torch <version> with <BLAS library>.
 
 PyTorch allocates its gradients and the temporaries of its Adam step anew
 at every step, megabytes each; glibc hands blocks that large out with mmap
@@ -158,7 +158,7 @@ def main():
             lo, mid = time_model(kind, threads, args.steps, args.repeats)
             print(f"torch {kind} threads {threads} ms_per_step min {lo:.4f} median {mid:.4f} "
                   f"repeats {args.repeats} steps {args.steps}", flush=True)
-    print(f"torch {torch.__version__} blas {blas_name()}" + (", large blocks kept" if kept else ""))
+    print(f"torch {torch.__version__} with {blas_name()}" + (", large blocks kept" if kept else ""))
 
 
 if __name__ == "__main__":
