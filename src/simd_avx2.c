@@ -34,6 +34,23 @@ VEC_OP vec vec_gather(const float *p, int stride, int w) {
     __m256i on = w >= VEC ? _mm256_set1_epi32(-1) : lanes(w);
     return _mm256_mask_i32gather_ps(_mm256_setzero_ps(), p, at, _mm256_castsi256_ps(on), 4);
 }
+VEC_OP void vec_transpose(vec r[VEC]) {
+    __m256 t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; i++) {
+        r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+        r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+    }
+}
 VEC_OP vec vec_add(vec a, vec b) { return _mm256_add_ps(a, b); }
 VEC_OP vec vec_sub(vec a, vec b) { return _mm256_sub_ps(a, b); }
 VEC_OP vec vec_mul(vec a, vec b) { return _mm256_mul_ps(a, b); }

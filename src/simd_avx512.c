@@ -37,6 +37,32 @@ VEC_OP vec vec_gather(const float *p, int stride, int w) {
     __mmask16 on = w >= VEC ? 0xFFFF : lanes(w);
     return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), on, at, p, 4);
 }
+// The VEC x VEC block of rows r[0 .. VEC) transposed in place: r[i][j]
+// and r[j][i] trade places (pairs of rows interleaved, then pairs of pairs,
+// then quarters of the vector).
+VEC_OP void vec_transpose(vec r[VEC]) {
+    __m512 t[16];
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+        r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+        r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; i++) {
+        t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+        t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xDD);
+        t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+        t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xDD);
+    }
+    for (int i = 0; i < 8; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+    }
+}
 VEC_OP vec vec_add(vec a, vec b) { return _mm512_add_ps(a, b); }
 VEC_OP vec vec_sub(vec a, vec b) { return _mm512_sub_ps(a, b); }
 VEC_OP vec vec_mul(vec a, vec b) { return _mm512_mul_ps(a, b); }

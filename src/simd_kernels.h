@@ -87,12 +87,22 @@ TARGET void KERNEL(gemm_panel)(float *c, long ldc, const float *a, long a_i, lon
 }
 
 // Replaces the copy in gemm_fast_rows of a slice of b^T for GEMM_ABT:
-// bt[p W + j] = b[j ldb + p] for p < k, j < w <= W (W = 2 VEC), gathering
-// a column of b into each vector.
+// bt[p W + j] = b[j ldb + p] for p < k, j < w <= W (W = 2 VEC). Whole
+// VEC x VEC blocks are loaded row by row and transposed in registers; what
+// is left, a column of b at a time into a vector.
 TARGET void KERNEL(pack_transposed)(float *bt, const float *b, long ldb, int k, int w) {
-    for (int p = 0; p < k; p++)
-        for (int j = 0; j < w; j += VEC)
-            vec_store(bt + p * 2 * VEC + j, vec_gather(b + j * ldb + p, (int)ldb, w - j));
+    int W = 2 * VEC;
+    for (int j = 0; j < w; j += VEC) {
+        int p = 0;
+        if (w - j >= VEC)
+            for (; p + VEC <= k; p += VEC) {
+                vec block[VEC];
+                for (int i = 0; i < VEC; i++) block[i] = vec_load(b + (j + i) * ldb + p);
+                vec_transpose(block);  // block[i]: b[j .. j + VEC, p + i]
+                for (int i = 0; i < VEC; i++) vec_store(bt + (p + i) * W + j, block[i]);
+            }
+        for (; p < k; p++) vec_store(bt + p * W + j, vec_gather(b + j * ldb + p, (int)ldb, w - j));
+    }
 }
 
 // ---------------------------------------------------------------- softmax
