@@ -16,8 +16,9 @@
 // Every entry of c is computed the same way whatever block it falls in:
 // start from c[i, j], add a[i, p] b[p, j] for p = 0, 1, ..., k - 1, each
 // with one rounding (a fused multiply-add), store. So the result does not
-// depend on how the rows are shared among threads, nor on the vector width:
-// AVX2 and AVX-512 give the same bits.
+// depend on how the rows are split into blocks or calls (gemm_fast_rows
+// takes any range of them), nor on the vector width: AVX2 and AVX-512 give
+// the same bits.
 #include "gemm.h"
 
 // The k-slice of the transposed b that GEMM_ABT copies out at a time (32 KB
