@@ -18,6 +18,13 @@ CC      ?= cc
 # is the user's to set: make CFLAGS="-O1 -g -fsanitize=address" test
 STD_CFLAGS := -std=c11 -Wall -Wextra -Werror -Isrc
 CFLAGS  ?= -O2
+# Threads: OpenMP (gcc's libgomp) shares the training's loops among the
+# cores; `make OMP=0` builds without it (then `make clean` first: the
+# objects do not record the flags). The results do not depend on it.
+OMP ?= 1
+ifneq ($(OMP),0)
+STD_CFLAGS += -fopenmp
+endif
 # The libraries the programs link: cJSON reads the data of chapter 7, PCRE2
 # runs its tokenizer's rules. LDFLAGS and LDLIBS stay free for the user.
 LIBS    := -lcjson -lpcre2-8 -lm

@@ -7,6 +7,7 @@
 #include <tgmath.h>
 
 #include "gemm.h"
+#include "simd.h"
 
 //> attention-forward
 void attention_block_forward(real *out, real *w, const real *q, const real *k, const real *v,
@@ -18,8 +19,9 @@ void attention_block_forward(real *out, real *w, const real *q, const real *k, c
         real *wb = w + (long)b * L * L, *ob = out + (long)b * L * d_k;
         memset(wb, 0, (size_t)L * L * sizeof *wb);
         gemm(wb, qb, kb, L, d_k, L, GEMM_ABT);  // s = q k^T
-        for (int i = 0; i < L * L; i++) wb[i] *= scale;
-        if (softmax) {
+        if (!FAST_KERNEL(scale, wb, (long)L * L, scale))
+            for (int i = 0; i < L * L; i++) wb[i] *= scale;
+        if (softmax && !FAST_KERNEL(softmax_rows, wb, L, L)) {  // vectors (simd.h), or:
             for (int i = 0; i < L; i++) {  // over the keys j of query i
                 real *row = wb + (long)i * L, max = row[0], sum = 0;
                 for (int j = 1; j < L; j++) max = fmax(max, row[j]);  // pass 1
@@ -46,7 +48,7 @@ void attention_block_backward(real *dq, real *dk, real *dv, real *scratch, const
         memset(ds, 0, (size_t)L * L * sizeof *ds);
         gemm(ds, db, v + off, L, d_k, L, GEMM_ABT);
         gemm(dv + off, wb, db, L, L, d_k, GEMM_ATB);
-        if (softmax) {
+        if (softmax && !FAST_KERNEL(softmax_backward_rows, ds, wb, L, L)) {
             // w_i = softmax(s_i): ds_ij = w_ij (dw_ij - sum_l dw_il w_il)
             for (int i = 0; i < L; i++) {
                 real *g = ds + (long)i * L, dot = 0;
@@ -55,7 +57,8 @@ void attention_block_backward(real *dq, real *dk, real *dv, real *scratch, const
                 for (int j = 0; j < L; j++) g[j] = wi[j] * (g[j] - dot);
             }
         }
-        for (int i = 0; i < L * L; i++) ds[i] *= scale;
+        if (!FAST_KERNEL(scale, ds, (long)L * L, scale))
+            for (int i = 0; i < L * L; i++) ds[i] *= scale;
         // s = q k^T: dq += ds k, dk += ds^T q
         gemm(dq + off, ds, k + off, L, L, d_k, GEMM_AB);
         gemm(dk + off, ds, q + off, L, L, d_k, GEMM_ATB);

@@ -9,6 +9,10 @@
 //   s = q k^T / sqrt(d_k)           (L, L) scores
 //   w = softmax(s) over the keys,    or w = s in the seed's model
 //   out = w v                        (L, d_k)
+//
+// The products go through gemm, the softmax through vector kernels when
+// the CPU has them (simd.h); ATTN_SIMD=none runs the plain loops, and
+// tests/test_kernels.c holds the two to each other.
 #ifndef ATTN_ATTENTION_BLOCK_H
 #define ATTN_ATTENTION_BLOCK_H
 

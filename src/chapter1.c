@@ -10,16 +10,23 @@
 //   d  embedding width (EMBEDDING_DIM, 32)
 //   V  vocabulary size (VOCAB_SIZE, 20000)
 //
-// Usage: ./chapter1 [--seed N] [--data DIR]
+// --timing: instead of the notebook's cells, time self-attention of
+// n = 8 ... 2048 random tokens computed three ways (see "timing" below).
+//
+// Usage: ./chapter1 [--seed N] [--data DIR] [--timing]
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attention.h"
+#include "attention_block.h"
 #include "cli.h"
+#include "clock.h"
+#include "gemm.h"
 #include "print.h"
 #include "rng.h"
+#include "simd.h"
 #include "tensor.h"
 
 #define PROGRAM "chapter1"
@@ -166,18 +173,126 @@ static int chapter1_write_data(const chapter1 *c, const char *dir) {
     return ok ? 0 : -1;
 }
 
+// ---------------------------------------------------------------- timing
+
+//> three-ways
+// Self-attention of n tokens, z = softmax(x x^T / sqrt(d)) x, three ways.
+// x is (n, d), z is (n, d), w is (n, n) and ends up holding the weights.
+typedef void attention_way(float *z, float *w, const float *x, int n, int d);
+
+// The loops of this chapter: n^2 dot products, one number at a time, then
+// each z_i as a weighted sum of the rows of x.
+static void attention_by_loops(float *z, float *w, const float *x, int n, int d) {
+    attention_scores_loop(w, x, n, d);
+    attention_weights(w, w, n, d);
+    for (int i = 0; i < n; i++) weighted_sum(z + i * d, w + i * n, x, n, d);
+}
+
+// Two matrix products, written plainly (gemm_reference, chapter 7): loops in
+// the order memory is laid out, short blocks the compiler vectorises.
+static void attention_by_plain_products(float *z, float *w, const float *x, int n, int d) {
+    memset(w, 0, (size_t)n * n * sizeof *w);
+    gemm_reference(w, x, x, n, d, n, GEMM_ABT);  // x x^T
+    attention_weights(w, w, n, d);
+    memset(z, 0, (size_t)n * d * sizeof *z);
+    gemm_reference(z, w, x, n, n, d, GEMM_AB);   // w x
+}
+
+// Chapter 7's attention layer: the products with explicit vector
+// instructions and a block of results kept in registers (gemm_fast.c), the
+// softmax a vector at a time.
+static void attention_by_fast_products(float *z, float *w, const float *x, int n, int d) {
+    attention_block_forward(z, w, x, x, x, 1, n, d, true);
+}
+//< three-ways
+
+enum { TIMING_REPEATS = 5, TIMING_WAYS = 3 };
+static attention_way *const WAYS[TIMING_WAYS] = {attention_by_loops, attention_by_plain_products,
+                                                 attention_by_fast_products};
+
+// Milliseconds per call of way on n tokens: the fastest of TIMING_REPEATS
+// runs of as many calls as take about 20 ms (at least one).
+static double time_way(attention_way *way, float *z, float *w, const float *x, int n, int d) {
+    double t0 = now_seconds();
+    way(z, w, x, n, d);
+    double once = now_seconds() - t0;
+    int calls = once < 0.02 ? (int)(0.02 / (once > 1e-7 ? once : 1e-7)) + 1 : 1;
+    double best = once;
+    for (int r = 0; r < TIMING_REPEATS; r++) {
+        t0 = now_seconds();
+        for (int c = 0; c < calls; c++) way(z, w, x, n, d);
+        double t = (now_seconds() - t0) / calls;
+        if (t < best) best = t;
+    }
+    return best * 1e3;
+}
+
+// Times the three ways for n = 8, 16, ..., max_n tokens of width d drawn
+// from g; prints the table to f, and writes chapter1-timing.dat into dir
+// when dir is not NULL. Returns 0, or -1 (out of memory, or the data file).
+static int chapter1_timing(FILE *f, const char *dir, int max_n, int d, torch_rng *g) {
+    float *x = malloc((size_t)max_n * d * sizeof *x), *z = malloc((size_t)max_n * d * sizeof *z);
+    float *w = malloc((size_t)max_n * max_n * sizeof *w);
+    FILE *data = dir ? open_data_file(PROGRAM, dir, "chapter1-timing.dat") : NULL;
+    int rc = x && z && w && (data || !dir) ? 0 : -1;
+    if (rc == 0) {
+        rng_randn(g, x, (size_t)max_n * d);
+        fprintf(f, "self-attention of n random tokens of width d = %d: scores, softmax, weighted sums\n", d);
+        fprintf(f, "milliseconds per call, the fastest of %d runs, one thread (%s vectors)\n",
+                TIMING_REPEATS, simd_name(simd_best()));
+        fprintf(f, "%6s %12s %16s %16s %12s\n", "n", "loops", "plain products", "fast products",
+                "loops/fast");
+        if (data) fputs("# n loops_ms plain_products_ms fast_products_ms\n", data);
+        double ms[TIMING_WAYS] = {0}, half[TIMING_WAYS] = {0};
+        for (int n = 8; n <= max_n; n *= 2) {
+            for (int k = 0; k < TIMING_WAYS; k++) {
+                half[k] = ms[k];
+                ms[k] = time_way(WAYS[k], z, w, x, n, d);
+            }
+            fprintf(f, "%6d %12.4g %16.4g %16.4g %12.1f\n", n, ms[0], ms[1], ms[2], ms[0] / ms[2]);
+            if (data) fprintf(data, "%d %.6g %.6g %.6g\n", n, ms[0], ms[1], ms[2]);
+        }
+        if (max_n >= 16) {
+            // 2 n^2 d multiply-adds in the two products, 4 n^2 d operations
+            double flop = 4.0 * max_n * max_n * d;
+            fprintf(f, "from n = %d to %d the times grow %.1f, %.1f and %.1f times (n^2 d: 4 times)\n",
+                    max_n / 2, max_n, ms[0] / half[0], ms[1] / half[1], ms[2] / half[2]);
+            fprintf(f, "at n = %d: %.1f, %.1f and %.1f billion operations a second\n", max_n,
+                    flop / ms[0] * 1e-6, flop / ms[1] * 1e-6, flop / ms[2] * 1e-6);
+        }
+    }
+    if (data && !close_data_file(PROGRAM, data, dir, "chapter1-timing.dat")) rc = -1;
+    free(x);
+    free(z);
+    free(w);
+    return rc;
+}
+
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
-    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
+    bool timing = false;
+    extra_option extra[] = {{"--timing", OPT_FLAG, &timing, 0, 0, ""}};
+    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, "[--seed N] [--data DIR] [--timing]\n"
             "\n"
             "Self-attention with loops and with a matrix product (notebook cells [2]-[13]).\n"
             "  --seed N    torch.manual_seed(N) before the first draw; default "
             "3570563066,\n"
             "              the seed that reproduces the notebook's printed numbers\n"
             "  --data DIR  also write the figure data (chapter1-*.dat) into DIR\n"
-            "  --help      this message", &opts));
+            "  --timing    instead, time self-attention of 8 to 2048 random tokens three\n"
+            "              ways: loops, plain matrix products, fast ones (a few seconds)\n"
+            "  --help      this message", &opts, extra, 1));
     if (done >= 0) return done;
+    if (timing) {
+        torch_rng g;
+        rng_seed(&g, opts.seed);
+        if (chapter1_timing(stdout, opts.data_dir, 2048, EMBEDDING_DIM, &g) < 0) {
+            fprintf(stderr, PROGRAM ": error: out of memory, or cannot write the figure data\n");
+            return 1;
+        }
+        return finish_output(PROGRAM) ? 0 : 1;
+    }
     chapter1 c;
     int status = chapter1_run(&c, SENTENCE, opts.seed);
     if (status == 0) chapter1_print(&c, stdout);

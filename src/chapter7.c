@@ -24,10 +24,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
+#include "parallel.h"
 #include "glove.h"
 #include "imdb.h"
 #include "print.h"
@@ -65,7 +67,9 @@ static const char USAGE[] =
     "Without --model, --lr and --freeze-embeddings it trains the chapter's runs:\n"
     "the seed's (baseline and seed-attention at lr 0.05), the fixed one (baseline\n"
     "and softmax-attention at lr 0.001) and the frozen one (the same with the GloVe\n"
-    "vectors frozen). With any of them, one run of the models named.\n"
+    "vectors frozen). With any of them, one run of the models named. The models\n"
+    "train side by side, as many at once as OMP_NUM_THREADS says (default: the\n"
+    "cores); the output is the same with any number.\n"
     "\n"
     "  --model M[,M...]   baseline, seed-attention (no softmax, as the seed) and/or\n"
     "                     softmax-attention (default: all three)\n"
@@ -150,12 +154,6 @@ static void ch7_free(ch7_state *s) {
     free(s->Y_test);
     free(s->test_review);
     memset(s, 0, sizeof *s);
-}
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 // Punkt's English parameters: NLTK's punkt_tab, else Debian's JSON (NULL
@@ -725,8 +723,8 @@ static void keep_test_reviews(ch7_state *s, long n) {
 }
 
 // The progress line of an epoch, on stderr: rewritten in place on a
-// terminal, else a line every tenth of the epoch.
-static void progress(int epoch, size_t step, size_t steps, double loss, double t0, double *last) {
+// terminal, else a line every tenth of the epoch. who names the model.
+static void progress(const char *who, int epoch, size_t step, size_t steps, double loss, double t0, double *last) {
     double t = now_seconds();
     bool tty = isatty(STDERR_FILENO);
     bool due = tty ? t - *last >= 0.5 || step == steps
@@ -734,8 +732,8 @@ static void progress(int epoch, size_t step, size_t steps, double loss, double t
     if (!due) return;
     *last = t;
     double rate = (double)step / (t - t0 > 1e-9 ? t - t0 : 1e-9);
-    fprintf(stderr, "%s  epoch %d  step %zu/%zu  loss %.4f  %.0f steps/s  %.0f s left%s", tty ? "\r" : "",
-            epoch, step, steps, loss, rate, (double)(steps - step) / rate, tty ? "   " : "\n");
+    fprintf(stderr, "%s%s  epoch %d  step %zu/%zu  loss %.4f  %.0f steps/s  %.0f s left%s", tty ? "\r" : "",
+            who, epoch, step, steps, loss, rate, (double)(steps - step) / rate, tty ? "   " : "\n");
     if (tty && step == steps) fputc('\n', stderr);
 }
 
@@ -848,8 +846,10 @@ static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, 
     rng_seed(&g, o->seed);
     int rc_model = sentiment_model_init(&m, r->kind, s->embedding, V, EMBED_DIM, ATTENTION_DIM, L, &g);
     int rc_acts = rc_model < 0 ? -1 : sentiment_acts_init(&a, &m, B);
-    // frozen: Adam sees the parameters before the embedding only
+    // frozen: Adam sees the parameters before the embedding only; trained:
+    // the embedding's rows are updated when a batch uses them (adam.h)
     int rc_opt = rc_acts < 0 ? -1 : adam_init(&opt, r->frozen ? m.n_dense : m.n_params, r->lr);
+    if (rc_opt == 0 && !r->frozen) rc_opt = adam_lazy_rows(&opt, V, EMBED_DIM);
     size_t *pool = training_pool(s, o->limit, &n_pool);
     int64_t *perm = malloc((n_pool ? n_pool : 1) * sizeof *perm);
     int32_t *X = malloc((size_t)B * L * sizeof *X), *Y = malloc((size_t)B * sizeof *Y);
@@ -875,11 +875,13 @@ static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, 
             loss_sum += loss;
             correct_sum += correct;
             record_tenths(r, epoch, step, steps, loss, &tenth_sum, &tenth_steps);
-            progress((int)epoch, step + 1, steps, loss_sum / (double)(step + 1), t0, &last);
+            progress(model_name(r->kind), (int)epoch, step + 1, steps,
+                     loss_sum / (double)(step + 1), t0, &last);
         }
         epoch_result *e = &r->per_epoch[epoch - 1];
         e->train_loss = steps ? loss_sum / (double)steps : 0;
         e->train_accuracy = steps ? (double)correct_sum / ((double)steps * B) : 0;
+        adam_catch_up(&opt, m.param_block, m.grad_block, NULL, 0);  // every row up to date
         if (evaluate(&e->chunk_accuracy, &e->review_accuracy, logits, &m, &a, s) < 0) rc = -1;
         e->seconds = now_seconds() - t0;
         r->epochs = epoch;
@@ -905,7 +907,7 @@ static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, 
     free(X);
     free(Y);
     free(logits);
-    if (rc_opt == 0) adam_free(&opt);
+    if (rc_acts == 0) adam_free(&opt);
     if (rc_acts == 0) sentiment_acts_free(&a);
     if (rc_model == 0) sentiment_model_free(&m);
     return rc;
@@ -972,7 +974,37 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
     return rc;
 }
 
-// [141] every run of o: its models, trained one after the other.
+// One model of one run, trained into its own output.
+typedef struct {
+    run_result *result;
+    char *text;       // what it prints
+    size_t len;
+    int rc;
+    bool done;
+    char err[256];
+} training_job;
+
+static void run_job(training_job *j, const ch7_state *s, const ch7_options *o) {
+    FILE *f = open_memstream(&j->text, &j->len);
+    if (!f) {
+        j->rc = -1;
+        snprintf(j->err, sizeof j->err, "out of memory");
+        return;
+    }
+    const run_result *r = j->result;
+    fprintf(f, "%s, lr %g, embeddings %s:\n", model_name(r->kind), r->lr, embeddings_word(r->frozen));
+    j->rc = train_model(j->result, s, o, f, j->err, sizeof j->err);
+    if (fclose(f) != 0 && j->rc == 0) {
+        j->rc = -1;
+        snprintf(j->err, sizeof j->err, "out of memory");
+    }
+}
+
+// [141] every run of o: its models, each trained on its own. They run side
+// by side, one per thread, the attention models (the slowest) first; each
+// prints into its own buffer, and the buffers are printed in the order of
+// the runs as soon as they and those before them are done. So the output
+// is the same whatever the number of threads.
 // results gets one entry per model trained; *nresults how many.
 static int cell_141_training(run_result *results, int *nresults, const ch7_state *s,
                              const ch7_options *o, FILE *out, char *err, size_t errlen) {
@@ -995,17 +1027,40 @@ static int cell_141_training(run_result *results, int *nresults, const ch7_state
             }
             break;
         }
-    *nresults = 0;
-    for (int r = 0; r < o->nruns; r++) {
+    fflush(out);
+    training_job jobs[3 * MAX_RUNS] = {{0}};
+    int order[3 * MAX_RUNS], n = 0, next = 0;  // order: attention models first
+    for (int r = 0; r < o->nruns; r++)
         for (int kind = 0; kind < 3; kind++) {
             if (!o->runs[r].models[kind]) continue;
-            run_result *res = &results[(*nresults)++];
-            *res = (run_result){.kind = (model_kind)kind, .lr = o->runs[r].lr, .frozen = o->runs[r].frozen};
-            fprintf(out, "%s, lr %g, embeddings %s:\n", model_name(res->kind), res->lr, embeddings_word(res->frozen));
-            if (train_model(res, s, o, out, err, errlen) < 0) return -1;
+            results[n] = (run_result){.kind = (model_kind)kind, .lr = o->runs[r].lr, .frozen = o->runs[r].frozen};
+            jobs[n].result = &results[n];
+            n++;
+        }
+    for (int pass = 0, k = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++)
+            if ((results[i].kind == MODEL_BASELINE) == (pass == 1)) order[k++] = i;
+    PARALLEL_FOR(n > 1)
+    for (int k = 0; k < n; k++) {
+        run_job(&jobs[order[k]], s, o);
+        PARALLEL_CRITICAL {
+            jobs[order[k]].done = true;
+            for (; next < n && jobs[next].done && jobs[next].rc == 0; next++) {
+                fwrite(jobs[next].text, 1, jobs[next].len, out);
+                fflush(out);
+            }
         }
     }
-    return 0;
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        if (jobs[i].rc < 0 && rc == 0) {
+            snprintf(err, errlen, "%s", jobs[i].err);
+            rc = -1;
+        }
+        free(jobs[i].text);
+    }
+    *nresults = n;
+    return rc;
 }
 
 // [143] the results of every model trained, one line each: the first
@@ -1058,6 +1113,15 @@ static void cell_143_results(const run_result *results, int n, const ch7_state *
     size_t c = heatmap_chunk(s);
     fprintf(out, "(the attention heatmap shows test chunk %zu, of review %d, a %s one)\n", c,
             s->test_review[c], s->Y_test[c] == 1 ? "positive" : "negative");
+}
+
+// The run's wall time and the most memory it held at once (its peak
+// resident size, which Linux reports in kilobytes).
+static void print_time_and_memory(FILE *out, double seconds) {
+    struct rusage use;
+    int threads = parallel_threads();
+    double mb = getrusage(RUSAGE_SELF, &use) == 0 ? (double)use.ru_maxrss / 1024 : 0;
+    fprintf(out, "the whole run took %.0f s (threads: %d); peak memory %.0f MB\n", seconds, threads, mb);
 }
 
 // Parses the comma-separated model names of --model into run->models.
@@ -1193,6 +1257,7 @@ int main(int argc, char **argv) {
     }
     char *command = command_line(argc, argv);
     if (command) o.command = command;
+    double started = now_seconds();
     ch7_state s;
     int rc = run_pipeline(&s, &o, stdout, err, sizeof err);
     run_result results[3 * MAX_RUNS] = {{0}};
@@ -1203,6 +1268,7 @@ int main(int argc, char **argv) {
         rc = cell_141_training(results, &nresults, &s, &o, stdout, err, sizeof err);
         if (rc == 0) cell_143_results(results, nresults, &s, stdout);
     }
+    if (rc == 0) print_time_and_memory(stdout, now_seconds() - started);
     if (rc < 0) {
         fflush(stdout);
         fprintf(stderr, "%s: error: %s\n", PROGRAM, err);

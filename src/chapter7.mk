@@ -93,6 +93,42 @@ $(BUILD)/out/bench-chapter7.txt: | chapter7 $(IMDB_JSON) $(BUILD)/out
 	mv $@.tmp $@; \
 	[ "$$same" = identical ] || { echo "bench: the C and NLTK token streams differ" >&2; mv $@ $@.failed; exit 1; }
 
+# make bench: the training step of each model, C (tests/bench/bench_train.c)
+# against PyTorch (tests/reference/bench_torch.py, on Debian's python3-torch)
+# measured in the same run, and the matrix products against OpenBLAS. Kept
+# in build/out/bench-train.txt, which the book quotes; when make bench has
+# not run, the book's build measures the C side alone (a shorter run).
+# Neither PyTorch nor OpenBLAS is needed by anything else: when they are
+# missing the benchmark says so and measures the rest.
+BENCH_PKGS := python3-torch libopenblas0-pthread
+BENCH_TRAIN := $(BUILD)/bench/bench_train
+BENCH_TARGETS += bench-train
+BOOK_OUTPUTS += $(BUILD)/out/bench-train.txt
+.PHONY: bench-train
+$(BENCH_TRAIN): tests/bench/bench_train.c $(BUILD)/libattn.a $(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) -ldl $(LDLIBS) -o $@
+
+bench-train: $(BENCH_TRAIN) | $(BUILD)/out
+	@sh tests/setup.sh $(BENCH_PKGS) || echo "bench: without $(BENCH_PKGS), PyTorch or OpenBLAS is left out"
+	@rm -f $(BUILD)/out/bench-train.txt $(BUILD)/bench/torch.txt
+	@if $(PYTHON) -c "import torch" 2>/dev/null; then \
+	  echo "bench: PyTorch's training step, 1 and 2 threads (tests/reference/bench_torch.py)"; \
+	  $(PYTHON) tests/reference/bench_torch.py > $(BUILD)/bench/torch.txt.tmp && \
+	  mv $(BUILD)/bench/torch.txt.tmp $(BUILD)/bench/torch.txt || exit 1; \
+	else \
+	  echo "bench: no PyTorch for $(PYTHON) (Debian's python3-torch): the C side only"; \
+	fi
+	@echo "bench: C's training step and matrix products ($(BENCH_TRAIN))"
+	@$(BENCH_TRAIN) --torch $(BUILD)/bench/torch.txt > $(BUILD)/out/bench-train.txt.tmp
+	@mv $(BUILD)/out/bench-train.txt.tmp $(BUILD)/out/bench-train.txt
+	@cat $(BUILD)/out/bench-train.txt
+
+$(BUILD)/out/bench-train.txt: | $(BENCH_TRAIN) $(BUILD)/out
+	@echo "book: no $@ from make bench; measuring the C side alone"
+	$(BENCH_TRAIN) --quick > $@.tmp
+	mv $@.tmp $@
+
 # make train: the chapter's full runs, as `./chapter7` with no options makes
 # them (the seed's, the fixed and the frozen run, 10 epochs each; about an
 # hour on two cores). The output and the figure data go to build/train/,
@@ -117,3 +153,12 @@ $(BUILD)/out/chapter7.txt: chapter7 $(wildcard $(TRAIN_DIR)/chapter7.txt) | $(BU
 	  echo "./chapter7 $(BOOK_ARGS_chapter7) --data $(BUILD)/data"; \
 	  ./chapter7 $(BOOK_ARGS_chapter7) --data $(BUILD)/data > $@.tmp && mv $@.tmp $@; \
 	fi
+
+# The outputs that time something are made one after the other, after
+# chapter 7's own run (make -j would run them beside each other and beside
+# the programs, and time the competition): chapter 1's timing, then the
+# tokenizer's benchmark, then the training's.
+$(BUILD)/out/chapter1-timing.txt: | $(BUILD)/out/chapter7.txt
+$(BUILD)/out/bench-chapter7.txt: | $(BUILD)/out/chapter1-timing.txt
+$(BUILD)/out/bench-train.txt: | $(BUILD)/out/bench-chapter7.txt
+bench-train: | bench-chapter7

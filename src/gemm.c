@@ -21,7 +21,7 @@ static inline void row_block(real *restrict c, const real *restrict ai, const re
 #define GEMM_BT_MAX 4096
 
 //> gemm
-void gemm(real *restrict c, const real *restrict a, const real *restrict b,
+void gemm_reference(real *restrict c, const real *restrict a, const real *restrict b,
           int n, int k, int m, gemm_layout layout) {
     switch (layout) {
     case GEMM_AB:  // i-j-k in blocks of 8 columns of c, then the columns left over
@@ -39,7 +39,7 @@ void gemm(real *restrict c, const real *restrict a, const real *restrict b,
             real bt[GEMM_BT_MAX];
             for (int j = 0; j < m; j++)
                 for (int p = 0; p < k; p++) bt[(long)p * m + j] = b[(long)j * k + p];
-            gemm(c, a, bt, n, k, m, GEMM_AB);
+            gemm_reference(c, a, bt, n, k, m, GEMM_AB);
         } else {  // too large to copy: c[i, j] is the dot product of two rows
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < m; j++)
@@ -56,7 +56,7 @@ void gemm(real *restrict c, const real *restrict a, const real *restrict b,
                 for (int i = 0; i < n; i++)
                     for (int p = 0; p < kk; p++)
                         at[(long)i * kk + p] = a[(long)(p0 + p) * n + i];
-                gemm(c, at, b + (long)p0 * m, n, kk, m, GEMM_AB);
+                gemm_reference(c, at, b + (long)p0 * m, n, kk, m, GEMM_AB);
             }
         } else {  // k-i-j: row p of a and row p of b make a rank-1 update
             for (int p = 0; p < k; p++)
@@ -68,3 +68,11 @@ void gemm(real *restrict c, const real *restrict a, const real *restrict b,
     }
 }
 //< gemm
+
+void gemm(real *c, const real *a, const real *b, int n, int k, int m, gemm_layout layout) {
+#ifdef ATTN_REAL_IS_FLOAT
+    gemm_fast_rows(simd_best(), c, a, b, n, k, m, layout, 0, n);
+#else
+    gemm_reference(c, a, b, n, k, m, layout);
+#endif
+}

@@ -7,6 +7,7 @@
 #include <tgmath.h>
 
 #include "gemm.h"
+#include "simd.h"
 
 //> embedding
 void embedding_forward(real *out, const int32_t *ids, const real *table, int n, int d) {
@@ -15,6 +16,7 @@ void embedding_forward(real *out, const int32_t *ids, const real *table, int n, 
 }
 
 void embedding_backward(real *dtable, const real *dout, const int32_t *ids, int n, int d) {
+    if (FAST_KERNEL(scatter_add_rows, dtable, dout, ids, n, d)) return;  // with vectors
     for (int t = 0; t < n; t++) {
         real *row = dtable + (long)ids[t] * d;
         const real *g = dout + (long)t * d;
@@ -35,7 +37,7 @@ void dense_backward(real *dinp, real *dkernel, real *dbias, const real *dout,
                     const real *inp, const real *kernel, int n, int in, int out_width) {
     if (dinp) gemm(dinp, dout, kernel, n, out_width, in, GEMM_ABT);      // (N, in)
     if (dkernel) gemm(dkernel, inp, dout, in, n, out_width, GEMM_ATB);   // (in, out)
-    if (dbias)
+    if (dbias && !FAST_KERNEL(add_column_sums, dbias, dout, n, out_width))  // vectors, or:
         for (int t = 0; t < n; t++)
             for (int j = 0; j < out_width; j++) dbias[j] += dout[(long)t * out_width + j];
 }
@@ -74,6 +76,7 @@ void dense_init_lecun_normal(torch_rng *g, real *kernel, int in, int out_width) 
 
 //> mean
 void mean_forward(real *out, const real *inp, int B, int L, int d) {
+    if (FAST_KERNEL(mean_rows, out, inp, B, L, d)) return;  // the same, with vectors
     for (int b = 0; b < B; b++) {
         real *o = out + (long)b * d;
         for (int i = 0; i < d; i++) o[i] = 0;
@@ -84,6 +87,7 @@ void mean_forward(real *out, const real *inp, int B, int L, int d) {
 }
 
 void mean_backward(real *dinp, const real *dout, int B, int L, int d) {
+    if (FAST_KERNEL(mean_backward_rows, dinp, dout, B, L, d)) return;
     for (int b = 0; b < B; b++)
         for (int t = 0; t < L; t++)
             for (int i = 0; i < d; i++)

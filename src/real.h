@@ -11,6 +11,10 @@
 
 #ifndef ATTN_REAL
 #define ATTN_REAL float
+// The fast kernels (gemm_fast.c and the others, float only) are used when
+// real is the default float; a build that picks its own real computes with
+// the reference code.
+#define ATTN_REAL_IS_FLOAT 1
 #endif
 typedef ATTN_REAL real;
 

@@ -55,7 +55,9 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
     m->n_dense = m->n_params - (size_t)V * d;
     m->param_block = calloc(m->n_params, sizeof *m->param_block);
     m->grad_block = calloc(m->n_params, sizeof *m->grad_block);
-    if (!m->param_block || !m->grad_block) {
+    m->grad_rows = calloc((size_t)V, sizeof *m->grad_rows);
+    m->seen = calloc((size_t)V, sizeof *m->seen);
+    if (!m->param_block || !m->grad_block || !m->grad_rows || !m->seen) {
         sentiment_model_free(m);
         return -1;
     }
@@ -79,7 +81,25 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
 void sentiment_model_free(sentiment_model *m) {
     free(m->param_block);
     free(m->grad_block);
+    free(m->grad_rows);
+    free(m->seen);
     m->param_block = m->grad_block = NULL;
+    m->grad_rows = NULL;
+    m->seen = NULL;
+}
+
+// The distinct ids of ids (n) into rows, in increasing order (the order in
+// which memory is laid out, which the processor's prefetching follows best);
+// returns how many. seen (V) is zero before and after.
+static int distinct_rows(int32_t *rows, unsigned char *seen, const int32_t *ids, int n, int V) {
+    int count = 0;
+    for (int t = 0; t < n; t++) seen[ids[t]] = 1;
+    for (int32_t id = 0; id < V; id++)
+        if (seen[id]) {
+            seen[id] = 0;
+            rows[count++] = id;
+        }
+    return count;
 }
 
 int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
@@ -103,6 +123,11 @@ int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
             return -1;
         }
     }
+    a->rows = calloc(tokens ? tokens : 1, sizeof *a->rows);
+    if (!a->rows) {
+        sentiment_acts_free(a);
+        return -1;
+    }
     return 0;
 }
 
@@ -110,6 +135,7 @@ void sentiment_acts_free(sentiment_acts *a) {
     real *all[] = {a->x, a->q, a->k, a->v, a->w, a->h, a->mean, a->z, a->dx,
                    a->dq, a->dk, a->dv, a->dh, a->dmean, a->dz, a->scratch};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]);
+    free(a->rows);
     memset(a, 0, sizeof *a);
 }
 
@@ -138,7 +164,15 @@ real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *id
     int L = m->L, d = m->d, d_k = m->d_k, n = B * L, w = head_width(m);
     const sentiment_params *p = &m->p;
     sentiment_params *g = &m->g;
-    memset(m->grad_block, 0, (train_embedding ? m->n_params : m->n_dense) * sizeof(real));
+    // clear the gradients: the dense ones, and the rows of the embedding's
+    // that the last backward wrote (the rest of it is zero already, or
+    // held by a lazy Adam table, which clears it when it applies it)
+    memset(m->grad_block, 0, m->n_dense * sizeof(real));
+    if (train_embedding) {
+        for (int i = 0; i < m->n_grad_rows; i++)
+            memset(g->embedding + (size_t)m->grad_rows[i] * d, 0, (size_t)d * sizeof(real));
+        m->n_grad_rows = distinct_rows(m->grad_rows, m->seen, ids, n, m->V);
+    }
     real *dx = train_embedding ? a->dx : NULL;  // frozen: no gradient flows back to x
     if (dx) memset(dx, 0, (size_t)n * d * sizeof *dx);
     memset(a->dz, 0, (size_t)B * sizeof *a->dz);
@@ -172,13 +206,19 @@ real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *id
 real sentiment_train_step(sentiment_model *m, sentiment_acts *a, adam_state *opt,
                           const int32_t *ids, const int32_t *labels, int B,
                           bool train_embedding, int *correct) {
+    // the embedding rows this batch reads must be up to date
+    int n_rows = distinct_rows(a->rows, m->seen, ids, B * m->L, m->V);
+    adam_catch_up(opt, m->param_block, m->grad_block, a->rows, n_rows);
     sentiment_forward(m, a, ids, B);
     real loss = sentiment_backward(m, a, ids, labels, B, train_embedding);
     int right = 0;
     for (int b = 0; b < B; b++) right += (a->z[b] > 0) == (labels[b] == 1);
     *correct = right;
     // opt covers the whole block, or its first n_dense numbers when frozen
-    adam_step(opt, m->param_block, m->grad_block);
+    adam_step_rows(opt, m->param_block, m->grad_block, m->grad_rows, m->n_grad_rows);
+    // a lazy table keeps the rows' gradients until it applies them, and
+    // clears them then: the next backward must leave them alone
+    if (opt->width > 0) m->n_grad_rows = 0;
     return loss;
 }
 //< train-step

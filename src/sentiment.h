@@ -46,6 +46,13 @@ typedef struct {
     size_t n_params, n_dense;  // all parameters; those before the embedding
     real *param_block, *grad_block;
     sentiment_params p, g;     // views into param_block and grad_block
+    // The embedding's gradient is zero but in these rows, those of the last
+    // batch that sentiment_backward wrote a gradient for, each listed once
+    // (and in the rows a lazy Adam table holds, sentiment_train_step):
+    // so the next backward clears these rows only, not all V.
+    int32_t *grad_rows;        // (V)
+    int n_grad_rows;
+    unsigned char *seen;       // (V) zero between calls; marks rows while listing them
 } sentiment_model;
 
 // The number of parameters of a model of that kind and size.
@@ -68,6 +75,7 @@ typedef struct {
     real *z;              // (B) logits
     real *dx, *dq, *dk, *dv, *dh, *dmean, *dz;
     real *scratch;        // (L, L)
+    int32_t *rows;        // (B * L) the embedding rows a batch reads, each once
 } sentiment_acts;
 
 int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B);
@@ -86,6 +94,12 @@ real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *id
 // (on all but the embedding when train_embedding is false). Returns the
 // loss; *correct gets the number of chunks the logits got right (z > 0
 // predicts positive), both before the update.
+//
+// opt covers the whole block, or its first n_dense numbers. When it keeps
+// the embedding as a lazy table (adam_lazy_rows(opt, V, d)), the rows of
+// the batch are brought up to date before the forward pass and the others
+// are left behind: call adam_catch_up(opt, m->param_block, m->grad_block,
+// NULL, 0) before reading the parameters in any other way (evaluating).
 real sentiment_train_step(sentiment_model *m, sentiment_acts *a, adam_state *opt,
                           const int32_t *ids, const int32_t *labels, int B,
                           bool train_embedding, int *correct);

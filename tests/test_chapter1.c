@@ -223,6 +223,62 @@ START_TEST(matches_pytorch_for_seed) {
 }
 END_TEST
 
+// The three ways of the timing figure compute the same attention.
+START_TEST(three_ways_agree) {
+    torch_rng g;
+    rng_seed(&g, 5);
+    int sizes[] = {1, 3, 8, 33, 100};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int n = sizes[t], d = EMBEDDING_DIM;
+        float *x = malloc((size_t)n * d * sizeof *x), *w = malloc((size_t)n * n * sizeof *w);
+        float *z[TIMING_WAYS];
+        rng_randn(&g, x, (size_t)n * d);
+        for (int k = 0; k < TIMING_WAYS; k++) {
+            z[k] = malloc((size_t)n * d * sizeof *z[k]);
+            WAYS[k](z[k], w, x, n, d);
+        }
+        for (int k = 1; k < TIMING_WAYS; k++)
+            for (int i = 0; i < n * d; i++)
+                ck_assert_msg(fabsf(z[k][i] - z[0][i]) < 1e-4f, "n %d, way %d, [%d]: %g, loops %g", n, k, i,
+                              z[k][i], z[0][i]);
+        for (int k = 0; k < TIMING_WAYS; k++) free(z[k]);
+        free(x);
+        free(w);
+    }
+}
+END_TEST
+
+// The timing table and its figure data, for n = 8 ... 64: a line per n,
+// positive times, and the ratios the text quotes.
+START_TEST(timing_table_and_data) {
+    char dir[] = "/tmp/chapter1-test-XXXXXX", path[256], *text = NULL;
+    size_t len = 0;
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    FILE *f = open_memstream(&text, &len);
+    torch_rng g;
+    rng_seed(&g, 1);
+    ck_assert_int_eq(chapter1_timing(f, dir, 64, EMBEDDING_DIM, &g), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "from n = 32 to 64 the times grow"));
+    snprintf(path, sizeof path, "%s/chapter1-timing.dat", dir);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));  // the header
+    int n, rows = 0;
+    double ms[3];
+    while (fscanf(f, "%d %lg %lg %lg", &n, &ms[0], &ms[1], &ms[2]) == 4) {
+        ck_assert_int_eq(n, 8 << rows++);
+        for (int k = 0; k < 3; k++) ck_assert(ms[k] > 0);
+    }
+    ck_assert_int_eq(rows, 4);
+    fclose(f);
+    ck_assert_int_eq(remove(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+    free(text);
+}
+END_TEST
+
 static Suite *chapter1_suite(void) {
     Suite *s = suite_create("chapter1");
     TCase *tc = tcase_create("cells");
@@ -240,6 +296,8 @@ static Suite *chapter1_suite(void) {
     tcase_add_test(tc, figure_data_has_labels_and_values);
     tcase_add_test(tc, same_seed_same_numbers_other_seed_other_numbers);
     tcase_add_test(tc, default_seed_prints_the_notebooks_numbers);
+    tcase_add_test(tc, three_ways_agree);
+    tcase_add_test(tc, timing_table_and_data);
     suite_add_tcase(s, tc);
     TCase *torch = tcase_create("pytorch");
     tcase_add_loop_test(torch, matches_pytorch_for_seed, 0,

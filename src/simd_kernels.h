@@ -1,0 +1,268 @@
+// simd_kernels.h: the vector kernels, written once. Not a header to include
+// anywhere else: simd_avx512.c and simd_avx2.c each define `vec`, VEC (its
+// floats), GEMM_ROWS, KERNEL(name) (the name with the instruction set's
+// suffix), TARGET and the vec_ operations, and then include this file, which
+// so compiles into gemm_panel_avx512, gemm_panel_avx2, and so on. simd.h
+// declares them; the reference code each one replaces is named beside it.
+//
+//   n, k, w   a product block: c is (n, w), w <= 2 VEC columns, summing over k
+//   rows, L   softmax: rows of L numbers each
+//   n         Adam: numbers updated
+
+#include <math.h>
+#include <stdint.h>
+
+#define INLINE TARGET static inline __attribute__((always_inline))
+
+// ---------------------------------------------------------------- gemm
+
+// The w (0 < w) numbers from p, up to a vector, zero beyond w.
+INLINE vec load_part(const float *p, int w) { return w >= VEC ? vec_load(p) : vec_load_first(p, w); }
+INLINE void store_part(float *p, vec x, int w) {
+    if (w >= VEC) vec_store(p, x);
+    else vec_store_first(p, x, w);
+}
+
+// A whole vector, or (partial) the first w numbers.
+INLINE vec load_vec(const float *p, int partial, int w) { return partial ? vec_load_first(p, w) : vec_load(p); }
+INLINE void store_vec(float *p, vec x, int partial, int w) {
+    if (partial) vec_store_first(p, x, w);
+    else vec_store(p, x);
+}
+
+//> gemm-block
+// c[0 .. R, columns) += sum_p a(r, p) b[p, columns): R rows of c, each NV
+// vectors of columns wide, the last one only w_last numbers when PART; in
+// all R NV vectors of sums, kept in registers. a(r, p) = a[r a_i + p a_p].
+// R, NV and PART are constants where it is called: the loops over them are
+// unrolled, and nothing is decided inside the loop over p.
+INLINE void gemm_block(float *c, long ldc, const float *a, long a_i, long a_p,
+                       const float *b, long ldb, int k, int R, int NV, int PART, int w_last) {
+    vec acc[GEMM_ROWS][2];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; v++)
+            acc[r][v] = load_vec(c + r * ldc + v * VEC, PART && v == NV - 1, w_last);
+    for (int p = 0; p < k; p++) {
+        const float *bp = b + p * ldb, *ap = a + p * a_p;
+        vec bv[2];
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; v++)
+            bv[v] = load_vec(bp + v * VEC, PART && v == NV - 1, w_last);
+#pragma GCC unroll 8
+        for (int r = 0; r < R; r++) {
+            vec x = vec_set(ap[r * a_i]);  // a(r, p) in every lane
+#pragma GCC unroll 2
+            for (int v = 0; v < NV; v++) acc[r][v] = vec_fma(x, bv[v], acc[r][v]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; v++)
+            store_vec(c + r * ldc + v * VEC, acc[r][v], PART && v == NV - 1, w_last);
+}
+//< gemm-block
+
+// All n rows, GEMM_ROWS at a time, then 2 and 1, for one shape of columns.
+INLINE void gemm_rows(float *c, long ldc, const float *a, long a_i, long a_p, const float *b, long ldb,
+                      int n, int k, int NV, int PART, int w_last) {
+    int i = 0;
+    for (; i + GEMM_ROWS <= n; i += GEMM_ROWS)
+        gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, GEMM_ROWS, NV, PART, w_last);
+    for (; i + 2 <= n; i += 2) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 2, NV, PART, w_last);
+    for (; i < n; i++) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 1, NV, PART, w_last);
+}
+
+// Replaces the inner loops of gemm_reference (gemm.c): rows [0, n) of c
+// and w <= 2 VEC of its columns, c(i, j) = c[i ldc + j],
+// += a(i, p) b[p ldb + j] with a(i, p) = a[i a_i + p a_p].
+TARGET void KERNEL(gemm_panel)(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,
+                               long ldb, int n, int k, int w) {
+    if (w == 2 * VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 2, 0, VEC);
+    else if (w > VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 2, 1, w - VEC);
+    else if (w == VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 1, 0, VEC);
+    else gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 1, 1, w);
+}
+
+// Replaces the copy in gemm_fast_rows of a slice of b^T for GEMM_ABT:
+// bt[p W + j] = b[j ldb + p] for p < k, j < w <= W (W = 2 VEC). Whole
+// VEC x VEC blocks are loaded row by row and transposed in registers; what
+// is left, a column of b at a time into a vector.
+TARGET void KERNEL(pack_transposed)(float *bt, const float *b, long ldb, int k, int w) {
+    int W = 2 * VEC;
+    for (int j = 0; j < w; j += VEC) {
+        int p = 0;
+        if (w - j >= VEC)
+            for (; p + VEC <= k; p += VEC) {
+                vec block[VEC];
+                for (int i = 0; i < VEC; i++) block[i] = vec_load(b + (j + i) * ldb + p);
+                vec_transpose(block);  // block[i]: b[j .. j + VEC, p + i]
+                for (int i = 0; i < VEC; i++) vec_store(bt + (p + i) * W + j, block[i]);
+            }
+        for (; p < k; p++) vec_store(bt + p * W + j, vec_gather(b + j * ldb + p, (int)ldb, w - j));
+    }
+}
+
+// ---------------------------------------------------------------- softmax
+
+// e^x, to about one unit in the last place, for x <= 88: x = n ln 2 + r
+// with n whole and |r| <= ln(2)/2, e^r by its Taylor polynomial (Cephes'
+// coefficients, fitted for that range), then times 2^n. Below -87.3 the
+// true value is not a normal float; this returns e^-87.3 instead (about
+// 1e-38, as good as zero next to the 1 that a softmax row always holds).
+INLINE vec vec_exp(vec x) {
+    x = vec_max(x, vec_set(-87.3f));
+    vec n = vec_round(vec_mul(x, vec_set(1.44269504088896341f)));  // x / ln 2
+    vec r = vec_fma(n, vec_set(-0.693359375f), x);  // x - n ln 2, ln 2 in two parts
+    r = vec_fma(n, vec_set(2.12194440e-4f), r);
+    vec p = vec_set(1.9875691500e-4f);
+    p = vec_fma(p, r, vec_set(1.3981999507e-3f));
+    p = vec_fma(p, r, vec_set(8.3334519073e-3f));
+    p = vec_fma(p, r, vec_set(4.1665795894e-2f));
+    p = vec_fma(p, r, vec_set(1.6666665459e-1f));
+    p = vec_fma(p, r, vec_set(5.0000001201e-1f));
+    p = vec_fma(p, vec_mul(r, r), vec_add(r, vec_set(1)));  // 1 + r + r^2 (1/2 + ...)
+    return vec_mul(p, vec_pow2(n));
+}
+
+// Replaces the scaling loops of attention_block_forward and _backward,
+// with the same bits: x[i] *= s for the n numbers of x.
+TARGET void KERNEL(scale)(float *x, long n, float s) {
+    for (long i = 0; i < n; i += VEC) {
+        int w = n - i < VEC ? (int)(n - i) : VEC;
+        store_part(x + i, vec_mul(load_part(x + i, w), vec_set(s)), w);
+    }
+}
+
+// Replaces the three passes of attention_block_forward's softmax: each row
+// of x (rows, L) becomes softmax(row). The max and the sum are taken a
+// vector at a time, then across the vector; the lanes of a last, partial
+// vector are filled with -infinity for the max and left out of the sum.
+TARGET void KERNEL(softmax_rows)(float *x, int rows, int L) {
+    for (int i = 0; i < rows; i++) {
+        float *row = x + (long)i * L;
+        vec mx = vec_set(-INFINITY), sum = vec_set(0);
+        for (int j = 0; j < L; j += VEC)  // pass 1: the largest
+            mx = vec_max(mx, vec_load_first_or(row + j, L - j, -INFINITY));
+        vec top = vec_set(vec_max_all(mx));
+        for (int j = 0; j < L; j += VEC) {  // pass 2: e^(x - max) and their sum
+            vec e = vec_keep_first(vec_exp(vec_sub(load_part(row + j, L - j), top)), L - j);
+            sum = vec_add(sum, e);
+            store_part(row + j, e, L - j);
+        }
+        vec total = vec_set(vec_sum(sum));
+        for (int j = 0; j < L; j += VEC)  // pass 3: divided by the sum
+            store_part(row + j, vec_div(load_part(row + j, L - j), total), L - j);
+    }
+}
+
+// Replaces the softmax step of attention_block_backward: with w a row of
+// softmax weights and g the gradient with respect to it, g becomes
+// w (g - g . w), the gradient with respect to the scores. g, w are (rows, L).
+TARGET void KERNEL(softmax_backward_rows)(float *g, const float *w, int rows, int L) {
+    for (int i = 0; i < rows; i++) {
+        float *gi = g + (long)i * L;
+        const float *wi = w + (long)i * L;
+        vec dot = vec_set(0);
+        for (int j = 0; j < L; j += VEC)  // missing lanes load as 0 and add 0
+            dot = vec_fma(load_part(gi + j, L - j), load_part(wi + j, L - j), dot);
+        vec d = vec_set(vec_sum(dot));
+        for (int j = 0; j < L; j += VEC)
+            store_part(gi + j, vec_mul(load_part(wi + j, L - j), vec_sub(load_part(gi + j, L - j), d)),
+                       L - j);
+    }
+}
+
+// ---------------------------------------------------------------- embedding
+
+// Replaces the loop of embedding_backward (layers.c), with the same bits:
+// row ids[t] of table (V, d) += row t of src (n, d), token after token, a
+// vector at a time; the rows a few tokens ahead are asked for early, since
+// they are scattered over the table.
+TARGET void KERNEL(scatter_add_rows)(float *table, const float *src, const int32_t *ids, int n, int d) {
+    for (int t = 0; t < n; t++) {
+        if (t + 4 < n)
+            for (int j = 0; j < d; j += 16) __builtin_prefetch(table + (long)ids[t + 4] * d + j);
+        float *row = table + (long)ids[t] * d;
+        const float *g = src + (long)t * d;
+        for (int j = 0; j < d; j += VEC) store_part(row + j, vec_add(load_part(row + j, d - j), load_part(g + j, d - j)), d - j);
+    }
+}
+
+// Replace the loops of mean_forward and mean_backward (layers.c), with the
+// same bits: out[b] = (sum_t inp[b, t]) / L, added in the order of t; and
+// dinp[b, t] += dout[b] / L. inp, dinp are (B, L, d), out, dout (B, d).
+TARGET void KERNEL(mean_rows)(float *out, const float *inp, int B, int L, int d) {
+    for (int b = 0; b < B; b++)
+        for (int j = 0; j < d; j += VEC) {
+            vec sum = vec_set(0);
+            for (int t = 0; t < L; t++) sum = vec_add(sum, load_part(inp + ((long)b * L + t) * d + j, d - j));
+            store_part(out + (long)b * d + j, vec_div(sum, vec_set((float)L)), d - j);
+        }
+}
+
+TARGET void KERNEL(mean_backward_rows)(float *dinp, const float *dout, int B, int L, int d) {
+    for (int b = 0; b < B; b++)
+        for (int j = 0; j < d; j += VEC) {
+            vec g = vec_div(load_part(dout + (long)b * d + j, d - j), vec_set((float)L));
+            for (int t = 0; t < L; t++) {
+                float *row = dinp + ((long)b * L + t) * d + j;
+                store_part(row, vec_add(load_part(row, d - j), g), d - j);
+            }
+        }
+}
+
+// Replaces the bias loop of dense_backward (layers.c), with the same bits:
+// out[j] += x[0, j] + x[1, j] + ..., in the order of the rows. x is (rows, d).
+TARGET void KERNEL(add_column_sums)(float *out, const float *x, int rows, int d) {
+    for (int j = 0; j < d; j += VEC) {
+        vec sum = load_part(out + j, d - j);
+        for (int t = 0; t < rows; t++) sum = vec_add(sum, load_part(x + (long)t * d + j, d - j));
+        store_part(out + j, sum, d - j);
+    }
+}
+
+// ---------------------------------------------------------------- Adam
+
+// Replaces the loop of adam_step (adam.c) and gives the same bits: the
+// same operations in the same order, each rounded once (no fused
+// multiply-add here), a vector of parameters at a time.
+TARGET void KERNEL(adam_dense)(float *p, const float *g, float *m, float *v, long n, float b1, float b2,
+                               float eps, float step, float root_c2) {
+    vec B1 = vec_set(b1), B2 = vec_set(b2), C1 = vec_set(1 - b1), C2 = vec_set(1 - b2);
+    vec E = vec_set(eps), S = vec_set(step), R = vec_set(root_c2);
+    for (long i = 0; i < n; i += VEC) {
+        int w = n - i < VEC ? (int)(n - i) : VEC;
+        vec gi = load_part(g + i, w);
+        vec mi = vec_add(vec_mul(B1, load_part(m + i, w)), vec_mul(C1, gi));
+        vec vi = vec_add(vec_mul(B2, load_part(v + i, w)), vec_mul(vec_mul(C2, gi), gi));
+        vec pi = vec_sub(load_part(p + i, w), vec_div(vec_mul(S, mi), vec_add(vec_div(vec_sqrt(vi), R), E)));
+        store_part(m + i, mi, w);
+        store_part(v + i, vi, w);
+        store_part(p + i, pi, w);
+    }
+}
+
+// Replaces adam_idle_reference (adam.c): steps t0 + 1 .. t1 of Adam with a
+// zero gradient on p, m, v (n each), step t with the constants step_at[t]
+// and root_c2_at[t]. A vector of parameters stays in registers through
+// all the steps: one load and one store for any number of steps.
+TARGET void KERNEL(adam_idle)(float *p, float *m, float *v, long n, const float *step_at,
+                              const float *root_c2_at, long t0, long t1, float b1, float b2, float eps) {
+    vec B1 = vec_set(b1), B2 = vec_set(b2), E = vec_set(eps);
+    for (long i = 0; i < n; i += VEC) {
+        int w = n - i < VEC ? (int)(n - i) : VEC;
+        vec pi = load_part(p + i, w), mi = load_part(m + i, w), vi = load_part(v + i, w);
+        for (long t = t0 + 1; t <= t1; t++) {
+            mi = vec_mul(B1, mi);  // b1 m + (1 - b1) 0
+            vi = vec_mul(B2, vi);
+            vec root = vec_add(vec_div(vec_sqrt(vi), vec_set(root_c2_at[t])), E);
+            pi = vec_sub(pi, vec_div(vec_mul(vec_set(step_at[t]), mi), root));
+        }
+        store_part(m + i, mi, w);
+        store_part(v + i, vi, w);
+        store_part(p + i, pi, w);
+    }
+}

@@ -1,0 +1,377 @@
+// bench_train.c: how fast chapter 7 trains, against PyTorch and OpenBLAS
+// measured in the same run. `make bench` builds and runs it.
+//
+//   B    chunks in a batch (64)
+//   L    tokens in a chunk (32)
+//   V    vocabulary size (10,002)
+//   d    embedding width (100)
+//   d_k  width of queries, keys and values (32)
+//
+// 1. The training step of each model (sentiment_train_step: forward,
+//    backward, Adam on all 1.01 million parameters, the embedding kept as a
+//    lazy table as ./chapter7 keeps it): WARMUP steps, then REPEATS runs of
+//    STEPS steps; the min and the median of the runs' ms per step. Once on
+//    one thread, and once with two models training at the same time on two
+//    threads, as ./chapter7 trains them (a step itself is not split among
+//    threads: see src/parallel.h). The token ids are drawn as words occur in
+//    text, by Zipf's law: id r (the r-th most frequent word) with
+//    probability proportional to 1 / (r + 1), as in chapter 7's figure of
+//    the training words. How many distinct words a batch holds is what the
+//    lazy table's work depends on (PyTorch's does not); the output says it.
+// 2. PyTorch's step of the same models (tests/reference/bench_torch.py,
+//    whose output --torch FILE names), and the ratios with the targets.
+// 3. The matrix products of a training step: gemm_reference, gemm_fast_rows
+//    and OpenBLAS's cblas_sgemm (opened with dlopen, so that nothing else
+//    needs OpenBLAS), each on one thread, in GFLOP/s.
+//
+// Usage: bench_train [--torch FILE] [--steps N] [--repeats R] [--quick]
+// Its lines fit the book's page (93 characters).
+// --quick: fewer steps and repeats (the book's build, when make bench has
+// not run). Anything missing (PyTorch's output, OpenBLAS) is said, and the
+// rest still measured.
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdbool.h>
+
+#include "adam.h"
+#include "clock.h"
+#include "gemm.h"
+#include "parallel.h"
+#include "rng.h"
+#include "sentiment.h"
+#include "simd.h"
+
+#define PROGRAM "bench_train"
+enum { B = 64, L = 32, V = 10002, D = 100, DK = 32, WARMUP = 20, MAX_REPEATS = 50 };
+
+// The targets: the attention step this many times as fast as PyTorch's
+// better run, the baseline's this many, gemm this share of OpenBLAS.
+#define TARGET_ATTENTION 4.0
+#define TARGET_BASELINE 3.0
+#define TARGET_GEMM 0.70
+
+typedef struct {
+    int steps, repeats;
+    const char *torch;  // bench_torch.py's output, or NULL
+} options;
+
+// ---------------------------------------------------------------- the step
+
+// ms per training step of one model, min and median over the repeats.
+static int time_model(double *min, double *median, model_kind kind, const options *o, const float *table,
+                      const int32_t *X, const int32_t *Y) {
+    torch_rng g;
+    rng_seed(&g, 42);
+    sentiment_model m;
+    sentiment_acts a;
+    adam_state opt;
+    if (sentiment_model_init(&m, kind, table, V, D, DK, L, &g) < 0) return -1;
+    if (sentiment_acts_init(&a, &m, B) < 0 || adam_init(&opt, m.n_params, 1e-3) < 0 ||
+        adam_lazy_rows(&opt, V, D) < 0) {
+        sentiment_model_free(&m);
+        return -1;
+    }
+    int correct;
+    for (int s = 0; s < WARMUP; s++)
+        sentiment_train_step(&m, &a, &opt, X + (long)s * B * L, Y + (long)s * B, B, true, &correct);
+    double ms[MAX_REPEATS];
+    for (int r = 0; r < o->repeats; r++) {
+        double t0 = now_seconds();
+        for (int s = 0; s < o->steps; s++) {
+            long at = WARMUP + s;
+            sentiment_train_step(&m, &a, &opt, X + at * B * L, Y + at * B, B, true, &correct);
+        }
+        ms[r] = (now_seconds() - t0) * 1e3 / o->steps;
+    }
+    min_median(ms, (size_t)o->repeats, min, median);
+    adam_free(&opt);
+    sentiment_acts_free(&a);
+    sentiment_model_free(&m);
+    return 0;
+}
+
+// PyTorch's measurements: ms per step for each model and thread count.
+typedef struct {
+    double min[3][3], median[3][3];  // [model][threads 1, 2], 0 when absent
+    char version[128];
+} torch_times;
+
+// Returns 0, -1 when the file holds no measurement, -2 when there is none.
+static int read_torch(torch_times *t, const char *path) {
+    memset(t, 0, sizeof *t);
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f) return -2;
+    char line[512], name[64];
+    int threads, found = 0;
+    double lo, mid;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "torch %63s threads %d ms_per_step min %lf median %lf", name, &threads, &lo, &mid) == 4) {
+            for (int k = 0; k < 3; k++)
+                if (strcmp(name, model_name((model_kind)k)) == 0 && threads >= 1 && threads <= 2) {
+                    t->min[k][threads] = lo;
+                    t->median[k][threads] = mid;
+                    found++;
+                }
+        } else if (strncmp(line, "torch ", 6) == 0 && strstr(line, " with ")) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(t->version, sizeof t->version, "%.120s", line + 6);
+        }
+    }
+    fclose(f);
+    return found > 0 ? 0 : -1;
+}
+
+// The better (smaller) of PyTorch's one- and two-thread minima; *threads
+// gets which.
+static double torch_best(const torch_times *t, int k, int *threads) {
+    double best = 0;
+    for (int th = 1; th <= 2; th++)
+        if (t->min[k][th] > 0 && (best == 0 || t->min[k][th] < best)) best = t->min[k][th], *threads = th;
+    return best;
+}
+
+// ms per step with two models (of the same kind) training at once, one on
+// each thread: the slower of the two.
+static int time_two_at_once(double *min, double *median, model_kind kind, const options *o,
+                            const float *table, const int32_t *X, const int32_t *Y) {
+    double lo[2] = {0}, mid[2] = {0};
+    int rc[2] = {0};
+    PARALLEL_FOR(true)
+    for (int i = 0; i < 2; i++) rc[i] = time_model(&lo[i], &mid[i], kind, o, table, X, Y);
+    *min = lo[0] > lo[1] ? lo[0] : lo[1];
+    *median = mid[0] > mid[1] ? mid[0] : mid[1];
+    return rc[0] < 0 || rc[1] < 0 ? -1 : 0;
+}
+
+// n ids (in batches of B L) drawn by Zipf's law over the V words: id r
+// with probability proportional to 1 / (r + 1). Returns the mean number of
+// distinct ids in a batch.
+static double zipf_ids(int32_t *X, long n, torch_rng *g) {
+    double *cdf = malloc(sizeof *cdf * V), sum = 0;
+    unsigned char *seen = calloc(V, 1);
+    if (!cdf || !seen) {
+        fprintf(stderr, "%s: error: out of memory\n", PROGRAM);
+        exit(1);
+    }
+    for (int r = 0; r < V; r++) cdf[r] = sum += 1.0 / (r + 1);
+    long distinct = 0;
+    for (long i = 0; i < n; i++) {
+        double u = (double)rng_next_u64(g) / 18446744073709551616.0 * sum;
+        int lo = 0, hi = V - 1;  // the first r with cdf[r] > u
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (cdf[mid] > u) hi = mid;
+            else lo = mid + 1;
+        }
+        X[i] = lo;
+        distinct += !seen[lo];
+        seen[lo] = 1;
+        if ((i + 1) % (B * L) == 0) memset(seen, 0, V);
+    }
+    free(cdf);
+    free(seen);
+    return (double)distinct / (double)(n / (B * L));
+}
+
+static void bench_steps(const options *o) {
+    torch_rng g;
+    rng_seed(&g, 1);
+    long steps = WARMUP + o->steps;
+    float *table = malloc(sizeof *table * V * D);
+    int32_t *X = malloc(sizeof *X * steps * B * L), *Y = malloc(sizeof *Y * steps * B);
+    if (!table || !X || !Y) {
+        fprintf(stderr, "%s: error: out of memory\n", PROGRAM);
+        exit(1);
+    }
+    rng_randn(&g, table, (size_t)V * D);
+    double distinct = zipf_ids(X, steps * B * L, &g);
+    for (long i = 0; i < steps * B; i++) Y[i] = (int32_t)(rng_next_u32(&g) % 2);
+    bool two = parallel_threads() >= 2;
+    printf("[1] the training step, batch %d (L %d, d %d, d_k %d, V %d)\n", B, L, D, DK, V);
+    printf("token ids by Zipf's law, %.0f distinct words a batch on average\n", distinct);
+    printf("C: %s vectors; %d runs of %d steps after %d; ms per step, min and median\n",
+           simd_name(simd_best()), o->repeats, o->steps, WARMUP);
+    torch_times torch;
+    int have_torch = read_torch(&torch, o->torch);
+    if (have_torch == 0) printf("PyTorch %s\n(its better run of 1 and 2 threads)\n", torch.version);
+    printf("%-18s %16s %20s %18s\n", "model", "C, one thread", "C, two models at once", "PyTorch (threads)");
+    double c_best[3] = {0}, t_best[3] = {0};
+    for (int k = 0; k < 3; k++) {
+        double lo = 0, mid = 0, lo2 = 0, mid2 = 0;
+        if (time_model(&lo, &mid, (model_kind)k, o, table, X, Y) < 0 ||
+            (two && time_two_at_once(&lo2, &mid2, (model_kind)k, o, table, X, Y) < 0)) {
+            fprintf(stderr, "%s: error: out of memory\n", PROGRAM);
+            exit(1);
+        }
+        c_best[k] = lo;
+        printf("%-18s %7.3f %8.3f", model_name((model_kind)k), lo, mid);
+        if (two) printf(" %11.3f %8.3f", lo2, mid2);
+        else printf(" %20s", "(one thread only)");
+        int th = 0;
+        if (have_torch == 0 && (t_best[k] = torch_best(&torch, k, &th)) > 0)
+            printf(" %6.2f %6.2f (%d)\n", t_best[k], torch.median[k][th], th);
+        else
+            printf(" %18s\n", "-");
+    }
+    if (have_torch != 0) {
+        printf("PyTorch: skipped (%s): `make bench`\n",
+               !o->torch ? "not asked for" : have_torch == -2 ? "not measured here" : "no measurements");
+        printf("times it with Debian's python3-torch in the same run, and prints the ratios\n");
+    } else {
+        printf("C on one thread against PyTorch's better run, by the minima:\n");
+        for (int k = 0; k < 3; k++) {
+            if (t_best[k] <= 0) continue;
+            double ratio = t_best[k] / c_best[k], target = k == MODEL_BASELINE ? TARGET_BASELINE : TARGET_ATTENTION;
+            printf("  %-18s %6.1f times as fast (target %.0fx: %s)\n", model_name((model_kind)k), ratio, target,
+                   ratio >= target ? "met" : "NOT MET");
+        }
+    }
+    free(table);
+    free(X);
+    free(Y);
+}
+
+// ---------------------------------------------------------------- gemm
+
+// cblas_sgemm and openblas_set_num_threads, from libopenblas.so.0.
+typedef void (*sgemm_fn)(int order, int transa, int transb, int m, int n, int k, float alpha, const float *a,
+                         int lda, const float *b, int ldb, float beta, float *c, int ldc);
+enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 };
+
+typedef struct {
+    const char *what;
+    gemm_layout layout;
+    int n, k, m, count;  // count products of that shape, one after the other
+    int per_step;        // how many of these a softmax-attention step computes
+} shape;
+
+// The products of a training step (and the evaluation's table).
+static const shape SHAPES[] = {
+    {"x W_q (3 per step)", GEMM_AB, 2048, 100, 32, 1, 3},
+    {"dq W_q^T", GEMM_ABT, 2048, 32, 100, 1, 3},
+    {"x^T dq", GEMM_ATB, 100, 2048, 32, 1, 3},
+    {"q k^T, 64 chunks", GEMM_ABT, 32, 32, 32, 64, 2},
+    {"w v, 64 chunks", GEMM_AB, 32, 32, 32, 64, 2},
+    {"w^T dout, 64 chunks", GEMM_ATB, 32, 32, 32, 64, 2},
+    {"vocabulary x W_q", GEMM_AB, 10002, 100, 32, 1, 0},
+};
+
+typedef enum { BY_REFERENCE, BY_FAST, BY_OPENBLAS } method;
+
+static void run_product(method how, const shape *s, float *c, const float *a, const float *b, sgemm_fn sgemm,
+                        simd_level level) {
+    long sa = (long)s->n * s->k, sb = (long)s->k * s->m, sc = (long)s->n * s->m;
+    for (int i = 0; i < s->count; i++) {
+        const float *ai = a + i * sa, *bi = b + i * sb;
+        float *ci = c + i * sc;
+        if (how == BY_REFERENCE) gemm_reference(ci, ai, bi, s->n, s->k, s->m, s->layout);
+        else if (how == BY_FAST) gemm_fast_rows(level, ci, ai, bi, s->n, s->k, s->m, s->layout, 0, s->n);
+        else if (s->layout == GEMM_AB)
+            sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, s->n, s->m, s->k, 1, ai, s->k, bi, s->m, 1, ci, s->m);
+        else if (s->layout == GEMM_ABT)
+            sgemm(ROW_MAJOR, NO_TRANS, TRANS, s->n, s->m, s->k, 1, ai, s->k, bi, s->k, 1, ci, s->m);
+        else
+            sgemm(ROW_MAJOR, TRANS, NO_TRANS, s->n, s->m, s->k, 1, ai, s->n, bi, s->m, 1, ci, s->m);
+    }
+}
+
+// Seconds per call (all count products), min over repeats of enough calls
+// to last about 20 ms each.
+static double time_product(method how, const shape *s, float *c, const float *a, const float *b,
+                           sgemm_fn sgemm, simd_level level, int repeats) {
+    double t0 = now_seconds();
+    run_product(how, s, c, a, b, sgemm, level);
+    double once = now_seconds() - t0;
+    int calls = once > 0 ? (int)(0.02 / once) + 1 : 1000;
+    double sec[MAX_REPEATS], lo, mid;
+    for (int r = 0; r < repeats; r++) {
+        t0 = now_seconds();
+        for (int i = 0; i < calls; i++) run_product(how, s, c, a, b, sgemm, level);
+        sec[r] = (now_seconds() - t0) / calls;
+    }
+    min_median(sec, (size_t)repeats, &lo, &mid);
+    return lo;
+}
+
+static void bench_gemm(const options *o) {
+    void *lib = dlopen("libopenblas.so.0", RTLD_NOW);
+    sgemm_fn sgemm = lib ? (sgemm_fn)(size_t)dlsym(lib, "cblas_sgemm") : NULL;
+    void (*set_threads)(int) = lib ? (void (*)(int))(size_t)dlsym(lib, "openblas_set_num_threads") : NULL;
+    if (set_threads) set_threads(1);
+    simd_level level = simd_best();
+    printf("\n[2] the matrix products of a training step, one thread, GFLOP/s (min of %d runs)\n", o->repeats);
+    if (!sgemm) printf("OpenBLAS: skipped (libopenblas.so.0 not found: Debian's libopenblas0-pthread has it)\n");
+    printf("%-21s %6s %-16s %9s %9s %9s %6s\n", "product", "", "(n, k, m)", "reference", "gemm", "OpenBLAS",
+           "share");
+    torch_rng g;
+    rng_seed(&g, 2);
+    double step_fast = 0, step_blas = 0, step_flop = 0;
+    int below = 0;
+    for (size_t i = 0; i < sizeof SHAPES / sizeof *SHAPES; i++) {
+        const shape *s = &SHAPES[i];
+        long na = (long)s->count * s->n * s->k, nb = (long)s->count * s->k * s->m, nc = (long)s->count * s->n * s->m;
+        float *a = malloc(sizeof *a * na), *b = malloc(sizeof *b * nb), *c = calloc((size_t)nc, sizeof *c);
+        if (!a || !b || !c) {
+            fprintf(stderr, "%s: error: out of memory\n", PROGRAM);
+            exit(1);
+        }
+        rng_uniform(&g, a, (size_t)na, -1, 1);
+        rng_uniform(&g, b, (size_t)nb, -1, 1);
+        double flop = 2.0 * s->count * s->n * s->k * s->m;
+        double ref = time_product(BY_REFERENCE, s, c, a, b, sgemm, level, o->repeats);
+        double fast = time_product(BY_FAST, s, c, a, b, sgemm, level, o->repeats);
+        double blas = sgemm ? time_product(BY_OPENBLAS, s, c, a, b, sgemm, level, o->repeats) : 0;
+        static const char *const LAYOUT[] = {"a b", "a b^T", "a^T b"};
+        char dims[32];
+        snprintf(dims, sizeof dims, "(%d, %d, %d)", s->n, s->k, s->m);
+        printf("%-21s %6s %-16s %9.1f %9.1f", s->what, LAYOUT[s->layout], dims, flop / ref * 1e-9,
+               flop / fast * 1e-9);
+        if (sgemm) {
+            printf(" %9.1f %5.0f%%\n", flop / blas * 1e-9, 100 * blas / fast);
+            below += blas / fast < TARGET_GEMM;
+        } else {
+            printf(" %9s\n", "-");
+        }
+        step_fast += s->per_step * fast;
+        step_flop += s->per_step * flop;
+        step_blas += s->per_step * blas;
+        free(a);
+        free(b);
+        free(c);
+    }
+    printf("a step's products, %.0f million operations: gemm %.3f ms", step_flop * 1e-6, step_fast * 1e3);
+    if (sgemm) {
+        printf(", OpenBLAS %.3f ms: %.0f%%\n", step_blas * 1e3, 100 * step_blas / step_fast);
+        printf("(target %.0f%% of OpenBLAS on every shape: %s)\n", 100 * TARGET_GEMM,
+               below == 0 ? "met" : "NOT MET on some");
+    } else {
+        printf("\n");
+    }
+    if (lib) dlclose(lib);
+}
+
+int main(int argc, char **argv) {
+    options o = {.steps = 100, .repeats = 5};
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--torch") == 0 && i + 1 < argc) o.torch = argv[++i];
+        else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) o.steps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) o.repeats = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--quick") == 0) o.steps = 50, o.repeats = 3;
+        else {
+            fprintf(stderr, "usage: %s [--torch FILE] [--steps N] [--repeats R] [--quick]\n", PROGRAM);
+            return 2;
+        }
+    }
+    if (o.steps < 1 || o.repeats < 1 || o.repeats > MAX_REPEATS) {
+        fprintf(stderr, "%s: error: --steps needs a positive number, --repeats 1 to %d\n", PROGRAM, MAX_REPEATS);
+        return 2;
+    }
+    bench_steps(&o);
+    bench_gemm(&o);
+    return 0;
+}

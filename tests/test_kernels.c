@@ -1,0 +1,341 @@
+// test_kernels.c: the fast kernels against the readable reference code
+// they replace, on many shapes, odd ones included, with every set of
+// vector instructions this CPU has (ATTN_SIMD caps simd_best, simd.h).
+//
+// The matrix product and the softmax compute the same sums in another
+// order (fused multiply-adds, sums a vector at a time): they must agree to
+// rounding. Adam, the embedding's gradient and the means do the very same
+// operations in the same order: they must agree to the bit. And the lazy
+// Adam of a table must give the same bits as the dense step, however many
+// steps a row sits out.
+#include <check.h>
+
+#include "suite.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adam.h"
+#include "attention_block.h"
+#include "gemm.h"
+#include "layers.h"
+#include "rng.h"
+#include "simd.h"
+
+// The levels this CPU runs, the portable one first.
+static int levels(simd_level *out) {
+    int n = 0;
+    for (simd_level l = SIMD_NONE; l <= SIMD_AVX512; l++)
+        if (simd_supported(l)) out[n++] = l;
+    return n;
+}
+
+// Makes simd_best() return level, for the kernels that ask it.
+static void use_level(simd_level level) { ck_assert_int_eq(setenv("ATTN_SIMD", simd_name(level), 1), 0); }
+
+static float *random_floats(torch_rng *g, long n, float a, float b) {
+    float *x = malloc((size_t)(n ? n : 1) * sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    rng_uniform(g, x, (size_t)n, a, b);
+    return x;
+}
+
+static float *copy_of(const float *x, long n) {
+    float *y = malloc((size_t)(n ? n : 1) * sizeof *y);
+    ck_assert_ptr_nonnull(y);
+    memcpy(y, x, (size_t)n * sizeof *y);
+    return y;
+}
+
+// ---------------------------------------------------------------- gemm
+
+// Shapes: tiny, around the vector widths (8, 16, 32) and the row blocks
+// (6, 8), the training's, and k beyond the 256 that GEMM_ABT copies at once.
+static const int SHAPES[][3] = {
+    {1, 1, 1},   {2, 3, 5},    {7, 9, 8},     {8, 16, 16},   {9, 17, 33},  {13, 5, 31},
+    {6, 64, 47}, {17, 100, 32}, {32, 32, 32}, {64, 100, 32}, {100, 70, 96}, {3, 300, 20},
+    {25, 600, 7}, {129, 33, 100}, {5, 1, 64},  {1, 257, 1},
+};
+
+START_TEST(gemm_fast_agrees_with_the_reference) {
+    torch_rng g;
+    rng_seed(&g, 1);
+    simd_level lv[3];
+    int nl = levels(lv);
+    for (size_t t = 0; t < sizeof SHAPES / sizeof *SHAPES; t++) {
+        int n = SHAPES[t][0], k = SHAPES[t][1], m = SHAPES[t][2];
+        float *a = random_floats(&g, (long)n * k, -1, 1), *b = random_floats(&g, (long)k * m, -1, 1);
+        float *c0 = random_floats(&g, (long)n * m, -1, 1);
+        for (gemm_layout layout = GEMM_AB; layout <= GEMM_ATB; layout++) {
+            float *want = copy_of(c0, (long)n * m);
+            gemm_reference(want, a, b, n, k, m, layout);
+            float *first = NULL;  // the first vector level's result
+            for (int l = 0; l < nl; l++) {
+                float *got = copy_of(c0, (long)n * m);
+                gemm_fast_rows(lv[l], got, a, b, n, k, m, layout, 0, n);
+                // |a b| <= k here; float sums of k terms agree to about k ulp of that
+                for (long i = 0; i < (long)n * m; i++)
+                    ck_assert_msg(fabsf(got[i] - want[i]) <= 4e-7f * k + 1e-6f,
+                                  "%s, layout %d, (%d, %d, %d)[%ld]: %.9g, reference %.9g", simd_name(lv[l]),
+                                  layout, n, k, m, i, got[i], want[i]);
+                // any split of the rows gives the same bits
+                float *split = copy_of(c0, (long)n * m);
+                int cut = n / 3;
+                gemm_fast_rows(lv[l], split, a, b, n, k, m, layout, cut, n);
+                gemm_fast_rows(lv[l], split, a, b, n, k, m, layout, 0, cut);
+                ck_assert_msg(memcmp(split, got, (size_t)n * m * sizeof *got) == 0,
+                              "%s, layout %d, (%d, %d, %d): rows split at %d differ", simd_name(lv[l]), layout, n,
+                              k, m, cut);
+                free(split);
+                if (lv[l] == SIMD_NONE) {
+                    free(got);
+                } else if (!first) {
+                    first = got;
+                } else {  // AVX2 and AVX-512 do the same operations
+                    ck_assert_msg(memcmp(first, got, (size_t)n * m * sizeof *got) == 0,
+                                  "layout %d, (%d, %d, %d): avx2 and avx512 differ", layout, n, k, m);
+                    free(got);
+                }
+            }
+            free(first);
+            free(want);
+        }
+        free(a);
+        free(b);
+        free(c0);
+    }
+}
+END_TEST
+
+// ---------------------------------------------------------------- attention
+
+START_TEST(attention_fast_agrees_with_the_reference) {
+    torch_rng g;
+    rng_seed(&g, 2);
+    simd_level lv[3];
+    int nl = levels(lv);
+    int shapes[][3] = {{1, 1, 1}, {2, 5, 3}, {3, 17, 9}, {4, 32, 32}, {2, 33, 40}, {1, 64, 16}};  // B, L, d_k
+    for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
+        int B = shapes[t][0], L = shapes[t][1], dk = shapes[t][2];
+        long nq = (long)B * L * dk, nw = (long)B * L * L;
+        float *q = random_floats(&g, nq, -2, 2), *k = random_floats(&g, nq, -2, 2), *v = random_floats(&g, nq, -1, 1);
+        float *dout = random_floats(&g, nq, -1, 1);
+        for (int softmax = 0; softmax <= 1; softmax++) {
+            float *out0 = calloc((size_t)nq, 4), *w0 = calloc((size_t)nw, 4), *s0 = calloc((size_t)L * L, 4);
+            float *dq0 = calloc((size_t)nq, 4), *dk0 = calloc((size_t)nq, 4), *dv0 = calloc((size_t)nq, 4);
+            use_level(SIMD_NONE);  // the plain loops
+            attention_block_forward(out0, w0, q, k, v, B, L, dk, softmax);
+            attention_block_backward(dq0, dk0, dv0, s0, dout, w0, q, k, v, B, L, dk, softmax);
+            for (int l = 1; l < nl; l++) {
+                use_level(lv[l]);
+                float *out = calloc((size_t)nq, 4), *w = calloc((size_t)nw, 4), *s = calloc((size_t)L * L, 4);
+                float *dq = calloc((size_t)nq, 4), *dkk = calloc((size_t)nq, 4), *dv = calloc((size_t)nq, 4);
+                attention_block_forward(out, w, q, k, v, B, L, dk, softmax);
+                attention_block_backward(dq, dkk, dv, s, dout, w, q, k, v, B, L, dk, softmax);
+                const float *got[] = {out, w, dq, dkk, dv}, *want[] = {out0, w0, dq0, dk0, dv0};
+                const long len[] = {nq, nw, nq, nq, nq};
+                const char *what[] = {"out", "w", "dq", "dk", "dv"};
+                for (int x = 0; x < 5; x++)
+                    for (long i = 0; i < len[x]; i++) {
+                        float tol = 2e-6f * (L + dk) * (softmax ? 1 : 4 * dk) * (1 + fabsf(want[x][i]));
+                        ck_assert_msg(fabsf(got[x][i] - want[x][i]) <= tol,
+                                      "%s, softmax %d, (%d, %d, %d): %s[%ld] %.9g, reference %.9g",
+                                      simd_name(lv[l]), softmax, B, L, dk, what[x], i, got[x][i], want[x][i]);
+                    }
+                if (softmax)  // the weights of a row sum to 1
+                    for (int r = 0; r < B * L; r++) {
+                        double sum = 0;
+                        for (int j = 0; j < L; j++) sum += w[(long)r * L + j];
+                        ck_assert_msg(fabs(sum - 1) < 1e-5, "%s: a softmax row sums to %.9g", simd_name(lv[l]), sum);
+                    }
+                free(out), free(w), free(s), free(dq), free(dkk), free(dv);
+            }
+            free(out0), free(w0), free(s0), free(dq0), free(dk0), free(dv0);
+        }
+        free(q), free(k), free(v), free(dout);
+    }
+    unsetenv("ATTN_SIMD");
+}
+END_TEST
+
+// Scores far apart: the largest weight is 1, the others underflow to
+// (nearly) nothing, and nothing becomes infinite or NaN.
+START_TEST(softmax_of_extreme_scores) {
+    simd_level lv[3];
+    int nl = levels(lv);
+    enum { L = 19 };
+    for (int l = 0; l < nl; l++) {
+        use_level(lv[l]);
+        float q[L], k[L], v[L], out[L], w[L * L];
+        for (int i = 0; i < L; i++) q[i] = 1, k[i] = (float)(i * 40 - 300), v[i] = (float)i;
+        attention_block_forward(out, w, q, k, v, 1, L, 1, true);
+        for (int i = 0; i < L; i++) {
+            ck_assert_msg(fabsf(w[i * L + L - 1] - 1) < 1e-6f, "%s: %g", simd_name(lv[l]), w[i * L + L - 1]);
+            ck_assert_msg(fabsf(out[i] - (L - 1)) < 1e-4f, "%s: %g", simd_name(lv[l]), out[i]);
+            for (int j = 0; j < L - 1; j++) ck_assert(w[i * L + j] >= 0 && w[i * L + j] < 1e-17f);
+        }
+    }
+    unsetenv("ATTN_SIMD");
+}
+END_TEST
+
+// ---------------------------------------------------------------- layers
+
+START_TEST(embedding_and_mean_give_the_same_bits) {
+    torch_rng g;
+    rng_seed(&g, 3);
+    simd_level lv[3];
+    int nl = levels(lv);
+    int sizes[][3] = {{1, 1, 1}, {3, 7, 5}, {4, 32, 100}, {2, 9, 33}, {5, 3, 16}};  // B, L, d
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int B = sizes[t][0], L = sizes[t][1], d = sizes[t][2], V = 11, n = B * L;
+        float *x = random_floats(&g, (long)n * d, -1, 1), *table0 = random_floats(&g, (long)V * d, -1, 1);
+        float *dout = random_floats(&g, (long)B * d, -1, 1);
+        int32_t *ids = malloc((size_t)n * sizeof *ids);
+        for (int i = 0; i < n; i++) ids[i] = (int32_t)(rng_next_u32(&g) % V);  // repeats, surely
+        float *table[3], *mean[3], *dx[3];
+        for (int l = 0; l < nl; l++) {
+            use_level(lv[l]);
+            table[l] = copy_of(table0, (long)V * d);
+            embedding_backward(table[l], x, ids, n, d);
+            mean[l] = calloc((size_t)B * d, sizeof(float));
+            mean_forward(mean[l], x, B, L, d);
+            dx[l] = copy_of(x, (long)n * d);
+            mean_backward(dx[l], dout, B, L, d);
+        }
+        for (int l = 1; l < nl; l++) {
+            ck_assert_msg(memcmp(table[l], table[0], (size_t)V * d * 4) == 0, "%s: embedding_backward", simd_name(lv[l]));
+            ck_assert_msg(memcmp(mean[l], mean[0], (size_t)B * d * 4) == 0, "%s: mean_forward", simd_name(lv[l]));
+            ck_assert_msg(memcmp(dx[l], dx[0], (size_t)n * d * 4) == 0, "%s: mean_backward", simd_name(lv[l]));
+        }
+        for (int l = 0; l < nl; l++) free(table[l]), free(mean[l]), free(dx[l]);
+        free(x), free(table0), free(dout), free(ids);
+    }
+    unsetenv("ATTN_SIMD");
+}
+END_TEST
+
+// ---------------------------------------------------------------- Adam
+
+START_TEST(adam_step_rows_gives_the_bits_of_adam_step) {
+    torch_rng g;
+    rng_seed(&g, 4);
+    simd_level lv[3];
+    int nl = levels(lv);
+    int sizes[] = {1, 7, 16, 17, 100, 1001};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int n = sizes[t];
+        float *p0 = random_floats(&g, n, -1, 1);
+        adam_state ref;
+        ck_assert_int_eq(adam_init(&ref, (size_t)n, 1e-2), 0);
+        float *pref = copy_of(p0, n);
+        for (int l = 0; l < nl; l++) {
+            use_level(lv[l]);
+            adam_state fast;
+            ck_assert_int_eq(adam_init(&fast, (size_t)n, 1e-2), 0);
+            float *p = copy_of(p0, n);
+            torch_rng gg;
+            rng_seed(&gg, 40);
+            for (int step = 0; step < 30; step++) {
+                float *grad = random_floats(&gg, n, -1, 1);
+                for (int i = 0; i < n; i += 3) grad[i] = 0;  // some zero, as an unused row's
+                if (l == 0) adam_step(&ref, pref, grad);
+                adam_step_rows(&fast, p, grad, NULL, 0);  // no table: all of them
+                free(grad);
+            }
+            ck_assert_msg(memcmp(p, pref, (size_t)n * 4) == 0, "%s, n %d: parameters", simd_name(lv[l]), n);
+            ck_assert_msg(memcmp(fast.m, ref.m, (size_t)n * 4) == 0, "%s, n %d: first moments", simd_name(lv[l]), n);
+            ck_assert_msg(memcmp(fast.v, ref.v, (size_t)n * 4) == 0, "%s, n %d: second moments", simd_name(lv[l]), n);
+            adam_free(&fast);
+            free(p);
+        }
+        adam_free(&ref);
+        free(pref);
+        free(p0);
+    }
+    unsetenv("ATTN_SIMD");
+}
+END_TEST
+
+// A table of rows, most of them unused in most steps, some never used and
+// some used only once, over more steps than a lazy table keeps constants
+// for: after adam_catch_up, the same bits as adam_step on every number.
+// The lazy run writes each step's gradients as a training step does: into
+// the rows it has just caught up (the table keeps the others until then).
+START_TEST(lazy_rows_give_the_bits_of_the_dense_step) {
+    enum { DENSE = 13, ROWS = 40, WIDTH = 21, N = DENSE + ROWS * WIDTH, STEPS = ADAM_LAZY_STEPS + 300 };
+    simd_level lv[3];
+    int nl = levels(lv);
+    for (int l = 0; l < nl; l++) {
+        use_level(lv[l]);
+        torch_rng g;
+        rng_seed(&g, 5);
+        float *p0 = random_floats(&g, N, -1, 1);
+        float *dense = copy_of(p0, N), *lazy = copy_of(p0, N), grad[N], held[N] = {0};
+        adam_state a, b;
+        ck_assert_int_eq(adam_init(&a, N, 5e-2), 0);
+        ck_assert_int_eq(adam_init(&b, N, 5e-2), 0);
+        ck_assert_int_eq(adam_lazy_rows(&b, ROWS, WIDTH), 0);
+        for (int step = 0; step < STEPS; step++) {
+            memset(grad, 0, sizeof grad);
+            rng_uniform(&g, grad, DENSE, -1, 1);
+            int32_t rows[4];
+            int nrows = 0;
+            for (int r = 0; r < 4; r++) {  // rows 0 .. 35 now and then; row 36 once; 37 .. 39 never
+                int32_t row = (int32_t)(rng_next_u32(&g) % 36);
+                if (step == 1000 && r == 0) row = 36;
+                if (rng_next_u32(&g) % 3 == 0) continue;
+                bool seen = false;
+                for (int i = 0; i < nrows; i++) seen |= rows[i] == row;
+                if (seen) continue;
+                rows[nrows++] = row;
+                rng_uniform(&g, grad + DENSE + (long)row * WIDTH, WIDTH, -1, 1);
+            }
+            adam_catch_up(&b, lazy, held, rows, nrows);  // as a training step does before its forward pass
+            for (int i = 0; i < nrows; i++) {  // the rows read are up to date, their gradient rows clear
+                long at = DENSE + (long)rows[i] * WIDTH;
+                ck_assert(memcmp(lazy + at, dense + at, WIDTH * 4) == 0);
+                for (int j = 0; j < WIDTH; j++) ck_assert(held[at + j] == 0);
+                memcpy(held + at, grad + at, WIDTH * 4);  // the backward pass writes them
+            }
+            memcpy(held, grad, DENSE * 4);
+            adam_step(&a, dense, grad);
+            adam_step_rows(&b, lazy, held, rows, nrows);
+        }
+        adam_catch_up(&b, lazy, held, NULL, 0);
+        ck_assert_msg(memcmp(lazy, dense, sizeof grad) == 0, "%s: parameters", simd_name(lv[l]));
+        for (int i = DENSE; i < N; i++) ck_assert(held[i] == 0);
+        for (int i = 0; i < N; i++)  // equal values (a zero's sign may differ)
+            ck_assert_msg(a.m[i] == b.m[i] && a.v[i] == b.v[i], "%s: moments of %d", simd_name(lv[l]), i);
+        adam_free(&a);
+        adam_free(&b);
+        free(p0), free(dense), free(lazy);
+    }
+    unsetenv("ATTN_SIMD");
+}
+END_TEST
+
+START_TEST(lazy_rows_refuse_what_does_not_fit) {
+    adam_state s;
+    ck_assert_int_eq(adam_init(&s, 100, 1e-3), 0);
+    ck_assert_int_eq(adam_lazy_rows(&s, 11, 10), -1);  // 110 > 100
+    ck_assert_int_eq(adam_lazy_rows(&s, 0, 10), -1);
+    ck_assert_int_eq(adam_lazy_rows(&s, 10, 10), 0);
+    adam_free(&s);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("kernels");
+    TCase *tc = tcase_create("kernels");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, gemm_fast_agrees_with_the_reference);
+    tcase_add_test(tc, attention_fast_agrees_with_the_reference);
+    tcase_add_test(tc, softmax_of_extreme_scores);
+    tcase_add_test(tc, embedding_and_mean_give_the_same_bits);
+    tcase_add_test(tc, adam_step_rows_gives_the_bits_of_adam_step);
+    tcase_add_test(tc, lazy_rows_give_the_bits_of_the_dense_step);
+    tcase_add_test(tc, lazy_rows_refuse_what_does_not_fit);
+    suite_add_tcase(s, tc);
+    return run_suite(s);
+}
