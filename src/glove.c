@@ -144,7 +144,8 @@ int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const
         if (line[len - 1] != '\n') {
             // only the last line can lack its newline: a file cut short,
             // perhaps in the middle of a number that still reads as one
-            snprintf(err, errlen, "%s:%zu: the last line has no newline (is the file cut short?)",
+            snprintf(err, errlen,
+                     "%s:%zu: the last line has no newline (is the file cut short?)",
                      path, lineno);
             rc = -1;
             goto done;
