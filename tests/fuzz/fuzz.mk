@@ -17,6 +17,9 @@ FUZZ_PKGS := $(BUILD_PKGS) clang:clang libclang-rt-14-dev
 FUZZ_CC ?= clang
 FUZZ_BUILD := $(BUILD)/fuzz
 FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+# The fuzz targets run one thread: without -fopenmp, which clang would link
+# to its own OpenMP runtime (libomp), a package the project does not need.
+FUZZ_CFLAGS := $(filter-out -fopenmp,$(STD_CFLAGS))
 FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/obj/%.o,$(LIB_SRCS))
 
 .PHONY: fuzz fuzz-build setup-fuzz
@@ -26,14 +29,14 @@ setup-fuzz:
 # The library with the same sanitizers and libFuzzer's coverage hooks.
 $(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) | setup-fuzz
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(STD_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_BUILD)/libattn.a: $(FUZZ_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/libattn.a
-	$(FUZZ_CC) $(STD_CFLAGS) -D_POSIX_C_SOURCE=200809L $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/libattn.a $(LIBS) -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -D_POSIX_C_SOURCE=200809L $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/libattn.a $(LIBS) -o $@
 
 fuzz-build: setup-fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
