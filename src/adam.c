@@ -24,8 +24,8 @@ void adam_free(adam_state *s) {
     free(s->row_t);
     free(s->pending);
     free(s->step_at);
-    free(s->root_c2_at);
-    s->m = s->v = s->step_at = s->root_c2_at = NULL;
+    free(s->inv_root_c2_at);
+    s->m = s->v = s->step_at = s->inv_root_c2_at = NULL;
     s->row_t = NULL;
     s->pending = NULL;
 }
@@ -35,16 +35,17 @@ void adam_step(adam_state *s, real *restrict params, const real *restrict grads)
     s->t++;
     real b1 = (real)s->b1, b2 = (real)s->b2, eps = (real)s->eps;
     // The moments start at zero, and so are too small in the first steps;
-    // dividing them by 1 - b^t removes that bias. Both divisions are folded
-    // into the constants: mhat / (sqrt(vhat) + eps) = (m / c1) / (sqrt(v) / sqrt(c2) + eps).
+    // dividing them by c1 = 1 - b1^t and c2 = 1 - b2^t removes that bias.
+    // Both divisions are folded into per-step constants:
+    // mhat / (sqrt(vhat) + eps) = (m / c1) / (sqrt(v) (1 / sqrt(c2)) + eps).
     real step = (real)(s->lr / (1 - pow(s->b1, (double)s->t)));
-    real root_c2 = (real)sqrt(1 - pow(s->b2, (double)s->t));
+    real inv_root_c2 = (real)(1 / sqrt(1 - pow(s->b2, (double)s->t)));
     real *restrict m = s->m, *restrict v = s->v;
     for (size_t i = 0; i < s->n; i++) {
         real g = grads[i];
         m[i] = b1 * m[i] + (1 - b1) * g;      // running mean of g
         v[i] = b2 * v[i] + (1 - b2) * g * g;  // running mean of g^2
-        params[i] -= step * m[i] / (sqrt(v[i]) / root_c2 + eps);
+        params[i] -= step * m[i] / (sqrt(v[i]) * inv_root_c2 + eps);
     }
 }
 //< adam
@@ -55,8 +56,8 @@ int adam_lazy_rows(adam_state *s, int rows, int width) {
     s->row_t = calloc((size_t)rows, sizeof *s->row_t);
     s->pending = calloc((size_t)rows, sizeof *s->pending);
     s->step_at = calloc(ADAM_LAZY_STEPS + 1, sizeof *s->step_at);
-    s->root_c2_at = calloc(ADAM_LAZY_STEPS + 1, sizeof *s->root_c2_at);
-    if (!s->row_t || !s->pending || !s->step_at || !s->root_c2_at) return -1;
+    s->inv_root_c2_at = calloc(ADAM_LAZY_STEPS + 1, sizeof *s->inv_root_c2_at);
+    if (!s->row_t || !s->pending || !s->step_at || !s->inv_root_c2_at) return -1;
     s->from = s->n - size;
     s->rows = rows;
     s->width = width;
@@ -65,15 +66,15 @@ int adam_lazy_rows(adam_state *s, int rows, int width) {
 
 // The loop of adam_step over n parameters, the dense update of one step.
 static void update(simd_level level, real *p, const real *g, real *m, real *v, size_t n, real b1, real b2,
-                   real eps, real step, real root_c2) {
+                   real eps, real step, real inv_root_c2) {
 #ifdef ATTN_REAL_IS_FLOAT
-    if (SIMD_RUN(level, adam_dense, p, g, m, v, (long)n, b1, b2, eps, step, root_c2)) return;
+    if (SIMD_RUN(level, adam_dense, p, g, m, v, (long)n, b1, b2, eps, step, inv_root_c2)) return;
 #endif
     (void)level;
     for (size_t i = 0; i < n; i++) {
         m[i] = b1 * m[i] + (1 - b1) * g[i];
         v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
-        p[i] -= step * m[i] / (sqrt(v[i]) / root_c2 + eps);
+        p[i] -= step * m[i] / (sqrt(v[i]) * inv_root_c2 + eps);
     }
 }
 
@@ -85,10 +86,11 @@ static void update(simd_level level, real *p, const real *g, real *m, real *v, s
 static void idle(simd_level level, const adam_state *s, real *p, real *m, real *v, size_t n,
                  long t0, long t1) {
     real b1 = (real)s->b1, b2 = (real)s->b2, eps = (real)s->eps;
-    // step_at and root_c2_at hold step base + j at [j]: here [t] is step t's
-    const real *step_at = s->step_at - s->base, *root_c2_at = s->root_c2_at - s->base;
+    // the table holds step base + j's constants at [j]: steps[t] and
+    // inv_roots[t] are step t's
+    const real *steps = s->step_at - s->base, *inv_roots = s->inv_root_c2_at - s->base;
 #ifdef ATTN_REAL_IS_FLOAT
-    if (SIMD_RUN(level, adam_idle, p, m, v, (long)n, step_at, root_c2_at, t0, t1, b1, b2, eps))
+    if (SIMD_RUN(level, adam_idle, p, m, v, (long)n, steps, inv_roots, t0, t1, b1, b2, eps))
         return;
 #endif
     (void)level;
@@ -96,7 +98,7 @@ static void idle(simd_level level, const adam_state *s, real *p, real *m, real *
         for (long t = t0 + 1; t <= t1; t++) {
             m[i] = b1 * m[i];
             v[i] = b2 * v[i];
-            p[i] -= step_at[t] * m[i] / (sqrt(v[i]) / root_c2_at[t] + eps);
+            p[i] -= steps[t] * m[i] / (sqrt(v[i]) * inv_roots[t] + eps);
         }
 }
 
@@ -109,7 +111,7 @@ static void catch_up_row(simd_level level, adam_state *s, real *params, real *gr
     if (s->pending[r]) {
         long u = ++s->row_t[r] - s->base;  // the step of that gradient
         update(level, params + at, grads + at, s->m + at, s->v + at, w, (real)s->b1,
-               (real)s->b2, (real)s->eps, s->step_at[u], s->root_c2_at[u]);
+               (real)s->b2, (real)s->eps, s->step_at[u], s->inv_root_c2_at[u]);
         memset(grads + at, 0, w * sizeof *grads);
         s->pending[r] = 0;
     }
@@ -160,11 +162,11 @@ void adam_step_rows(adam_state *s, real *params, real *grads, const int32_t *row
     }
     real b1 = (real)s->b1, b2 = (real)s->b2, eps = (real)s->eps;
     real step = (real)(s->lr / (1 - pow(s->b1, (double)s->t)));  // as adam_step computes them
-    real root_c2 = (real)sqrt(1 - pow(s->b2, (double)s->t));
-    update(simd_best(), params, grads, s->m, s->v, s->from, b1, b2, eps, step, root_c2);
+    real inv_root_c2 = (real)(1 / sqrt(1 - pow(s->b2, (double)s->t)));
+    update(simd_best(), params, grads, s->m, s->v, s->from, b1, b2, eps, step, inv_root_c2);
     if (s->width == 0) return;
     s->step_at[s->t - s->base] = step;
-    s->root_c2_at[s->t - s->base] = root_c2;
+    s->inv_root_c2_at[s->t - s->base] = inv_root_c2;
     // the rows listed: their gradient stays in grads until they are next
     // caught up, so that their parameters and moments are read and written
     // once, not twice, each time a batch uses them

@@ -42,7 +42,7 @@ typedef struct {
     long *row_t;                 // (rows) the step each row is up to date with
     unsigned char *pending;      // (rows) 1: step row_t + 1's gradient waits in the row of grads
     long base;                   // every row is up to date with step base at least
-    real *step_at, *root_c2_at;  // (ADAM_LAZY_STEPS + 1) lr / (1 - b1^t) and sqrt(1 - b2^t)
+    real *step_at, *inv_root_c2_at;  // (ADAM_LAZY_STEPS + 1) lr / (1 - b1^t) and 1 / sqrt(1 - b2^t)
                                  // of steps t = base + 1 .. t at [t - base]
 } adam_state;
 

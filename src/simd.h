@@ -54,9 +54,10 @@ const char *simd_name(simd_level level);
     void mean_backward_rows_##isa(float *dinp, const float *dout, int B, int L, int d);            \
     void add_column_sums_##isa(float *out, const float *x, int rows, int d);                      \
     void adam_dense_##isa(float *p, const float *g, float *m, float *v, long n, float b1, float b2, \
-                          float eps, float step, float root_c2);                                   \
+                          float eps, float step, float inv_root_c2);                               \
     void adam_idle_##isa(float *p, float *m, float *v, long n, const float *step_at,               \
-                         const float *root_c2_at, long t0, long t1, float b1, float b2, float eps);
+                         const float *inv_root_c2_at, long t0, long t1, float b1, float b2,        \
+                         float eps);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 

@@ -230,15 +230,15 @@ TARGET void KERNEL(add_column_sums)(float *out, const float *x, int rows, int d)
 // same operations in the same order, each rounded once (no fused
 // multiply-add here), a vector of parameters at a time.
 TARGET void KERNEL(adam_dense)(float *p, const float *g, float *m, float *v, long n, float b1, float b2,
-                               float eps, float step, float root_c2) {
+                               float eps, float step, float inv_root_c2) {
     vec B1 = vec_set(b1), B2 = vec_set(b2), C1 = vec_set(1 - b1), C2 = vec_set(1 - b2);
-    vec E = vec_set(eps), S = vec_set(step), R = vec_set(root_c2);
+    vec E = vec_set(eps), S = vec_set(step), R = vec_set(inv_root_c2);
     for (long i = 0; i < n; i += VEC) {
         int w = n - i < VEC ? (int)(n - i) : VEC;
         vec gi = load_part(g + i, w);
         vec mi = vec_add(vec_mul(B1, load_part(m + i, w)), vec_mul(C1, gi));
         vec vi = vec_add(vec_mul(B2, load_part(v + i, w)), vec_mul(vec_mul(C2, gi), gi));
-        vec pi = vec_sub(load_part(p + i, w), vec_div(vec_mul(S, mi), vec_add(vec_div(vec_sqrt(vi), R), E)));
+        vec pi = vec_sub(load_part(p + i, w), vec_div(vec_mul(S, mi), vec_add(vec_mul(vec_sqrt(vi), R), E)));
         store_part(m + i, mi, w);
         store_part(v + i, vi, w);
         store_part(p + i, pi, w);
@@ -247,10 +247,10 @@ TARGET void KERNEL(adam_dense)(float *p, const float *g, float *m, float *v, lon
 
 // Replaces adam_idle_reference (adam.c): steps t0 + 1 .. t1 of Adam with a
 // zero gradient on p, m, v (n each), step t with the constants step_at[t]
-// and root_c2_at[t]. A vector of parameters stays in registers through
+// and inv_root_c2_at[t]. A vector of parameters stays in registers through
 // all the steps: one load and one store for any number of steps.
 TARGET void KERNEL(adam_idle)(float *p, float *m, float *v, long n, const float *step_at,
-                              const float *root_c2_at, long t0, long t1, float b1, float b2, float eps) {
+                              const float *inv_root_c2_at, long t0, long t1, float b1, float b2, float eps) {
     vec B1 = vec_set(b1), B2 = vec_set(b2), E = vec_set(eps);
     for (long i = 0; i < n; i += VEC) {
         int w = n - i < VEC ? (int)(n - i) : VEC;
@@ -258,7 +258,7 @@ TARGET void KERNEL(adam_idle)(float *p, float *m, float *v, long n, const float 
         for (long t = t0 + 1; t <= t1; t++) {
             mi = vec_mul(B1, mi);  // b1 m + (1 - b1) 0
             vi = vec_mul(B2, vi);
-            vec root = vec_add(vec_div(vec_sqrt(vi), vec_set(root_c2_at[t])), E);
+            vec root = vec_add(vec_mul(vec_sqrt(vi), vec_set(inv_root_c2_at[t])), E);
             pi = vec_sub(pi, vec_div(vec_mul(vec_set(step_at[t]), mi), root));
         }
         store_part(m + i, mi, w);
