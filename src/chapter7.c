@@ -927,7 +927,36 @@ static double broadcast_bce(const float *z, const int32_t *y, int B) {
 }
 //< broadcast-loss
 
-// What the broadcast does, shown on the first batch of the first model.
+// How many distinct words the batches of an epoch hold, on average, and
+// the fewest and the most: the rows the attention models project (see
+// sentiment.h). perm orders the n chunks of pool as the epoch draws them.
+static void show_batch_words(const ch7_state *s, const size_t *pool, const int64_t *perm, size_t n,
+                             FILE *out) {
+    int V = (int)s->vocab.words.n, L = SEQUENCE_LENGTH, fewest = 0, most = 0;
+    size_t batches = n / BATCH_SIZE, total = 0;
+    unsigned char *seen = calloc((size_t)V, 1);
+    if (!seen || batches == 0) {
+        free(seen);
+        return;
+    }
+    for (size_t b = 0; b < batches; b++) {
+        int words = 0;
+        for (int c = 0; c < BATCH_SIZE; c++) {
+            const int32_t *ids = s->X_train + pool[perm[b * BATCH_SIZE + c]] * L;
+            for (int t = 0; t < L; t++) words += !seen[ids[t]], seen[ids[t]] = 1;
+        }
+        memset(seen, 0, (size_t)V);
+        total += (size_t)words;
+        if (b == 0 || words < fewest) fewest = words;
+        if (b == 0 || words > most) most = words;
+    }
+    fprintf(out, "a batch of %d tokens holds %d to %d distinct words in this epoch, %.0f on average\n",
+            BATCH_SIZE * L, fewest, most, (double)total / (double)batches);
+    free(seen);
+}
+
+// What the broadcast does, shown on the first batch of the first model;
+// and the words of the first epoch's batches.
 static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind kind, FILE *out) {
     int V = (int)s->vocab.words.n, B = BATCH_SIZE, L = SEQUENCE_LENGTH;
     torch_rng g;
@@ -966,6 +995,7 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
                 share, against_share);
         fprintf(out, "  each logit against its own chunk's label, as trained here:               %.6f\n",
                 per_chunk);
+        show_batch_words(s, pool, perm, n_pool, out);
         sentiment_acts_free(&a);
     }
     sentiment_model_free(&m);

@@ -57,7 +57,8 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
     m->grad_block = calloc(m->n_params, sizeof *m->grad_block);
     m->grad_rows = calloc((size_t)V, sizeof *m->grad_rows);
     m->seen = calloc((size_t)V, sizeof *m->seen);
-    if (!m->param_block || !m->grad_block || !m->grad_rows || !m->seen) {
+    m->slot_of = calloc((size_t)V, sizeof *m->slot_of);
+    if (!m->param_block || !m->grad_block || !m->grad_rows || !m->seen || !m->slot_of) {
         sentiment_model_free(m);
         return -1;
     }
@@ -83,31 +84,42 @@ void sentiment_model_free(sentiment_model *m) {
     free(m->grad_block);
     free(m->grad_rows);
     free(m->seen);
+    free(m->slot_of);
     m->param_block = m->grad_block = NULL;
-    m->grad_rows = NULL;
+    m->grad_rows = m->slot_of = NULL;
     m->seen = NULL;
 }
 
-// The distinct ids of ids (n) into rows, in increasing order (the order in
-// which memory is laid out, which the processor's prefetching follows best);
-// returns how many. seen (V) is zero before and after.
-static int distinct_rows(int32_t *rows, unsigned char *seen, const int32_t *ids, int n, int V) {
+//> batch-words
+// The distinct words of a batch's ids (n) into a->rows, in increasing order
+// (the order in which the embedding is laid out, which the processor's
+// prefetching follows best), and where each token's word stands in that
+// list into a->slot. Returns how many words. m->seen is zero before and
+// after; m->slot_of is scratch.
+static int batch_words(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int n) {
     int count = 0;
-    for (int t = 0; t < n; t++) seen[ids[t]] = 1;
-    for (int32_t id = 0; id < V; id++)
-        if (seen[id]) {
-            seen[id] = 0;
-            rows[count++] = id;
+    for (int t = 0; t < n; t++) m->seen[ids[t]] = 1;
+    for (int32_t id = 0; id < m->V; id++)
+        if (m->seen[id]) {
+            m->seen[id] = 0;
+            m->slot_of[id] = count;
+            a->rows[count++] = id;
         }
-    return count;
+    for (int t = 0; t < n; t++) a->slot[t] = m->slot_of[ids[t]];
+    return a->n_rows = count;
 }
+//< batch-words
 
 int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
     *a = (sentiment_acts){.B = B};
     size_t tokens = (size_t)B * m->L, d = (size_t)m->d, dk = (size_t)m->d_k;
     size_t att = has_attention(m) ? 1 : 0, w = (size_t)head_width(m);
+    // a batch has at most as many distinct words as tokens
     struct { real **p; size_t n; } arrays[] = {
-        {&a->x, tokens * d}, {&a->dx, tokens * d},
+        {&a->x, (1 - att) * tokens * d}, {&a->dx, (1 - att) * tokens * d},
+        {&a->word_x, att * tokens * d}, {&a->word_dx, att * tokens * d},
+        {&a->word_q, att * tokens * dk}, {&a->word_k, att * tokens * dk}, {&a->word_v, att * tokens * dk},
+        {&a->word_dq, att * tokens * dk}, {&a->word_dk, att * tokens * dk}, {&a->word_dv, att * tokens * dk},
         {&a->q, att * tokens * dk}, {&a->k, att * tokens * dk}, {&a->v, att * tokens * dk},
         {&a->dq, att * tokens * dk}, {&a->dk, att * tokens * dk}, {&a->dv, att * tokens * dk},
         {&a->w, att * tokens * (size_t)m->L}, {&a->h, att * tokens * dk},
@@ -124,7 +136,8 @@ int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
         }
     }
     a->rows = calloc(tokens ? tokens : 1, sizeof *a->rows);
-    if (!a->rows) {
+    a->slot = calloc(tokens ? tokens : 1, sizeof *a->slot);
+    if (!a->rows || !a->slot) {
         sentiment_acts_free(a);
         return -1;
     }
@@ -132,36 +145,50 @@ int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
 }
 
 void sentiment_acts_free(sentiment_acts *a) {
-    real *all[] = {a->x, a->q, a->k, a->v, a->w, a->h, a->mean, a->z, a->dx,
+    real *all[] = {a->x, a->word_x, a->word_q, a->word_k, a->word_v, a->q, a->k, a->v, a->w,
+                   a->h, a->mean, a->z, a->dx, a->word_dx, a->word_dq, a->word_dk, a->word_dv,
                    a->dq, a->dk, a->dv, a->dh, a->dmean, a->dz, a->scratch};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]);
     free(a->rows);
+    free(a->slot);
     memset(a, 0, sizeof *a);
 }
 
 //> forward
-void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int B) {
-    int L = m->L, d = m->d, d_k = m->d_k, n = B * L;
+// The forward pass once a->rows and a->slot list the batch's words.
+static void forward_words(const sentiment_model *m, sentiment_acts *a, const int32_t *ids,
+                          int B) {
+    int L = m->L, d = m->d, d_k = m->d_k, n = B * L, U = a->n_rows;
     const sentiment_params *p = &m->p;
-    embedding_forward(a->x, ids, p->embedding, n, d);         // (B, L, d)
     if (has_attention(m)) {
-        dense_forward(a->q, a->x, p->wq, p->bq, n, d, d_k);   // (B, L, d_k)
-        dense_forward(a->k, a->x, p->wk, p->bk, n, d, d_k);
-        dense_forward(a->v, a->x, p->wv, p->bv, n, d, d_k);
+        // each distinct word is projected once; its tokens look it up
+        embedding_forward(a->word_x, a->rows, p->embedding, U, d);     // (U, d)
+        dense_forward(a->word_q, a->word_x, p->wq, p->bq, U, d, d_k);  // (U, d_k)
+        dense_forward(a->word_k, a->word_x, p->wk, p->bk, U, d, d_k);
+        dense_forward(a->word_v, a->word_x, p->wv, p->bv, U, d, d_k);
+        embedding_forward(a->q, a->slot, a->word_q, n, d_k);           // (B, L, d_k)
+        embedding_forward(a->k, a->slot, a->word_k, n, d_k);
+        embedding_forward(a->v, a->slot, a->word_v, n, d_k);
         attention_block_forward(a->h, a->w, a->q, a->k, a->v, B, L, d_k,
                                 m->kind == MODEL_SOFTMAX_ATTENTION);
-        mean_forward(a->mean, a->h, B, L, d_k);               // (B, d_k)
+        mean_forward(a->mean, a->h, B, L, d_k);                        // (B, d_k)
     } else {
-        mean_forward(a->mean, a->x, B, L, d);                 // (B, d)
+        embedding_forward(a->x, ids, p->embedding, n, d);              // (B, L, d)
+        mean_forward(a->mean, a->x, B, L, d);                          // (B, d)
     }
-    dense_forward(a->z, a->mean, p->wo, p->bo, B, head_width(m), 1);  // (B)
+    dense_forward(a->z, a->mean, p->wo, p->bo, B, head_width(m), 1);   // (B)
+}
+
+void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int B) {
+    batch_words(m, a, ids, B * m->L);
+    forward_words(m, a, ids, B);
 }
 //< forward
 
 //> backward
 real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *ids,
                         const int32_t *labels, int B, bool train_embedding) {
-    int L = m->L, d = m->d, d_k = m->d_k, n = B * L, w = head_width(m);
+    int L = m->L, d = m->d, d_k = m->d_k, n = B * L, w = head_width(m), U = a->n_rows;
     const sentiment_params *p = &m->p;
     sentiment_params *g = &m->g;
     // clear the gradients: the dense ones, and the rows of the embedding's
@@ -171,10 +198,9 @@ real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *id
     if (train_embedding) {
         for (int i = 0; i < m->n_grad_rows; i++)
             memset(g->embedding + (size_t)m->grad_rows[i] * d, 0, (size_t)d * sizeof(real));
-        m->n_grad_rows = distinct_rows(m->grad_rows, m->seen, ids, n, m->V);
+        memcpy(m->grad_rows, a->rows, (size_t)U * sizeof *a->rows);  // this batch's words
+        m->n_grad_rows = U;
     }
-    real *dx = train_embedding ? a->dx : NULL;  // frozen: no gradient flows back to x
-    if (dx) memset(dx, 0, (size_t)n * d * sizeof *dx);
     memset(a->dz, 0, (size_t)B * sizeof *a->dz);
     memset(a->dmean, 0, (size_t)B * w * sizeof *a->dmean);
 
@@ -182,22 +208,35 @@ real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *id
     bce_backward(a->dz, a->z, labels, B);
     dense_backward(a->dmean, g->wo, g->bo, a->dz, a->mean, p->wo, B, w, 1);
     if (has_attention(m)) {
-        size_t qkv = (size_t)n * d_k * sizeof(real);
-        memset(a->dh, 0, qkv);
-        memset(a->dq, 0, qkv);
-        memset(a->dk, 0, qkv);
-        memset(a->dv, 0, qkv);
+        size_t tokens = (size_t)n * d_k * sizeof(real);  // bytes of (B, L, d_k)
+        size_t words = (size_t)U * d_k * sizeof(real);   // bytes of (U, d_k)
+        memset(a->dh, 0, tokens);
+        memset(a->dq, 0, tokens);
+        memset(a->dk, 0, tokens);
+        memset(a->dv, 0, tokens);
         mean_backward(a->dh, a->dmean, B, L, d_k);
         attention_block_backward(a->dq, a->dk, a->dv, a->scratch, a->dh, a->w, a->q, a->k,
                                  a->v, B, L, d_k, m->kind == MODEL_SOFTMAX_ATTENTION);
-        // x feeds all three projections: its gradient is the sum of theirs
-        dense_backward(dx, g->wq, g->bq, a->dq, a->x, p->wq, n, d, d_k);
-        dense_backward(dx, g->wk, g->bk, a->dk, a->x, p->wk, n, d, d_k);
-        dense_backward(dx, g->wv, g->bv, a->dv, a->x, p->wv, n, d, d_k);
-    } else if (dx) {
-        mean_backward(dx, a->dmean, B, L, d);
+        // from the tokens back to their words: a word used twice collects both
+        memset(a->word_dq, 0, words);
+        memset(a->word_dk, 0, words);
+        memset(a->word_dv, 0, words);
+        embedding_backward(a->word_dq, a->dq, a->slot, n, d_k);
+        embedding_backward(a->word_dk, a->dk, a->slot, n, d_k);
+        embedding_backward(a->word_dv, a->dv, a->slot, n, d_k);
+        // a word's row feeds all three projections: its gradient is the sum
+        // of theirs (frozen: no gradient flows back to the rows)
+        real *dx = train_embedding ? a->word_dx : NULL;
+        if (dx) memset(dx, 0, (size_t)U * d * sizeof *dx);
+        dense_backward(dx, g->wq, g->bq, a->word_dq, a->word_x, p->wq, U, d, d_k);
+        dense_backward(dx, g->wk, g->bk, a->word_dk, a->word_x, p->wk, U, d, d_k);
+        dense_backward(dx, g->wv, g->bv, a->word_dv, a->word_x, p->wv, U, d, d_k);
+        if (dx) embedding_backward(g->embedding, dx, a->rows, U, d);
+    } else if (train_embedding) {
+        memset(a->dx, 0, (size_t)n * d * sizeof *a->dx);
+        mean_backward(a->dx, a->dmean, B, L, d);
+        embedding_backward(g->embedding, a->dx, ids, n, d);
     }
-    if (dx) embedding_backward(g->embedding, dx, ids, n, d);
     return loss;
 }
 //< backward
@@ -207,9 +246,9 @@ real sentiment_train_step(sentiment_model *m, sentiment_acts *a, adam_state *opt
                           const int32_t *ids, const int32_t *labels, int B,
                           bool train_embedding, int *correct) {
     // the embedding rows this batch reads must be up to date
-    int n_rows = distinct_rows(a->rows, m->seen, ids, B * m->L, m->V);
+    int n_rows = batch_words(m, a, ids, B * m->L);
     adam_catch_up(opt, m->param_block, m->grad_block, a->rows, n_rows);
-    sentiment_forward(m, a, ids, B);
+    forward_words(m, a, ids, B);
     real loss = sentiment_backward(m, a, ids, labels, B, train_embedding);
     int right = 0;
     for (int b = 0; b < B; b++) right += (a->z[b] > 0) == (labels[b] == 1);

@@ -53,6 +53,7 @@ typedef struct {
     int32_t *grad_rows;        // (V)
     int n_grad_rows;
     unsigned char *seen;       // (V) zero between calls; marks rows while listing them
+    int32_t *slot_of;          // (V) where a word stands in the last batch's list of words
 } sentiment_model;
 
 // The number of parameters of a model of that kind and size.
@@ -66,22 +67,34 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
 void sentiment_model_free(sentiment_model *m);
 
 // The activations of a batch of up to B chunks, and their gradients.
+//
+// The attention models project words, not tokens: a token's query, key and
+// value depend on its word only, so each of the U distinct words of a batch
+// is projected once, and each token looks its word's row up (see
+// sentiment.c). U <= B L; in chapter 7's batches U is about a third of B L
+// (its output counts them).
 typedef struct {
     int B;
-    real *x;              // (B, L, d) embedded tokens
+    int32_t *rows;        // (B * L) the batch's distinct words, U of them, in increasing order
+    int32_t *slot;        // (B * L) token t is word rows[slot[t]]
+    int n_rows;           // U
+    real *x;              // (B, L, d) embedded tokens (baseline)
+    real *word_x;         // (U, d) the words' embedding rows (attention)
+    real *word_q, *word_k, *word_v;  // (U, d_k) each: the words' projections
     real *q, *k, *v, *w;  // (B, L, d_k) each, and (B, L, L) attention weights
     real *h;              // (B, L, d_k) attention output
     real *mean;           // (B, w)
     real *z;              // (B) logits
-    real *dx, *dq, *dk, *dv, *dh, *dmean, *dz;
+    real *dx, *word_dx, *word_dq, *word_dk, *word_dv;
+    real *dq, *dk, *dv, *dh, *dmean, *dz;
     real *scratch;        // (L, L)
-    int32_t *rows;        // (B * L) the embedding rows a batch reads, each once
 } sentiment_acts;
 
 int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B);
 void sentiment_acts_free(sentiment_acts *a);
 
-// The logits of B chunks, ids (B, L), into a->z.
+// The logits of B chunks, ids (B, L), into a->z; a->rows, a->slot and
+// a->n_rows get the batch's words.
 void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int B);
 
 // After sentiment_forward on the same ids: the mean loss over the batch

@@ -318,6 +318,50 @@ START_TEST(logits_by_table_are_the_forward_logits) {
 }
 END_TEST
 
+// The attention models project each distinct word of a batch once and let
+// its tokens look the row up: each token's query, key and value are to
+// the last bit those of projecting the token itself; the list of words
+// holds each word of the batch once, in increasing order, and each token's
+// slot points at its own word.
+START_TEST(projecting_words_is_projecting_tokens) {
+    enum { WORDS = 300, BATCH = 8 };
+    torch_rng g;
+    rng_seed(&g, 10);
+    static float table[WORDS * D];
+    rng_randn(&g, table, WORDS * D);
+    sentiment_model m;
+    sentiment_acts a;
+    ck_assert_int_eq(sentiment_model_init(&m, MODEL_SOFTMAX_ATTENTION, table, WORDS, D, DK, L, &g), 0);
+    ck_assert_int_eq(sentiment_acts_init(&a, &m, BATCH), 0);
+    for (size_t i = 0; i < m.n_dense; i++) m.param_block[i] += 0.01f * (float)(i % 5);  // biases too
+    int32_t X[BATCH * L];
+    for (int i = 0; i < BATCH * L; i++) X[i] = (int32_t)(rng_next_u32(&g) % 60 * 5);  // repeats
+    X[7] = WORDS - 1;  // the last word
+    sentiment_forward(&m, &a, X, BATCH);
+    int listed[WORDS] = {0}, used[WORDS] = {0};
+    for (int i = 0; i < BATCH * L; i++) used[X[i]] = 1;
+    for (int u = 0; u < a.n_rows; u++) {
+        if (u > 0) ck_assert_int_lt(a.rows[u - 1], a.rows[u]);
+        ck_assert(used[a.rows[u]]);
+        listed[a.rows[u]] = 1;
+    }
+    for (int i = 0; i < BATCH * L; i++) {
+        ck_assert(listed[X[i]]);
+        ck_assert_int_eq(a.rows[a.slot[i]], X[i]);
+    }
+    ck_assert_int_lt(a.n_rows, BATCH * L);
+    static float x[BATCH * L * D], want[BATCH * L * DK];
+    embedding_forward(x, X, m.p.embedding, BATCH * L, D);
+    const float *w[] = {m.p.wq, m.p.wk, m.p.wv}, *b[] = {m.p.bq, m.p.bk, m.p.bv}, *got[] = {a.q, a.k, a.v};
+    for (int j = 0; j < 3; j++) {
+        dense_forward(want, x, w[j], b[j], BATCH * L, D, DK);
+        ck_assert_msg(memcmp(want, got[j], sizeof want) == 0, "projection %d differs", j);
+    }
+    sentiment_acts_free(&a);
+    sentiment_model_free(&m);
+}
+END_TEST
+
 START_TEST(frozen_embeddings_do_not_move) {
     torch_rng g;
     rng_seed(&g, 11);
@@ -356,6 +400,7 @@ int main(void) {
     tcase_add_test(tc, the_same_seed_gives_the_same_bits);
     tcase_add_test(tc, lazy_embedding_trains_as_the_dense_one);
     tcase_add_test(tc, logits_by_table_are_the_forward_logits);
+    tcase_add_test(tc, projecting_words_is_projecting_tokens);
     tcase_add_test(tc, frozen_embeddings_do_not_move);
     suite_add_tcase(s, tc);
     return run_suite(s);
