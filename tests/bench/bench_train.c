@@ -10,25 +10,32 @@
 // 1. The training step of each model (sentiment_train_step: forward,
 //    backward, Adam on all 1.01 million parameters, the embedding kept as a
 //    lazy table as ./chapter7 keeps it): WARMUP steps, then REPEATS runs of
-//    STEPS steps; the min and the median of the runs' ms per step. Once on
-//    one thread, and once with two models training at the same time on two
-//    threads, as ./chapter7 trains them (a step itself is not split among
-//    threads: see src/parallel.h). The token ids are drawn as words occur in
-//    text, by Zipf's law: id r (the r-th most frequent word) with
+//    STEPS steps; the time of a step is a run's time divided by STEPS. Once
+//    on one thread, and once with two models training at the same time on
+//    two threads, as ./chapter7 trains them (a step itself is not split
+//    among threads: see src/parallel.h). The token ids are drawn as words
+//    occur in text, by Zipf's law: id r (the r-th most frequent word) with
 //    probability proportional to 1 / (r + 1), as in chapter 7's figure of
 //    the training words. How many distinct words a batch holds is what the
-//    lazy table's work depends on (PyTorch's does not); the output says it.
-// 2. PyTorch's step of the same models (tests/reference/bench_torch.py,
-//    whose output --torch FILE names), and the ratios with the targets.
+//    projections and the lazy table's work depend on (PyTorch's does not);
+//    the output says it.
+// 2. PyTorch's step of the same models: the command --torch CMD names
+//    (tests/reference/bench_torch.py, which prints every run's time), run
+//    in ROUNDS rounds in turn with C's: PyTorch, then C, then PyTorch again,
+//    and so on. A virtual machine's speed drifts over seconds, as its
+//    neighbours come and go; taking turns spreads both sides' runs over the
+//    same stretch of time, so that a slow spell does not fall on one side
+//    only. The min and the median of all rounds' runs, and the ratios of
+//    the minima with the targets.
 // 3. The matrix products of a training step: gemm_reference, gemm_fast_rows
 //    and OpenBLAS's cblas_sgemm (opened with dlopen, so that nothing else
 //    needs OpenBLAS), each on one thread, in GFLOP/s.
 //
-// Usage: bench_train [--torch FILE] [--steps N] [--repeats R] [--quick]
+// Usage: bench_train [--torch CMD] [--rounds N] [--steps N] [--repeats R] [--quick]
 // Its lines fit the book's page (93 characters).
-// --quick: fewer steps and repeats (the book's build, when make bench has
-// not run). Anything missing (PyTorch's output, OpenBLAS) is said, and the
-// rest still measured.
+// --quick: fewer steps and rounds (the book's build, when make bench has
+// not run). Anything missing (PyTorch, OpenBLAS) is said, and the rest
+// still measured.
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <math.h>
@@ -47,7 +54,7 @@
 #include "simd.h"
 
 #define PROGRAM "bench_train"
-enum { B = 64, L = 32, V = 10002, D = 100, DK = 32, WARMUP = 20, MAX_REPEATS = 50 };
+enum { B = 64, L = 32, V = 10002, D = 100, DK = 32, WARMUP = 20, MAX_RUNS = 64 };
 
 // The targets: the attention step this many times as fast as PyTorch's
 // better run, the baseline's this many, gemm this share of OpenBLAS.
@@ -55,15 +62,38 @@ enum { B = 64, L = 32, V = 10002, D = 100, DK = 32, WARMUP = 20, MAX_REPEATS = 5
 #define TARGET_BASELINE 3.0
 #define TARGET_GEMM 0.70
 
+// Runs of each matrix product (each about 20 ms long).
+#define GEMM_RUNS 5
+
 typedef struct {
-    int steps, repeats;
-    const char *torch;  // bench_torch.py's output, or NULL
+    int steps, repeats, rounds;
+    const char *torch;  // the command that runs bench_torch.py, or NULL
 } options;
+
+// Runs' times, in ms per step, pooled over the rounds.
+typedef struct {
+    double ms[MAX_RUNS];
+    int n;
+} runs;
+
+static void add_run(runs *r, double ms) {
+    if (r->n < MAX_RUNS) r->ms[r->n++] = ms;
+}
+
+// The min and the median of the runs, or 0 and 0 when there are none.
+static void summary(const runs *r, double *min, double *median) {
+    *min = *median = 0;
+    if (r->n == 0) return;
+    double copy[MAX_RUNS];
+    memcpy(copy, r->ms, sizeof copy);
+    min_median(copy, (size_t)r->n, min, median);
+}
 
 // ---------------------------------------------------------------- the step
 
-// ms per training step of one model, min and median over the repeats.
-static int time_model(double *min, double *median, model_kind kind, const options *o, const float *table,
+// o->repeats runs of o->steps training steps of one model, after WARMUP
+// steps, into out.
+static int time_model(runs *out, model_kind kind, const options *o, const float *table,
                       const int32_t *X, const int32_t *Y) {
     torch_rng g;
     rng_seed(&g, 42);
@@ -79,73 +109,79 @@ static int time_model(double *min, double *median, model_kind kind, const option
     int correct;
     for (int s = 0; s < WARMUP; s++)
         sentiment_train_step(&m, &a, &opt, X + (long)s * B * L, Y + (long)s * B, B, true, &correct);
-    double ms[MAX_REPEATS];
     for (int r = 0; r < o->repeats; r++) {
         double t0 = now_seconds();
         for (int s = 0; s < o->steps; s++) {
             long at = WARMUP + s;
             sentiment_train_step(&m, &a, &opt, X + at * B * L, Y + at * B, B, true, &correct);
         }
-        ms[r] = (now_seconds() - t0) * 1e3 / o->steps;
+        add_run(out, (now_seconds() - t0) * 1e3 / o->steps);
     }
-    min_median(ms, (size_t)o->repeats, min, median);
     adam_free(&opt);
     sentiment_acts_free(&a);
     sentiment_model_free(&m);
     return 0;
 }
 
-// PyTorch's measurements: ms per step for each model and thread count.
+// Two models (of the same kind) training at once, one on each thread: the
+// slower of the two in each run, into out.
+static int time_two_at_once(runs *out, model_kind kind, const options *o, const float *table,
+                            const int32_t *X, const int32_t *Y) {
+    runs each[2] = {{.n = 0}, {.n = 0}};
+    int rc[2] = {0};
+    PARALLEL_FOR(true)
+    for (int i = 0; i < 2; i++) rc[i] = time_model(&each[i], kind, o, table, X, Y);
+    for (int r = 0; r < each[0].n && r < each[1].n; r++)
+        add_run(out, each[0].ms[r] > each[1].ms[r] ? each[0].ms[r] : each[1].ms[r]);
+    return rc[0] < 0 || rc[1] < 0 ? -1 : 0;
+}
+
+// PyTorch's runs: [model][threads 1, 2], and the version line.
 typedef struct {
-    double min[3][3], median[3][3];  // [model][threads 1, 2], 0 when absent
+    runs by[3][3];
     char version[128];
+    int lines;  // measurements read
 } torch_times;
 
-// Returns 0, -1 when the file holds no measurement, -2 when there is none.
-static int read_torch(torch_times *t, const char *path) {
-    memset(t, 0, sizeof *t);
-    FILE *f = path ? fopen(path, "r") : NULL;
-    if (!f) return -2;
-    char line[512], name[64];
-    int threads, found = 0;
-    double lo, mid;
+// Runs the command and adds the runs it prints. Returns 0, or -1 when the
+// command failed or printed no measurement.
+static int run_torch(torch_times *t, const char *command) {
+    FILE *f = popen(command, "r");
+    if (!f) return -1;
+    char line[1024], name[64];
+    int threads, found = 0, at;
     while (fgets(line, sizeof line, f)) {
-        if (sscanf(line, "torch %63s threads %d ms_per_step min %lf median %lf", name, &threads, &lo, &mid) == 4) {
-            for (int k = 0; k < 3; k++)
-                if (strcmp(name, model_name((model_kind)k)) == 0 && threads >= 1 && threads <= 2) {
-                    t->min[k][threads] = lo;
-                    t->median[k][threads] = mid;
-                    found++;
+        if (sscanf(line, "torch %63s threads %d ms_per_step %*s %*s %*s %*s repeats %*d steps %*d runs %n",
+                   name, &threads, &at) == 2 && at > 0) {
+            for (int k = 0; k < 3; k++) {
+                if (strcmp(name, model_name((model_kind)k)) != 0 || threads < 1 || threads > 2) continue;
+                for (char *p = line + at, *end; *p && *p != '\n'; p = *end == ',' ? end + 1 : end) {
+                    double ms = strtod(p, &end);
+                    if (end == p) break;
+                    add_run(&t->by[k][threads], ms);
                 }
+                found++;
+            }
         } else if (strncmp(line, "torch ", 6) == 0 && strstr(line, " with ")) {
             line[strcspn(line, "\n")] = '\0';
             snprintf(t->version, sizeof t->version, "%.120s", line + 6);
         }
     }
-    fclose(f);
-    return found > 0 ? 0 : -1;
+    int status = pclose(f);
+    t->lines += found;
+    return status == 0 && found > 0 ? 0 : -1;
 }
 
 // The better (smaller) of PyTorch's one- and two-thread minima; *threads
 // gets which.
 static double torch_best(const torch_times *t, int k, int *threads) {
     double best = 0;
-    for (int th = 1; th <= 2; th++)
-        if (t->min[k][th] > 0 && (best == 0 || t->min[k][th] < best)) best = t->min[k][th], *threads = th;
+    for (int th = 1; th <= 2; th++) {
+        double lo, mid;
+        summary(&t->by[k][th], &lo, &mid);
+        if (lo > 0 && (best == 0 || lo < best)) best = lo, *threads = th;
+    }
     return best;
-}
-
-// ms per step with two models (of the same kind) training at once, one on
-// each thread: the slower of the two.
-static int time_two_at_once(double *min, double *median, model_kind kind, const options *o,
-                            const float *table, const int32_t *X, const int32_t *Y) {
-    double lo[2] = {0}, mid[2] = {0};
-    int rc[2] = {0};
-    PARALLEL_FOR(true)
-    for (int i = 0; i < 2; i++) rc[i] = time_model(&lo[i], &mid[i], kind, o, table, X, Y);
-    *min = lo[0] > lo[1] ? lo[0] : lo[1];
-    *median = mid[0] > mid[1] ? mid[0] : mid[1];
-    return rc[0] < 0 || rc[1] < 0 ? -1 : 0;
 }
 
 // n ids (in batches of B L) drawn by Zipf's law over the V words: id r
@@ -178,7 +214,9 @@ static double zipf_ids(int32_t *X, long n, torch_rng *g) {
     return (double)distinct / (double)(n / (B * L));
 }
 
-static void bench_steps(const options *o) {
+// Returns the mean number of distinct words in a batch; *torch_ok gets
+// whether PyTorch ran when it was asked for.
+static double bench_steps(const options *o, bool *torch_ok) {
     torch_rng g;
     rng_seed(&g, 1);
     long steps = WARMUP + o->steps;
@@ -192,36 +230,57 @@ static void bench_steps(const options *o) {
     double distinct = zipf_ids(X, steps * B * L, &g);
     for (long i = 0; i < steps * B; i++) Y[i] = (int32_t)(rng_next_u32(&g) % 2);
     bool two = parallel_threads() >= 2;
+    runs one_thread[3] = {{.n = 0}}, two_at_once[3] = {{.n = 0}};
+    torch_times torch = {.lines = 0};
+    int torch_failed = 0;
+    for (int round = 0; round < o->rounds; round++) {
+        if (o->torch && !torch_failed) {
+            fprintf(stderr, "bench: round %d of %d, PyTorch\n", round + 1, o->rounds);
+            torch_failed = run_torch(&torch, o->torch) < 0;
+        }
+        fprintf(stderr, "bench: round %d of %d, C\n", round + 1, o->rounds);
+        for (int k = 0; k < 3; k++)
+            if (time_model(&one_thread[k], (model_kind)k, o, table, X, Y) < 0 ||
+                (two && time_two_at_once(&two_at_once[k], (model_kind)k, o, table, X, Y) < 0)) {
+                fprintf(stderr, "%s: error: out of memory\n", PROGRAM);
+                exit(1);
+            }
+    }
+    bool have_torch = o->torch && !torch_failed && torch.lines > 0;
+    *torch_ok = have_torch || !o->torch;
     printf("[1] the training step, batch %d (L %d, d %d, d_k %d, V %d)\n", B, L, D, DK, V);
     printf("token ids by Zipf's law, %.0f distinct words a batch on average\n", distinct);
-    printf("C: %s vectors; %d runs of %d steps after %d; ms per step, min and median\n",
-           simd_name(simd_best()), o->repeats, o->steps, WARMUP);
-    torch_times torch;
-    int have_torch = read_torch(&torch, o->torch);
-    if (have_torch == 0) printf("PyTorch %s\n(its better run of 1 and 2 threads)\n", torch.version);
+    printf("(attention: C projects each distinct word once and its tokens look the row up,\n"
+           "the same q, k and v to the bit; PyTorch projects every one of the %d tokens)\n", B * L);
+    printf("C: %s vectors; ms per step, min and median of %d runs of %d steps after %d\n",
+           simd_name(simd_best()), one_thread[0].n, o->steps, WARMUP);
+    if (have_torch)
+        printf("PyTorch %s\n(its better run of 1 and 2 threads; %d rounds, PyTorch and C in turn)\n",
+               torch.version, o->rounds);
     printf("%-18s %16s %20s %18s\n", "model", "C, one thread", "C, two models at once", "PyTorch (threads)");
     double c_best[3] = {0}, t_best[3] = {0};
     for (int k = 0; k < 3; k++) {
-        double lo = 0, mid = 0, lo2 = 0, mid2 = 0;
-        if (time_model(&lo, &mid, (model_kind)k, o, table, X, Y) < 0 ||
-            (two && time_two_at_once(&lo2, &mid2, (model_kind)k, o, table, X, Y) < 0)) {
-            fprintf(stderr, "%s: error: out of memory\n", PROGRAM);
-            exit(1);
-        }
+        double lo, mid, lo2, mid2;
+        summary(&one_thread[k], &lo, &mid);
+        summary(&two_at_once[k], &lo2, &mid2);
         c_best[k] = lo;
         printf("%-18s %7.3f %8.3f", model_name((model_kind)k), lo, mid);
         if (two) printf(" %11.3f %8.3f", lo2, mid2);
         else printf(" %20s", "(one thread only)");
         int th = 0;
-        if (have_torch == 0 && (t_best[k] = torch_best(&torch, k, &th)) > 0)
-            printf(" %6.2f %6.2f (%d)\n", t_best[k], torch.median[k][th], th);
-        else
+        if (have_torch && (t_best[k] = torch_best(&torch, k, &th)) > 0) {
+            double tlo, tmid;
+            summary(&torch.by[k][th], &tlo, &tmid);
+            printf(" %6.2f %6.2f (%d)\n", tlo, tmid, th);
+        } else {
             printf(" %18s\n", "-");
+        }
     }
-    if (have_torch != 0) {
-        printf("PyTorch: skipped (%s): `make bench`\n",
-               !o->torch ? "not asked for" : have_torch == -2 ? "not measured here" : "no measurements");
-        printf("times it with Debian's python3-torch in the same run, and prints the ratios\n");
+    if (!have_torch && o->torch) {
+        printf("PyTorch: its run failed (%.60s)\n", o->torch);
+    } else if (!have_torch) {
+        printf("PyTorch: not measured in this run: `make bench` times it with Debian's\n");
+        printf("python3-torch in the same run, and prints the ratios\n");
     } else {
         printf("C on one thread against PyTorch's better run, by the minima:\n");
         for (int k = 0; k < 3; k++) {
@@ -234,6 +293,7 @@ static void bench_steps(const options *o) {
     free(table);
     free(X);
     free(Y);
+    return distinct;
 }
 
 // ---------------------------------------------------------------- gemm
@@ -250,11 +310,14 @@ typedef struct {
     int per_step;        // how many of these a softmax-attention step computes
 } shape;
 
-// The products of a training step (and the evaluation's table).
+// The products of a training step (and the evaluation's table). The
+// projections run on the batch's distinct words, U of them: WORDS stands
+// for U, the mean that [1] measured.
+enum { WORDS = -1 };
 static const shape SHAPES[] = {
-    {"x W_q (3 per step)", GEMM_AB, 2048, 100, 32, 1, 3},
-    {"dq W_q^T", GEMM_ABT, 2048, 32, 100, 1, 3},
-    {"x^T dq", GEMM_ATB, 100, 2048, 32, 1, 3},
+    {"x W_q (3 per step)", GEMM_AB, WORDS, 100, 32, 1, 3},
+    {"dq W_q^T", GEMM_ABT, WORDS, 32, 100, 1, 3},
+    {"x^T dq", GEMM_ATB, 100, WORDS, 32, 1, 3},
     {"q k^T, 64 chunks", GEMM_ABT, 32, 32, 32, 64, 2},
     {"w v, 64 chunks", GEMM_AB, 32, 32, 32, 64, 2},
     {"w^T dout, 64 chunks", GEMM_ATB, 32, 32, 32, 64, 2},
@@ -288,7 +351,7 @@ static double time_product(method how, const shape *s, float *c, const float *a,
     run_product(how, s, c, a, b, sgemm, level);
     double once = now_seconds() - t0;
     int calls = once > 0 ? (int)(0.02 / once) + 1 : 1000;
-    double sec[MAX_REPEATS], lo, mid;
+    double sec[MAX_RUNS], lo, mid;
     for (int r = 0; r < repeats; r++) {
         t0 = now_seconds();
         for (int i = 0; i < calls; i++) run_product(how, s, c, a, b, sgemm, level);
@@ -298,13 +361,13 @@ static double time_product(method how, const shape *s, float *c, const float *a,
     return lo;
 }
 
-static void bench_gemm(const options *o) {
+static void bench_gemm(int words) {
     void *lib = dlopen("libopenblas.so.0", RTLD_NOW);
     sgemm_fn sgemm = lib ? (sgemm_fn)(size_t)dlsym(lib, "cblas_sgemm") : NULL;
     void (*set_threads)(int) = lib ? (void (*)(int))(size_t)dlsym(lib, "openblas_set_num_threads") : NULL;
     if (set_threads) set_threads(1);
     simd_level level = simd_best();
-    printf("\n[2] the matrix products of a training step, one thread, GFLOP/s (min of %d runs)\n", o->repeats);
+    printf("\n[2] the matrix products of a training step, one thread, GFLOP/s (min of %d runs)\n", GEMM_RUNS);
     if (!sgemm) printf("OpenBLAS: skipped (libopenblas.so.0 not found: Debian's libopenblas0-pthread has it)\n");
     printf("%-21s %6s %-16s %9s %9s %9s %6s\n", "product", "", "(n, k, m)", "reference", "gemm", "OpenBLAS",
            "share");
@@ -313,7 +376,9 @@ static void bench_gemm(const options *o) {
     double step_fast = 0, step_blas = 0, step_flop = 0;
     int below = 0;
     for (size_t i = 0; i < sizeof SHAPES / sizeof *SHAPES; i++) {
-        const shape *s = &SHAPES[i];
+        shape for_words = SHAPES[i], *s = &for_words;
+        if (s->n == WORDS) s->n = words;
+        if (s->k == WORDS) s->k = words;
         long na = (long)s->count * s->n * s->k, nb = (long)s->count * s->k * s->m, nc = (long)s->count * s->n * s->m;
         float *a = malloc(sizeof *a * na), *b = malloc(sizeof *b * nb), *c = calloc((size_t)nc, sizeof *c);
         if (!a || !b || !c) {
@@ -323,9 +388,9 @@ static void bench_gemm(const options *o) {
         rng_uniform(&g, a, (size_t)na, -1, 1);
         rng_uniform(&g, b, (size_t)nb, -1, 1);
         double flop = 2.0 * s->count * s->n * s->k * s->m;
-        double ref = time_product(BY_REFERENCE, s, c, a, b, sgemm, level, o->repeats);
-        double fast = time_product(BY_FAST, s, c, a, b, sgemm, level, o->repeats);
-        double blas = sgemm ? time_product(BY_OPENBLAS, s, c, a, b, sgemm, level, o->repeats) : 0;
+        double ref = time_product(BY_REFERENCE, s, c, a, b, sgemm, level, GEMM_RUNS);
+        double fast = time_product(BY_FAST, s, c, a, b, sgemm, level, GEMM_RUNS);
+        double blas = sgemm ? time_product(BY_OPENBLAS, s, c, a, b, sgemm, level, GEMM_RUNS) : 0;
         static const char *const LAYOUT[] = {"a b", "a b^T", "a^T b"};
         char dims[32];
         snprintf(dims, sizeof dims, "(%d, %d, %d)", s->n, s->k, s->m);
@@ -356,22 +421,26 @@ static void bench_gemm(const options *o) {
 }
 
 int main(int argc, char **argv) {
-    options o = {.steps = 100, .repeats = 5};
+    options o = {.steps = 100, .repeats = 3, .rounds = 4};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--torch") == 0 && i + 1 < argc) o.torch = argv[++i];
         else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) o.steps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) o.repeats = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--quick") == 0) o.steps = 50, o.repeats = 3;
+        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) o.rounds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--quick") == 0) o.steps = 50, o.repeats = 3, o.rounds = 1;
         else {
-            fprintf(stderr, "usage: %s [--torch FILE] [--steps N] [--repeats R] [--quick]\n", PROGRAM);
+            fprintf(stderr, "usage: %s [--torch CMD] [--rounds N] [--steps N] [--repeats R] [--quick]\n",
+                    PROGRAM);
             return 2;
         }
     }
-    if (o.steps < 1 || o.repeats < 1 || o.repeats > MAX_REPEATS) {
-        fprintf(stderr, "%s: error: --steps needs a positive number, --repeats 1 to %d\n", PROGRAM, MAX_REPEATS);
+    if (o.steps < 1 || o.repeats < 1 || o.rounds < 1 || o.repeats * o.rounds > MAX_RUNS) {
+        fprintf(stderr, "%s: error: --steps, --repeats and --rounds need positive numbers, "
+                "with at most %d runs (repeats times rounds)\n", PROGRAM, MAX_RUNS);
         return 2;
     }
-    bench_steps(&o);
-    bench_gemm(&o);
-    return 0;
+    bool torch_ok;
+    double words = bench_steps(&o, &torch_ok);
+    bench_gemm((int)(words + 0.5));
+    return torch_ok ? 0 : 1;
 }

@@ -28,9 +28,11 @@ optax does.
 For each model, with 1 and then with 2 threads (torch.set_num_threads, and
 the same for the OpenBLAS that Debian's torch calls, which keeps a thread
 pool of its own): WARMUP untimed steps, then R repeats of N steps each; the
-time of a step is a repeat's time divided by N. One line per measurement:
+time of a step is a repeat's time divided by N. One line per measurement,
+with every repeat's time (tests/bench/bench_train.c runs this script
+several times, in turn with its own measurements, and pools them):
 
-    torch <model> threads <t> ms_per_step min <x> median <y> repeats <R> steps <N>
+    torch <model> threads <t> ms_per_step min <x> median <y> repeats <R> steps <N> runs <r1,r2,...>
 
 then one line naming the version: torch <version> with <BLAS library>.
 
@@ -130,7 +132,7 @@ def time_model(kind, threads, steps, repeats):
         for i in range(steps):
             step(WARMUP + i)
         per_step.append((time.perf_counter() - t0) / steps * 1e3)
-    return min(per_step), statistics.median(per_step)
+    return per_step
 
 
 def blas_name():
@@ -155,9 +157,10 @@ def main():
     torch.zeros(1) @ torch.zeros(1)  # loads the BLAS library
     for kind in args.models.split(","):
         for threads in (1, 2):
-            lo, mid = time_model(kind, threads, args.steps, args.repeats)
-            print(f"torch {kind} threads {threads} ms_per_step min {lo:.4f} median {mid:.4f} "
-                  f"repeats {args.repeats} steps {args.steps}", flush=True)
+            runs = time_model(kind, threads, args.steps, args.repeats)
+            print(f"torch {kind} threads {threads} ms_per_step min {min(runs):.4f} "
+                  f"median {statistics.median(runs):.4f} repeats {args.repeats} steps {args.steps} "
+                  f"runs {','.join(f'{r:.4f}' for r in runs)}", flush=True)
     print(f"torch {torch.__version__} with {blas_name()}" + (", large blocks kept" if kept else ""))
 
 
