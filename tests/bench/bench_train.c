@@ -310,9 +310,11 @@ typedef struct {
     int per_step;        // how many of these a softmax-attention step computes
 } shape;
 
-// The products of a training step (and the evaluation's table). The
-// projections run on the batch's distinct words, U of them: WORDS stands
-// for U, the mean that [1] measured.
+// The products of a training step. The projections run on the batch's
+// distinct words, U of them: WORDS stands for U, the mean that [1]
+// measured. The rows that a step does not compute (per_step 0): the
+// projection of every token, as PyTorch's step computes it, and the
+// evaluation's table of the whole vocabulary.
 enum { WORDS = -1 };
 static const shape SHAPES[] = {
     {"x W_q (3 per step)", GEMM_AB, WORDS, 100, 32, 1, 3},
@@ -321,6 +323,7 @@ static const shape SHAPES[] = {
     {"q k^T, 64 chunks", GEMM_ABT, 32, 32, 32, 64, 2},
     {"w v, 64 chunks", GEMM_AB, 32, 32, 32, 64, 2},
     {"w^T dout, 64 chunks", GEMM_ATB, 32, 32, 32, 64, 2},
+    {"x W_q, every token", GEMM_AB, 2048, 100, 32, 1, 0},
     {"vocabulary x W_q", GEMM_AB, 10002, 100, 32, 1, 0},
 };
 
