@@ -46,6 +46,7 @@
 #include <stdbool.h>
 
 #include "adam.h"
+#include "cli.h"
 #include "clock.h"
 #include "gemm.h"
 #include "parallel.h"
@@ -423,23 +424,55 @@ static void bench_gemm(int words) {
     if (lib) dlclose(lib);
 }
 
+static void usage(FILE *f) {
+    fprintf(f, "usage: %s [--torch CMD] [--rounds N] [--steps N] [--repeats R] [--quick]\n"
+               "  --torch CMD   also time PyTorch: CMD runs tests/reference/bench_torch.py\n"
+               "  --rounds N    rounds, PyTorch and C in turn (4)\n"
+               "  --steps N     training steps a run times (100)\n"
+               "  --repeats R   runs of each model in a round (3)\n"
+               "  --quick       50 steps, 3 runs, 1 round\n", PROGRAM);
+}
+
+// The value of option argv[*i], a whole number from 1 to hi, into *out;
+// *i moves past it.
+static bool number_option(int argc, char **argv, int *i, long long hi, int *out) {
+    long long n;
+    const char *name = argv[*i];
+    if (*i + 1 >= argc || !parse_integer(argv[*i + 1], 1, hi, &n)) {
+        fprintf(stderr, "%s: error: %s needs a whole number from 1 to %lld\n", PROGRAM, name, hi);
+        return false;
+    }
+    *out = (int)n;
+    *i += 1;
+    return true;
+}
+
 int main(int argc, char **argv) {
     options o = {.steps = 100, .repeats = 3, .rounds = 4};
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--torch") == 0 && i + 1 < argc) o.torch = argv[++i];
-        else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) o.steps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) o.repeats = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) o.rounds = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--quick") == 0) o.steps = 50, o.repeats = 3, o.rounds = 1;
-        else {
-            fprintf(stderr, "usage: %s [--torch CMD] [--rounds N] [--steps N] [--repeats R] [--quick]\n",
-                    PROGRAM);
+        bool ok = true;
+        if (strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--torch") == 0 && i + 1 < argc) {
+            o.torch = argv[++i];
+        } else if (strcmp(argv[i], "--steps") == 0) {
+            ok = number_option(argc, argv, &i, 1000000, &o.steps);
+        } else if (strcmp(argv[i], "--repeats") == 0) {
+            ok = number_option(argc, argv, &i, MAX_RUNS, &o.repeats);
+        } else if (strcmp(argv[i], "--rounds") == 0) {
+            ok = number_option(argc, argv, &i, MAX_RUNS, &o.rounds);
+        } else if (strcmp(argv[i], "--quick") == 0) {
+            o.steps = 50, o.repeats = 3, o.rounds = 1;
+        } else {
+            fprintf(stderr, "%s: unknown option or missing value: %s\n", PROGRAM, argv[i]);
+            usage(stderr);
             return 2;
         }
+        if (!ok) return 2;
     }
-    if (o.steps < 1 || o.repeats < 1 || o.rounds < 1 || o.repeats * o.rounds > MAX_RUNS) {
-        fprintf(stderr, "%s: error: --steps, --repeats and --rounds need positive numbers, "
-                "with at most %d runs (repeats times rounds)\n", PROGRAM, MAX_RUNS);
+    if (o.repeats * o.rounds > MAX_RUNS) {
+        fprintf(stderr, "%s: error: at most %d runs (--repeats times --rounds)\n", PROGRAM, MAX_RUNS);
         return 2;
     }
     bool torch_ok;
