@@ -930,15 +930,15 @@ static double broadcast_bce(const float *z, const int32_t *y, int B) {
 // How many distinct words the batches of an epoch hold, on average, and
 // the fewest and the most: the rows the attention models project (see
 // sentiment.h). perm orders the n chunks of pool as the epoch draws them.
-static void show_batch_words(const ch7_state *s, const size_t *pool, const int64_t *perm, size_t n,
-                             FILE *out) {
+// Says nothing when there is no whole batch. Returns 0, or -1 when out of
+// memory.
+static int show_batch_words(const ch7_state *s, const size_t *pool, const int64_t *perm, size_t n,
+                            FILE *out) {
     int V = (int)s->vocab.words.n, L = SEQUENCE_LENGTH, fewest = 0, most = 0;
     size_t batches = n / BATCH_SIZE, total = 0;
+    if (batches == 0) return 0;
     unsigned char *seen = calloc((size_t)V, 1);
-    if (!seen || batches == 0) {
-        free(seen);
-        return;
-    }
+    if (!seen) return -1;
     for (size_t b = 0; b < batches; b++) {
         int words = 0;
         for (int c = 0; c < BATCH_SIZE; c++) {
@@ -953,6 +953,7 @@ static void show_batch_words(const ch7_state *s, const size_t *pool, const int64
     fprintf(out, "a batch of %d tokens holds %d to %d distinct words in this epoch, %.0f on average\n",
             BATCH_SIZE * L, fewest, most, (double)total / (double)batches);
     free(seen);
+    return 0;
 }
 
 // What the broadcast does, shown on the first batch of the first model;
@@ -995,7 +996,7 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
                 share, against_share);
         fprintf(out, "  each logit against its own chunk's label, as trained here:               %.6f\n",
                 per_chunk);
-        show_batch_words(s, pool, perm, n_pool, out);
+        rc = show_batch_words(s, pool, perm, n_pool, out);
         sentiment_acts_free(&a);
     }
     sentiment_model_free(&m);
