@@ -834,6 +834,20 @@ static void record_tenths(run_result *r, long epoch, size_t step, size_t steps, 
     }
 }
 
+//> batch
+// Batch `step` of an epoch whose order of the pool's chunks is perm: its
+// chunks' ids into X (B, L) and their labels into Y (B).
+static void gather_batch(int32_t *X, int32_t *Y, const ch7_state *s, const size_t *pool,
+                         const int64_t *perm, size_t step) {
+    for (int b = 0; b < BATCH_SIZE; b++) {
+        size_t c = pool[perm[step * BATCH_SIZE + (size_t)b]];
+        memcpy(X + (size_t)b * SEQUENCE_LENGTH, s->X_train + c * SEQUENCE_LENGTH,
+               SEQUENCE_LENGTH * sizeof *X);
+        Y[b] = s->Y_train[c];
+    }
+}
+//< batch
+
 // Trains one model for o->epochs epochs, printing a line per epoch; fills r.
 static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, FILE *out,
                        char *err, size_t errlen) {
@@ -865,11 +879,7 @@ static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, 
         long correct_sum = 0, tenth_steps = 0;
         rng_randperm(&g, perm, n_pool);  // a fresh shuffle every epoch
         for (size_t step = 0; step < steps; step++) {
-            for (int b = 0; b < B; b++) {
-                size_t c = pool[perm[step * B + (size_t)b]];
-                memcpy(X + (size_t)b * L, s->X_train + c * L, (size_t)L * sizeof *X);
-                Y[b] = s->Y_train[c];
-            }
+            gather_batch(X, Y, s, pool, perm, step);
             int correct;
             double loss = sentiment_train_step(&m, &a, &opt, X, Y, B, !r->frozen, &correct);
             loss_sum += loss;
@@ -928,32 +938,25 @@ static double broadcast_bce(const float *z, const int32_t *y, int B) {
 //< broadcast-loss
 
 // How many distinct words the batches of an epoch hold, on average, and
-// the fewest and the most: the rows the attention models project (see
-// sentiment.h). perm orders the n chunks of pool as the epoch draws them.
-// Says nothing when there is no whole batch. Returns 0, or -1 when out of
-// memory.
-static int show_batch_words(const ch7_state *s, const size_t *pool, const int64_t *perm, size_t n,
-                            FILE *out) {
-    int V = (int)s->vocab.words.n, L = SEQUENCE_LENGTH, fewest = 0, most = 0;
+// the fewest and the most: the rows the attention models project, listed
+// by the models' own sentiment_batch_words. perm orders the n chunks of
+// pool as the epoch draws them; m and a are any model's. Says nothing when
+// there is no whole batch.
+static void show_batch_words(const sentiment_model *m, sentiment_acts *a, const ch7_state *s,
+                             const size_t *pool, const int64_t *perm, size_t n, FILE *out) {
+    int32_t X[BATCH_SIZE * SEQUENCE_LENGTH], Y[BATCH_SIZE];
     size_t batches = n / BATCH_SIZE, total = 0;
-    if (batches == 0) return 0;
-    unsigned char *seen = calloc((size_t)V, 1);
-    if (!seen) return -1;
-    for (size_t b = 0; b < batches; b++) {
-        int words = 0;
-        for (int c = 0; c < BATCH_SIZE; c++) {
-            const int32_t *ids = s->X_train + pool[perm[b * BATCH_SIZE + c]] * L;
-            for (int t = 0; t < L; t++) words += !seen[ids[t]], seen[ids[t]] = 1;
-        }
-        memset(seen, 0, (size_t)V);
+    int fewest = 0, most = 0;
+    if (batches == 0) return;
+    for (size_t step = 0; step < batches; step++) {
+        gather_batch(X, Y, s, pool, perm, step);
+        int words = sentiment_batch_words(m, a, X, BATCH_SIZE * SEQUENCE_LENGTH);
         total += (size_t)words;
-        if (b == 0 || words < fewest) fewest = words;
-        if (b == 0 || words > most) most = words;
+        if (step == 0 || words < fewest) fewest = words;
+        if (step == 0 || words > most) most = words;
     }
     fprintf(out, "a batch of %d tokens holds %d to %d distinct words in this epoch, %.0f on average\n",
-            BATCH_SIZE * L, fewest, most, (double)total / (double)batches);
-    free(seen);
-    return 0;
+            BATCH_SIZE * SEQUENCE_LENGTH, fewest, most, (double)total / (double)batches);
 }
 
 // What the broadcast does, shown on the first batch of the first model;
@@ -977,11 +980,8 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
         int32_t X[BATCH_SIZE * SEQUENCE_LENGTH], Y[BATCH_SIZE];
         float z[BATCH_SIZE];
         double share = 0, per_chunk = 0, against_share = 0;
-        for (int b = 0; b < B; b++) {
-            memcpy(X + b * L, s->X_train + pool[perm[b]] * L, (size_t)L * sizeof *X);
-            Y[b] = s->Y_train[pool[perm[b]]];
-            share += Y[b] / (double)B;
-        }
+        gather_batch(X, Y, s, pool, perm, 0);
+        for (int b = 0; b < B; b++) share += Y[b] / (double)B;
         sentiment_forward(&m, &a, X, B);
         for (int b = 0; b < B; b++) {
             z[b] = (float)a.z[b];
@@ -996,7 +996,7 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
                 share, against_share);
         fprintf(out, "  each logit against its own chunk's label, as trained here:               %.6f\n",
                 per_chunk);
-        rc = show_batch_words(s, pool, perm, n_pool, out);
+        show_batch_words(&m, &a, s, pool, perm, n_pool, out);
         sentiment_acts_free(&a);
     }
     sentiment_model_free(&m);

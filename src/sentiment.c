@@ -91,12 +91,11 @@ void sentiment_model_free(sentiment_model *m) {
 }
 
 //> batch-words
-// The distinct words of a batch's ids (n) into a->rows, in increasing order
-// (the order in which the embedding is laid out, which the processor's
-// prefetching follows best), and where each token's word stands in that
-// list into a->slot. Returns how many words. m->seen is zero before and
-// after; m->slot_of is scratch.
-static int batch_words(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int n) {
+// The words are listed in increasing order: the order in which the
+// embedding is laid out, which the processor's prefetching follows best.
+// m->seen is zero before and after; m->slot_of is scratch.
+int sentiment_batch_words(const sentiment_model *m, sentiment_acts *a, const int32_t *ids,
+                          int n) {
     int count = 0;
     for (int t = 0; t < n; t++) m->seen[ids[t]] = 1;
     for (int32_t id = 0; id < m->V; id++)
@@ -180,7 +179,7 @@ static void forward_words(const sentiment_model *m, sentiment_acts *a, const int
 }
 
 void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int B) {
-    batch_words(m, a, ids, B * m->L);
+    sentiment_batch_words(m, a, ids, B * m->L);
     forward_words(m, a, ids, B);
 }
 //< forward
@@ -246,7 +245,7 @@ real sentiment_train_step(sentiment_model *m, sentiment_acts *a, adam_state *opt
                           const int32_t *ids, const int32_t *labels, int B,
                           bool train_embedding, int *correct) {
     // the embedding rows this batch reads must be up to date
-    int n_rows = batch_words(m, a, ids, B * m->L);
+    int n_rows = sentiment_batch_words(m, a, ids, B * m->L);
     adam_catch_up(opt, m->param_block, m->grad_block, a->rows, n_rows);
     forward_words(m, a, ids, B);
     real loss = sentiment_backward(m, a, ids, labels, B, train_embedding);

@@ -93,6 +93,11 @@ typedef struct {
 int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B);
 void sentiment_acts_free(sentiment_acts *a);
 
+// The distinct words of the n ids of a batch (n <= B L) into a->rows, and
+// where each token's word stands in that list into a->slot; returns their
+// number, also put in a->n_rows.
+int sentiment_batch_words(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int n);
+
 // The logits of B chunks, ids (B, L), into a->z; a->rows, a->slot and
 // a->n_rows get the batch's words.
 void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int B);
