@@ -34,10 +34,14 @@ PYTHON  ?= /usr/bin/python3
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
-CHAPTER_SRCS := $(sort $(wildcard src/chapter[0-9]*.c))
-CHAPTERS     := $(patsubst src/%.c,%,$(CHAPTER_SRCS))
-LIB_SRCS     := $(filter-out $(CHAPTER_SRCS),$(wildcard src/*.c))
+# src/ is in folders by layer (src/README.md): the library in core/, nn/,
+# text/ and train/, the chapter programs in programs/.
+LAYERS       := core nn text train
+CHAPTER_SRCS := $(sort $(wildcard src/programs/chapter[0-9]*.c))
+CHAPTERS     := $(patsubst src/programs/%.c,%,$(CHAPTER_SRCS))
+LIB_SRCS     := $(sort $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
 LIB_OBJS     := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+LIB_HDRS     := $(sort $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.h)))
 TEST_SRCS    := $(sort $(wildcard tests/test_*.c))
 TESTS        := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 TEST_DEFS    := -D_POSIX_C_SOURCE=200809L -Wno-unused-function -DGOLDEN_DIR='"$(CURDIR)/tests/golden"' -DDATA_DIR='"$(CURDIR)/data"'
@@ -46,7 +50,7 @@ TEST_DEFS    := -D_POSIX_C_SOURCE=200809L -Wno-unused-function -DGOLDEN_DIR='"$(
 DATA_TARGETS :=
 BENCH_TARGETS :=
 BOOK_OUTPUTS :=
--include $(sort $(wildcard src/*.mk))
+-include $(sort $(wildcard src/programs/*.mk))
 
 .PHONY: all test check book figures data bench golden setup setup-build setup-test setup-book clean
 .DEFAULT_GOAL := all
@@ -56,7 +60,8 @@ all: $(CHAPTERS)
 # ---------------------------------------------------------------- programs
 # setup-build first installs what compiling needs, so that `make chapter3`
 # works on a new machine too.
-$(BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)/obj setup-build
+$(BUILD)/obj/%.o: src/%.c $(LIB_HDRS) | $(BUILD)/obj setup-build
+	@mkdir -p $(@D)
 	$(CC) $(STD_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libattn.a: $(LIB_OBJS)
@@ -67,13 +72,13 @@ $(BUILD)/libattn.a: $(LIB_OBJS)
 # its fragment; `make chapterN` typed by a user then fetches the data too, so
 # that ./chapterN runs straight away. (Inside make test and make book, which
 # fetch the data themselves, MAKELEVEL is not 0.)
-chapter%: src/chapter%.c $(BUILD)/libattn.a $(wildcard src/*.h)
+chapter%: src/programs/chapter%.c $(BUILD)/libattn.a $(LIB_HDRS)
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
 	@$(if $(DATA_$@),[ "$(MAKELEVEL)" != 0 ] || $(MAKE) --no-print-directory data-if-possible)
 
 # The same programs under $(BUILD)/bin, for builds with other flags (make
 # sanitize) that must not replace ./chapterN.
-$(BUILD)/bin/chapter%: src/chapter%.c $(BUILD)/libattn.a $(wildcard src/*.h) | $(BUILD)/bin
+$(BUILD)/bin/chapter%: src/programs/chapter%.c $(BUILD)/libattn.a $(LIB_HDRS) | $(BUILD)/bin
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
 
 $(BUILD)/bin $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)/book:
@@ -82,7 +87,7 @@ $(BUILD)/bin $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/fig
 # ---------------------------------------------------------------- tests
 # A chapter's suite #includes the chapter's source with TESTING defined, so it
 # tests the very functions the program runs.
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libattn.a $(wildcard src/*.h src/chapter*.c tests/*.h) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libattn.a $(LIB_HDRS) $(CHAPTER_SRCS) $(wildcard tests/*.h) | $(BUILD)/tests
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) $(TEST_DEFS) $(LDFLAGS) $< $(BUILD)/libattn.a $(CHECK_LIBS) $(LIBS) $(LDLIBS) -o $@
 
 # The programs from the outside (tests/test_programs.c): each chapter program
@@ -135,7 +140,7 @@ book: setup-book
 	@$(MAKE) --no-print-directory data
 	@$(MAKE) --no-print-directory $(BOOK_PDF)
 
-$(BOOK_PDF): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(FIGURES) $(wildcard book/*) $(wildcard src/*.c src/*.h) | $(BUILD)/book
+$(BOOK_PDF): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(FIGURES) $(wildcard book/*) $(LIB_SRCS) $(LIB_HDRS) $(CHAPTER_SRCS) | $(BUILD)/book
 	pandoc book/metadata.yaml $(CHAPTER_MDS) \
 	  --lua-filter=book/crossref.lua --lua-filter=book/quote.lua --citeproc \
 	  --metadata=source-dir:src --metadata=output-dir:$(BUILD)/out \
@@ -168,7 +173,7 @@ sanitize-run: $(TESTS)
 # that memcheck sees the tests themselves; the whole-data-set tests, tagged
 # "data", are left out: they would take many minutes), then on each chapter
 # program with its CHECK_ARGS, and chapter 7's tokenizer on a few reviews.
-# PCRE2's JIT stays on: the buffers it reads are zeroed (src/buffer.h).
+# PCRE2's JIT stays on: the buffers it reads are zeroed (src/text/buffer.h).
 VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
 valgrind: setup-test all $(TESTS)
 	@sh tests/setup.sh valgrind

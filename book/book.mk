@@ -16,6 +16,15 @@ SVG_FIGURES := $(patsubst figures/%.gp,$(BUILD)/figures/%.svg,$(FIGURE_SCRIPTS))
 
 .PHONY: html book-check
 
+# book/quote.lua is held to its promises first (book/quote-check.sh): it
+# fails on a marker or file that is not there, on a name two files share,
+# and on a marker in any folder under src/ that the book never quotes.
+QUOTE_CHECKED := $(BUILD)/book/quote-checked
+$(QUOTE_CHECKED): book/quote.lua book/quote-check.sh | $(BUILD)/book
+	sh book/quote-check.sh $(BUILD)/book/quote-check
+	@touch $@
+$(BOOK_PDF) $(BOOK_HTML): $(QUOTE_CHECKED)
+
 $(BOOK_PDF): | $(BUILD)/book/latex
 $(BUILD)/book/latex:
 	mkdir -p $@
@@ -50,7 +59,7 @@ html: setup-book
 # as LaTeX does, quote.lua quotes the code and the output, citeproc the works.
 # Pandoc's warnings (a formula MathML cannot show, a citation not found, a
 # resource it cannot embed) fail the build.
-$(BOOK_HTML): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(SVG_FIGURES) $(wildcard book/*) $(wildcard src/*.c src/*.h) | $(BUILD)/book
+$(BOOK_HTML): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(SVG_FIGURES) $(wildcard book/*) $(LIB_SRCS) $(LIB_HDRS) $(CHAPTER_SRCS) | $(BUILD)/book
 	pandoc book/metadata.yaml $(CHAPTER_MDS) \
 	  --lua-filter=book/crossref.lua --lua-filter=book/quote.lua --citeproc \
 	  --metadata=source-dir:src --metadata=output-dir:$(BUILD)/out \

@@ -3,8 +3,10 @@
 --   ```{.c snippet="chapter1.c:loop-attention"}
 --   ```
 -- becomes the lines between `//> loop-attention` and `//< loop-attention` in
--- src/chapter1.c (markers nested inside are dropped, common indentation
--- removed).
+-- src/programs/chapter1.c (markers nested inside are dropped, common
+-- indentation removed). The file is named by its path under src/
+-- ("programs/chapter1.c") or by its name alone when no other file under
+-- src/ has that name.
 --
 --   ```{.output program="chapter1" cells="6-8"}
 --   ```
@@ -22,8 +24,9 @@
 -- numbers that chapter 7, whatever comes before it, so that the book's
 -- chapter numbers are the programs' (./chapter7).
 --
--- The build fails on a marker, a program output or a cell that is not there,
--- and on any marker in src/ that the book never quotes.
+-- The build fails on a marker, a file, a program output or a cell that is
+-- not there, on a file name that two files under src/ share, and on any
+-- marker in the files under src/, at any depth, that the book never quotes.
 
 -- Quoted lines longer than these run off the page (code and output are set
 -- in \footnotesize, 4.725pt a character, on A4 with 2.5 cm margins, 455pt;
@@ -84,9 +87,40 @@ local function check_widths(text, limit, what)
   return text
 end
 
+-- Every .c and .h file under source_dir, at any depth, as paths relative to
+-- it ("nn/tensor.c"). Finding none is an error: a check over no files
+-- would pass whatever the book quotes.
+local source_files
+local function sources()
+  if source_files then return source_files end
+  local listing = io.popen('find "' .. source_dir .. '" -type f \\( -name "*.c" -o -name "*.h" \\) | LC_ALL=C sort')
+  source_files = {}
+  for path in listing:lines() do
+    source_files[#source_files + 1] = path:sub(#source_dir + 2)
+  end
+  listing:close()
+  if #source_files == 0 then error("quote.lua: no .c or .h file under " .. source_dir) end
+  return source_files
+end
+
+-- The file a snippet names: a path under source_dir, or a name that exactly
+-- one file there has.
+local function resolve(file)
+  local matches = {}
+  for _, path in ipairs(sources()) do
+    if path == file then return path end
+    if path:match("[^/]+$") == file then matches[#matches + 1] = path end
+  end
+  if #matches == 1 then return matches[1] end
+  if #matches == 0 then error("quote.lua: no file " .. file .. " under " .. source_dir) end
+  error("quote.lua: " .. file .. " names " .. table.concat(matches, " and ") ..
+        " under " .. source_dir .. ": give the path")
+end
+
 local function snippet(spec)
-  local file, name = spec:match("^([^:]+):(.+)$")
-  if not file then error("quote.lua: snippet '" .. spec .. "' is not file.c:name") end
+  local given, name = spec:match("^([^:]+):(.+)$")
+  if not given then error("quote.lua: snippet '" .. spec .. "' is not file.c:name") end
+  local file = resolve(given)
   local lines = lines_of(read_file(source_dir .. "/" .. file))
   local open_pat = "^%s*//> " .. escape(name) .. "%s*$"
   local close_pat = "^%s*//< " .. escape(name) .. "%s*$"
@@ -170,21 +204,17 @@ function CodeBlock(el)
   end
 end
 
--- Every marker in src/ must be quoted somewhere in the book.
+-- Every marker in the files under src/ must be quoted somewhere in the book.
 local function check_all_markers_used()
-  local listing = io.popen('ls "' .. source_dir .. '"')
   local unused = {}
-  for file in listing:lines() do
-    if file:match("%.[ch]$") then
-      for _, l in ipairs(lines_of(read_file(source_dir .. "/" .. file))) do
-        local name = l:match("^%s*//> (%S+)%s*$")
-        if name and not used[file .. ":" .. name] then
-          unused[#unused + 1] = file .. ":" .. name
-        end
+  for _, file in ipairs(sources()) do
+    for _, l in ipairs(lines_of(read_file(source_dir .. "/" .. file))) do
+      local name = l:match("^%s*//> (%S+)%s*$")
+      if name and not used[file .. ":" .. name] then
+        unused[#unused + 1] = file .. ":" .. name
       end
     end
   end
-  listing:close()
   if #unused > 0 then
     error("quote.lua: markers never quoted in the book: " .. table.concat(unused, ", "))
   end

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "readfile.h"
+#include "core/readfile.h"
 
 #ifndef GOLDEN_DIR
 #define GOLDEN_DIR "tests/golden"

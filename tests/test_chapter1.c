@@ -1,7 +1,7 @@
 // test_chapter1.c: every result of notebook cells [2]-[13], checked on the
 // very functions ./chapter1 runs.
 #define TESTING
-#include "../src/chapter1.c"
+#include "../src/programs/chapter1.c"
 
 #include <check.h>
 

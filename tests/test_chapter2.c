@@ -2,7 +2,7 @@
 // tokens and embeddings; and the property that makes masking correct: no
 // z_i depends on a token after i.
 #define TESTING
-#include "../src/chapter2.c"
+#include "../src/programs/chapter2.c"
 
 #include <check.h>
 

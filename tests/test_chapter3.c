@@ -18,7 +18,7 @@
 //     plus 1e-6 for our normals (PyTorch's vectorised log, sin and cos
 //     differ from ours by an ulp or two).
 #define TESTING
-#include "../src/chapter3.c"
+#include "../src/programs/chapter3.c"
 
 #include <check.h>
 

@@ -14,7 +14,7 @@
 //   properties (row sums, the reshape, h = 1): 1e-6, or exact where the
 //     arithmetic is the same.
 #define TESTING
-#include "../src/chapter4.c"
+#include "../src/programs/chapter4.c"
 
 #include <check.h>
 #include <unistd.h>

@@ -15,7 +15,7 @@
 //   properties: exact where the arithmetic is the same (causality, a
 //     constant row), 1e-6 for sums of weights.
 #define TESTING
-#include "../src/chapter5.c"
+#include "../src/programs/chapter5.c"
 
 #include <check.h>
 #include <unistd.h>

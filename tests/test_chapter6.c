@@ -10,7 +10,7 @@
 // (chapter6_glove_seed0.txt); without data/glove it prints SKIP and passes,
 // except in CI, where it fails (skip.h).
 #define TESTING
-#include "../src/chapter6.c"
+#include "../src/programs/chapter6.c"
 
 #include <check.h>
 #include <unistd.h>
@@ -18,7 +18,7 @@
 #include "capture.h"
 #include "golden.h"
 #include "suite.h"
-#include "readfile.h"
+#include "core/readfile.h"
 #include "skip.h"
 #include "tmpfile.h"
 

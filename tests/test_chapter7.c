@@ -8,7 +8,7 @@
 // 50,000 reviews is NLTK's (tests/golden/imdb_tokens.txt, written by
 // tests/reference/nltk_golden.py).
 #define TESTING
-#include "../src/chapter7.c"
+#include "../src/programs/chapter7.c"
 
 #include <check.h>
 
@@ -19,7 +19,7 @@
 
 #include "capture.h"
 #include "cells.h"
-#include "readfile.h"
+#include "core/readfile.h"
 #include "skip.h"
 #include "tmpfile.h"
 

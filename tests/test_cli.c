@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "cli.h"
+#include "core/cli.h"
 
 static cli_status parse(int argc, const char **argv, common_options *o) {
     FILE *saved = stderr;

@@ -9,11 +9,11 @@
 // wrong factor in a small term.) The float code is held to PyTorch in
 // test_sentiment.c.
 #define ATTN_REAL double
-#include "../src/gemm.c"
-#include "../src/layers.c"
-#include "../src/attention_block.c"
-#include "../src/adam.c"
-#include "../src/sentiment.c"
+#include "../src/train/gemm.c"
+#include "../src/train/layers.c"
+#include "../src/train/attention_block.c"
+#include "../src/train/adam.c"
+#include "../src/train/sentiment.c"
 
 #include <check.h>
 #include <stdio.h>

@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adam.h"
-#include "attention_block.h"
-#include "gemm.h"
-#include "layers.h"
-#include "rng.h"
-#include "simd.h"
+#include "train/adam.h"
+#include "train/attention_block.h"
+#include "train/gemm.h"
+#include "train/layers.h"
+#include "core/rng.h"
+#include "train/simd.h"
 
 // The levels this CPU runs, the portable one first.
 static int levels(simd_level *out) {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mask.h"
-#include "tensor.h"
+#include "nn/mask.h"
+#include "nn/tensor.h"
 
 // Bit-for-bit equality of two float arrays (NaN equals only the same NaN).
 static bool same_bits(const float *a, const float *b, int n) {

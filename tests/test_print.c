@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "golden.h"
-#include "print.h"
+#include "core/print.h"
 
 enum { MAX_CASES = 64, MAX_VALUES = 1024 };
 

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "readfile.h"
+#include "core/readfile.h"
 
 #ifndef PROGRAMS
 #define PROGRAMS "chapter1=;chapter2=;chapter3="

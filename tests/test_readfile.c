@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "readfile.h"
+#include "core/readfile.h"
 
 START_TEST(reads_the_whole_file) {
     char path[] = "/tmp/test_readfile.XXXXXX";

@@ -19,7 +19,7 @@
 //
 // GOLDEN_DIR is where the golden files are; the Makefile passes an absolute
 // path, the default suits running from the project root.
-#include "rng.h"
+#include "core/rng.h"
 
 #include <check.h>
 

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layers.h"
-#include "rng.h"
-#include "sentiment.h"
+#include "train/layers.h"
+#include "core/rng.h"
+#include "train/sentiment.h"
 
 #define SEED 2024
 #define V 24

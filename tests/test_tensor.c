@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "tensor.h"
+#include "nn/tensor.h"
 
 START_TEST(dot_of_small_vectors) {
     const float a[] = { 1, 2, 3 }, b[] = { 4, -5, 6 };

@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "skip.h"
-#include "strmap.h"
-#include "clean.h"
-#include "punkt_params.h"
-#include "readfile.h"
-#include "tokenizer.h"
-#include "utf8.h"
+#include "core/strmap.h"
+#include "text/clean.h"
+#include "text/punkt_params.h"
+#include "core/readfile.h"
+#include "text/tokenizer.h"
+#include "text/utf8.h"
 
 #ifndef GOLDEN_DIR
 #define GOLDEN_DIR "tests/golden"

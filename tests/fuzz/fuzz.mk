@@ -27,7 +27,7 @@ setup-fuzz:
 	@sh tests/setup.sh $(FUZZ_PKGS)
 
 # The library with the same sanitizers and libFuzzer's coverage hooks.
-$(FUZZ_BUILD)/obj/%.o: src/%.c $(wildcard src/*.h) | setup-fuzz
+$(FUZZ_BUILD)/obj/%.o: src/%.c $(LIB_HDRS) | setup-fuzz
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 

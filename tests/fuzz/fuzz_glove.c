@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "glove.h"
-#include "strmap.h"
+#include "text/glove.h"
+#include "core/strmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;  // fmemopen wants at least a byte

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imdb.h"
+#include "text/imdb.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     imdb_reviews r;

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clean.h"
-#include "punkt_params.h"
-#include "tokenizer.h"
-#include "utf8.h"
+#include "text/clean.h"
+#include "text/punkt_params.h"
+#include "text/tokenizer.h"
+#include "text/utf8.h"
 
 static punkt_params *params;
 static tokenizer *tok;

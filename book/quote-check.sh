@@ -1,0 +1,45 @@
+#!/bin/sh
+# quote-check.sh: book/quote.lua must refuse what would let the book quote
+# nothing, or the wrong thing. Run by make book and make html before the
+# book itself: each case builds a page from a small source tree of its own
+# and must pass or fail as stated.
+#
+#   sh book/quote-check.sh DIR     DIR: a scratch folder (emptied first)
+set -eu
+dir=$1
+rm -rf "$dir"; mkdir -p "$dir/src/nn" "$dir/src/programs" "$dir/out"
+filter=$(pwd)/book/quote.lua
+printf '//> step\nint step;\n//< step\n' > "$dir/src/nn/step.c"
+printf '//> main\nint main;\n//< main\n' > "$dir/src/programs/step.c"
+printf '//> deep\nint deep;\n//< deep\n' > "$dir/src/programs/only.h"
+
+failures=0
+# expect pass|fail WHAT SNIPPET...: a page quoting each SNIPPET
+expect() {
+  want=$1 what=$2; shift 2
+  page=$dir/page.md; : > "$page"
+  for s in "$@"; do printf '```{.c snippet="%s"}\n```\n\n' "$s" >> "$page"; done
+  if (cd "$dir" && pandoc page.md --lua-filter="$filter" --metadata=source-dir:src \
+        --metadata=output-dir:out -t native -o /dev/null) 2> "$dir/err"; then got=pass
+  elif grep -q 'quote\.lua: ' "$dir/err"; then got=fail
+  else got="fail for another reason"; fi
+  if [ "$got" = "$want" ]; then
+    echo "quote-check: $what: $got, as it must"
+  else
+    echo "quote-check: $what: should $want, did $got" >&2; cat "$dir/err" >&2
+    failures=$((failures + 1))
+  fi
+}
+expect pass "every marker quoted, by path and by a unique name" \
+  nn/step.c:step programs/step.c:main only.h:deep
+expect fail "a marker that does not exist" \
+  nn/step.c:step programs/step.c:main only.h:deep nn/step.c:nowhere
+expect fail "a file that does not exist" \
+  nn/step.c:step programs/step.c:main only.h:deep nn/gone.c:step
+expect fail "a name two files share" \
+  step.c:step programs/step.c:main only.h:deep
+expect fail "a marker in a subfolder never quoted" \
+  nn/step.c:step programs/step.c:main
+rm -rf "$dir/src"; mkdir -p "$dir/src"
+expect fail "a source folder with no files" nn/step.c:step
+[ "$failures" = 0 ] || { echo "quote-check: book/quote.lua let $failures case(s) through" >&2; exit 1; }

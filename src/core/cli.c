@@ -1,0 +1,212 @@
+// cli.c: shared option parsing and figure data files.
+#define _POSIX_C_SOURCE 200809L
+#include "core/cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool parse_integer(const char *s, long long lo, long long hi, long long *out) {
+    if (!s || !*s) return false;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+static void usage_to(FILE *f, const char *program, const char *usage) {
+    fprintf(f, "usage: %s %s\n", program, usage);
+}
+
+// Reads the value of option o from s; false if s is not one.
+static bool read_extra(const extra_option *o, const char *s) {
+    switch (o->kind) {
+    case OPT_FLAG:
+        *(bool *)o->value = true;
+        return true;
+    case OPT_STRING:
+        if (!*s) return false;
+        *(const char **)o->value = s;
+        return true;
+    case OPT_INTEGER:
+        return parse_integer(s, (long long)o->lo, (long long)o->hi, (long long *)o->value);
+    case OPT_NUMBER: {
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (!*s || *end || errno || !isfinite(v) || v < o->lo || v > o->hi) return false;
+        *(double *)o->value = v;
+        return true;
+    }
+    }
+    return false;
+}
+
+// Complains about option `name`, then prints the usage: CLI_USAGE.
+static cli_status usage_error(const char *program, const char *usage,
+                              const char *name, const char *what) {
+    fprintf(stderr, "%s: error: %s needs %s\n", program, name, what);
+    usage_to(stderr, program, usage);
+    return CLI_USAGE;
+}
+
+// --data DIR: a directory the program can write into, created if missing.
+static bool data_dir_usable(const char *program, const char *dir) {
+    struct stat st;
+    if (stat(dir, &st) != 0 && (errno != ENOENT || mkdir(dir, 0777) != 0)) {
+        fprintf(stderr, "%s: error: --data %s: %s\n", program, dir, strerror(errno));
+        return false;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "%s: error: --data %s: %s\n", program, dir, strerror(ENOTDIR));
+        return false;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "%s: error: --data %s: cannot write there: %s\n", program, dir,
+                strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+cli_status parse_options(int argc, char **argv, const char *program,
+                         const char *usage, common_options *opts) {
+    return parse_options_with(argc, argv, program, usage, opts, NULL, 0);
+}
+
+cli_status parse_options_with(int argc, char **argv, const char *program,
+                              const char *usage, common_options *opts,
+                              const extra_option *extra, int n_extra) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage_to(stdout, program, usage);
+            return finish_output(program) ? CLI_EXIT_OK : CLI_ERROR;
+        } else if (strcmp(a, "--seed") == 0) {
+            long long v;
+            if (!next || !parse_integer(next, 0, INT64_MAX, &v))
+                return usage_error(program, usage, a, "a whole number >= 0");
+            opts->seed = (uint64_t)v;
+            if (opts->seed > UINT32_MAX)
+                fprintf(stderr, "%s: note: --seed %llu draws what --seed %llu draws: "
+                        "torch.manual_seed keeps only the low 32 bits\n", program,
+                        (unsigned long long)opts->seed, (unsigned long long)(opts->seed & UINT32_MAX));
+            i++;
+        } else if (strcmp(a, "--data") == 0) {
+            if (!next || !*next) return usage_error(program, usage, a, "a directory");
+            opts->data_dir = next;
+            i++;
+        } else {
+            const extra_option *o = NULL;
+            for (int k = 0; k < n_extra && !o; k++)
+                if (strcmp(a, extra[k].name) == 0) o = &extra[k];
+            if (!o) {
+                fprintf(stderr, "%s: error: unknown option '%s'\n", program, a);
+                usage_to(stderr, program, usage);
+                return CLI_USAGE;
+            }
+            if (o->kind != OPT_FLAG) {
+                if (!next || !read_extra(o, next)) return usage_error(program, usage, a, o->what);
+                i++;
+            } else {
+                read_extra(o, NULL);
+            }
+        }
+    }
+    if (opts->data_dir && !data_dir_usable(program, opts->data_dir)) return CLI_ERROR;
+    return CLI_OK;
+}
+
+int cli_exit_status(cli_status st) {
+    switch (st) {
+    case CLI_EXIT_OK: return 0;
+    case CLI_USAGE: return 2;
+    case CLI_ERROR: return 1;
+    case CLI_OK: break;
+    }
+    return -1;
+}
+
+bool finish_output(const char *program) {
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "%s: error: cannot write standard output: %s\n", program,
+                errno ? strerror(errno) : "write error");
+        return false;
+    }
+    return true;
+}
+
+// DIR/NAME followed by suffix, in a new string; NULL (and a message) when
+// out of memory.
+static char *data_path(const char *program, const char *dir, const char *name,
+                       const char *suffix) {
+    size_t len = strlen(dir) + strlen(name) + strlen(suffix) + 2;
+    char *path = malloc(len);
+    if (!path) fprintf(stderr, "%s: error: out of memory\n", program);
+    else snprintf(path, len, "%s/%s%s", dir, name, suffix);
+    return path;
+}
+
+FILE *open_data_file(const char *program, const char *dir, const char *name) {
+    char *tmp = data_path(program, dir, name, ".tmp");
+    if (!tmp) return NULL;
+    FILE *f = fopen(tmp, "w");
+    if (!f) fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, strerror(errno));
+    free(tmp);
+    return f;
+}
+
+bool close_data_file(const char *program, FILE *f, const char *dir, const char *name) {
+    char *tmp = data_path(program, dir, name, ".tmp");
+    char *path = data_path(program, dir, name, "");
+    errno = 0;
+    bool wrote = !ferror(f);
+    int saved = errno;
+    if (fclose(f) != 0 && wrote) {
+        wrote = false;
+        saved = errno;
+    }
+    bool ok = wrote && tmp && path && rename(tmp, path) == 0;
+    if (!ok) {
+        if (tmp) remove(tmp);
+        if (tmp && path)
+            fprintf(stderr, "%s: error: cannot write %s: %s\n", program, path,
+                    strerror(wrote ? errno : (saved ? saved : EIO)));
+    }
+    free(tmp);
+    free(path);
+    return ok;
+}
+
+// A label in double quotes, for gnuplot; a double quote inside becomes '.
+static void write_label(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) fputc(*s == '"' ? '\'' : *s, f);
+    fputc('"', f);
+}
+
+bool write_heatmap(const char *program, const char *dir, const char *name,
+                   const float *m, int rows, int cols,
+                   const char *const *row_labels, const char *const *col_labels) {
+    FILE *f = open_data_file(program, dir, name);
+    if (!f) return false;
+    fputs("\"\"", f);
+    for (int j = 0; j < cols; j++) {
+        fputc(' ', f);
+        write_label(f, col_labels[j]);
+    }
+    fputc('\n', f);
+    for (int i = 0; i < rows; i++) {
+        write_label(f, row_labels[i]);
+        for (int j = 0; j < cols; j++) fprintf(f, " %.9g", (double)m[i * cols + j]);
+        fputc('\n', f);
+    }
+    return close_data_file(program, f, dir, name);
+}

@@ -1,0 +1,135 @@
+// vocab.c: see vocab.h.
+#include "text/vocab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void corpus_init(corpus *c) {
+    memset(c, 0, sizeof *c);
+    strmap_init(&c->types);
+}
+
+void corpus_free(corpus *c) {
+    strmap_free(&c->types);
+    free(c->count);
+    free(c->ids);
+    free(c->doc_start);
+    memset(c, 0, sizeof *c);
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return true;
+    size_t n = *cap ? *cap : 1024;
+    while (n < need) n *= 2;
+    void *q = realloc(*p, n * size);
+    if (!q) return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+bool corpus_add(corpus *c, const token_list *tokens, bool count) {
+    if (!grow((void **)&c->doc_start, &c->docs_cap, c->ndocs + 2, sizeof *c->doc_start) ||
+        !grow((void **)&c->ids, &c->ids_cap, c->nids + tokens->n, sizeof *c->ids))
+        return false;
+    if (c->ndocs == 0) c->doc_start[0] = 0;
+    for (size_t i = 0; i < tokens->n; i++) {
+        const char *tok = token_at(tokens, i);
+        bool added;
+        long id = strmap_intern(&c->types, tok, strlen(tok), &added);
+        if (id < 0 || id > INT32_MAX) return false;
+        if (added) {
+            size_t cap = c->count_cap;
+            if (!grow((void **)&c->count, &cap, c->types.n, sizeof *c->count)) return false;
+            if (cap > c->count_cap) memset(c->count + c->count_cap, 0, (cap - c->count_cap) * sizeof *c->count);
+            c->count_cap = cap;
+        }
+        if (count) c->count[id]++;
+        c->ids[c->nids++] = (int32_t)id;
+    }
+    c->doc_start[++c->ndocs] = c->nids;
+    return true;
+}
+
+//> most-common
+// Counter.most_common() sorts by count with Python's stable sort, so equal
+// counts stay in insertion (first-seen) order: count descending, then id.
+typedef struct {
+    int64_t count;
+    int32_t id;
+} type_count;
+
+static int by_count(const void *a, const void *b) {
+    const type_count *x = a, *y = b;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+//< most-common
+
+bool vocab_build(vocab *v, const corpus *c, size_t max_words) {
+    memset(v, 0, sizeof *v);
+    strmap_init(&v->words);
+    size_t T = c->types.n, n = 0;
+    type_count *order = malloc((T ? T : 1) * sizeof *order);
+    v->of_type = malloc((T ? T : 1) * sizeof *v->of_type);
+    if (!order || !v->of_type) goto fail;
+    for (size_t i = 0; i < T; i++)
+        if (c->count[i] > 0) order[n++] = (type_count){c->count[i], (int32_t)i};
+    qsort(order, n, sizeof *order, by_count);
+    if (n > max_words) n = max_words;
+    for (size_t i = 0; i < n; i++) {
+        const char *w = strmap_key(&c->types, (size_t)order[i].id);
+        if (strmap_intern(&v->words, w, strlen(w), NULL) < 0) goto fail;
+    }
+    long unk = strmap_intern(&v->words, "<UNK>", 5, NULL);
+    long pad = strmap_intern(&v->words, "<PAD>", 5, NULL);
+    if (unk < 0 || pad < 0) goto fail;
+    v->unk = (int32_t)unk;
+    v->pad = (int32_t)pad;
+    for (size_t i = 0; i < T; i++) v->of_type[i] = v->unk;
+    for (size_t i = 0; i < n; i++) v->of_type[order[i].id] = (int32_t)i;
+    free(order);
+    return true;
+fail:
+    free(order);
+    vocab_free(v);
+    return false;
+}
+
+void vocab_free(vocab *v) {
+    strmap_free(&v->words);
+    free(v->of_type);
+    memset(v, 0, sizeof *v);
+}
+
+//> chunks
+bool make_chunks(int32_t **X, int32_t **Y, size_t *nchunks, const corpus *c,
+                 const vocab *v, const size_t *docs, const int *labels, size_t ndocs,
+                 size_t L) {
+    size_t C = 0;
+    for (size_t i = 0; i < ndocs; i++) {
+        size_t n = c->doc_start[docs[i] + 1] - c->doc_start[docs[i]];
+        C += (n + L - 1) / L;  // range(0, n, L): no chunk for an empty review
+    }
+    *X = malloc((C ? C : 1) * L * sizeof **X);
+    *Y = malloc((C ? C : 1) * sizeof **Y);
+    if (!*X || !*Y) {
+        free(*X);
+        free(*Y);
+        *X = *Y = NULL;
+        return false;
+    }
+    size_t row = 0;
+    for (size_t i = 0; i < ndocs; i++) {
+        const int32_t *ids = c->ids + c->doc_start[docs[i]];
+        size_t n = c->doc_start[docs[i] + 1] - c->doc_start[docs[i]];
+        for (size_t s = 0; s < n; s += L, row++) {
+            for (size_t j = 0; j < L; j++)
+                (*X)[row * L + j] = s + j < n ? v->of_type[ids[s + j]] : v->pad;
+            (*Y)[row] = labels[i];
+        }
+    }
+    *nchunks = C;
+    return true;
+}
+//< chunks

@@ -1,0 +1,53 @@
+// vocab.h: from token streams to the seed's training data: a token counter
+// that keeps first-seen order (Python's Counter), the vocabulary of the most
+// frequent tokens plus <UNK> and <PAD>, and fixed-length chunks of token ids.
+//
+// Sizes: D documents (reviews), T distinct token types, V vocabulary size,
+// L chunk length (the seed's SEQUENCE_LENGTH, 32), C chunks.
+#ifndef ATTN_VOCAB_H
+#define ATTN_VOCAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/strmap.h"
+#include "text/tokens.h"
+
+// Every document as a run of type ids. Types are numbered in the order they
+// are first seen, so feeding the training documents first makes the ids the
+// insertion order of the seed's Counter.
+typedef struct {
+    strmap types;          // (T) token type -> id
+    int64_t *count;        // (T) occurrences in the documents added with count = true
+    size_t count_cap;
+    int32_t *ids;          // all tokens of all documents, as type ids
+    size_t nids, ids_cap;
+    size_t *doc_start;     // (D + 1) document d is ids[doc_start[d] .. doc_start[d + 1])
+    size_t ndocs, docs_cap;
+} corpus;
+
+void corpus_init(corpus *c);
+void corpus_free(corpus *c);
+// Appends one document; count says whether its tokens are counted (the
+// seed's vocabulary counts training tokens only). false when out of memory.
+bool corpus_add(corpus *c, const token_list *tokens, bool count);
+
+// The vocabulary: the max_words most common counted types (ties in
+// first-seen order, as Counter.most_common), then <UNK>, then <PAD>.
+typedef struct {
+    strmap words;          // (V) word -> index
+    int32_t unk, pad;      // the indices of <UNK> and <PAD>
+    int32_t *of_type;      // (T) the vocabulary index of each corpus type (unk if none)
+} vocab;
+
+bool vocab_build(vocab *v, const corpus *c, size_t max_words);
+void vocab_free(vocab *v);
+
+// Documents docs[0 .. ndocs) cut into chunks of L ids, the last chunk of each
+// padded with <PAD>; a document without tokens gives no chunk. X is (C, L)
+// and Y (C) the label of each chunk's document; both are new arrays.
+bool make_chunks(int32_t **X, int32_t **Y, size_t *nchunks, const corpus *c, const vocab *v,
+                 const size_t *docs, const int *labels, size_t ndocs, size_t L);
+
+#endif

@@ -1,0 +1,303 @@
+// sentiment.c: the three classifiers of seed 000, forward, backward and a
+// training step. Dimension legend in sentiment.h.
+#include "train/sentiment.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/attention_block.h"
+#include "train/layers.h"
+
+const char *model_name(model_kind kind) {
+    switch (kind) {
+    case MODEL_BASELINE: return "baseline";
+    case MODEL_SEED_ATTENTION: return "seed-attention";
+    case MODEL_SOFTMAX_ATTENTION: return "softmax-attention";
+    }
+    return "?";
+}
+
+static bool has_attention(const sentiment_model *m) { return m->kind != MODEL_BASELINE; }
+
+// The width the last Dense layer sees.
+static int head_width(const sentiment_model *m) { return has_attention(m) ? m->d_k : m->d; }
+
+// Lays out the views of one block: q, k, v kernels and biases, the output
+// layer, the embedding. Returns the number of parameters.
+static size_t lay_out(sentiment_params *p, real *block, const sentiment_model *m) {
+    size_t at = 0, dk = (size_t)m->d_k, d = (size_t)m->d;
+    real **dense[] = {&p->wq, &p->bq, &p->wk, &p->bk, &p->wv, &p->bv};
+    memset(p, 0, sizeof *p);
+    if (has_attention(m))
+        for (int i = 0; i < 6; i++) {
+            *dense[i] = block ? block + at : NULL;
+            at += i % 2 == 0 ? d * dk : dk;
+        }
+    p->wo = block ? block + at : NULL;
+    at += (size_t)head_width(m);
+    p->bo = block ? block + at : NULL;
+    at += 1;
+    p->embedding = block ? block + at : NULL;
+    return at + (size_t)m->V * d;
+}
+
+size_t sentiment_param_count(model_kind kind, int V, int d, int d_k) {
+    sentiment_model m = {.kind = kind, .V = V, .d = d, .d_k = d_k};
+    sentiment_params none;
+    return lay_out(&none, NULL, &m);
+}
+
+int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table,
+                         int V, int d, int d_k, int L, torch_rng *g) {
+    *m = (sentiment_model){.kind = kind, .V = V, .d = d, .d_k = d_k, .L = L};
+    sentiment_params none;
+    m->n_params = lay_out(&none, NULL, m);
+    m->n_dense = m->n_params - (size_t)V * d;
+    m->param_block = calloc(m->n_params, sizeof *m->param_block);
+    m->grad_block = calloc(m->n_params, sizeof *m->grad_block);
+    m->grad_rows = calloc((size_t)V, sizeof *m->grad_rows);
+    m->seen = calloc((size_t)V, sizeof *m->seen);
+    m->slot_of = calloc((size_t)V, sizeof *m->slot_of);
+    if (!m->param_block || !m->grad_block || !m->grad_rows || !m->seen || !m->slot_of) {
+        sentiment_model_free(m);
+        return -1;
+    }
+    lay_out(&m->p, m->param_block, m);
+    lay_out(&m->g, m->grad_block, m);
+    //> model-init
+    // nn.Embed(embedding_init=constant(embedding_matrix)): the GloVe rows
+    for (size_t i = 0; i < (size_t)V * d; i++) m->p.embedding[i] = table[i];
+    // nn.Dense: kernels lecun_normal, in the order flax creates them;
+    // biases zero (calloc)
+    if (has_attention(m)) {
+        dense_init_lecun_normal(g, m->p.wq, d, d_k);
+        dense_init_lecun_normal(g, m->p.wk, d, d_k);
+        dense_init_lecun_normal(g, m->p.wv, d, d_k);
+    }
+    dense_init_lecun_normal(g, m->p.wo, head_width(m), 1);
+    //< model-init
+    return 0;
+}
+
+void sentiment_model_free(sentiment_model *m) {
+    free(m->param_block);
+    free(m->grad_block);
+    free(m->grad_rows);
+    free(m->seen);
+    free(m->slot_of);
+    m->param_block = m->grad_block = NULL;
+    m->grad_rows = m->slot_of = NULL;
+    m->seen = NULL;
+}
+
+//> batch-words
+// The words are listed in increasing order: the order in which the
+// embedding is laid out, which the processor's prefetching follows best.
+// m->seen is zero before and after; m->slot_of is scratch.
+int sentiment_batch_words(const sentiment_model *m, sentiment_acts *a, const int32_t *ids,
+                          int n) {
+    int count = 0;
+    for (int t = 0; t < n; t++) m->seen[ids[t]] = 1;
+    for (int32_t id = 0; id < m->V; id++)
+        if (m->seen[id]) {
+            m->seen[id] = 0;
+            m->slot_of[id] = count;
+            a->rows[count++] = id;
+        }
+    for (int t = 0; t < n; t++) a->slot[t] = m->slot_of[ids[t]];
+    return a->n_rows = count;
+}
+//< batch-words
+
+int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
+    *a = (sentiment_acts){.B = B};
+    size_t tokens = (size_t)B * m->L, d = (size_t)m->d, dk = (size_t)m->d_k;
+    size_t att = has_attention(m) ? 1 : 0, w = (size_t)head_width(m);
+    // a batch has at most as many distinct words as tokens
+    struct { real **p; size_t n; } arrays[] = {
+        {&a->x, (1 - att) * tokens * d}, {&a->dx, (1 - att) * tokens * d},
+        {&a->word_x, att * tokens * d}, {&a->word_dx, att * tokens * d},
+        {&a->word_q, att * tokens * dk}, {&a->word_k, att * tokens * dk}, {&a->word_v, att * tokens * dk},
+        {&a->word_dq, att * tokens * dk}, {&a->word_dk, att * tokens * dk}, {&a->word_dv, att * tokens * dk},
+        {&a->q, att * tokens * dk}, {&a->k, att * tokens * dk}, {&a->v, att * tokens * dk},
+        {&a->dq, att * tokens * dk}, {&a->dk, att * tokens * dk}, {&a->dv, att * tokens * dk},
+        {&a->w, att * tokens * (size_t)m->L}, {&a->h, att * tokens * dk},
+        {&a->dh, att * tokens * dk}, {&a->scratch, att * (size_t)m->L * m->L},
+        {&a->mean, (size_t)B * w}, {&a->dmean, (size_t)B * w},
+        {&a->z, (size_t)B}, {&a->dz, (size_t)B},
+    };
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
+        if (arrays[i].n == 0) continue;
+        *arrays[i].p = calloc(arrays[i].n, sizeof(real));
+        if (!*arrays[i].p) {
+            sentiment_acts_free(a);
+            return -1;
+        }
+    }
+    a->rows = calloc(tokens ? tokens : 1, sizeof *a->rows);
+    a->slot = calloc(tokens ? tokens : 1, sizeof *a->slot);
+    if (!a->rows || !a->slot) {
+        sentiment_acts_free(a);
+        return -1;
+    }
+    return 0;
+}
+
+void sentiment_acts_free(sentiment_acts *a) {
+    real *all[] = {a->x, a->word_x, a->word_q, a->word_k, a->word_v, a->q, a->k, a->v, a->w,
+                   a->h, a->mean, a->z, a->dx, a->word_dx, a->word_dq, a->word_dk, a->word_dv,
+                   a->dq, a->dk, a->dv, a->dh, a->dmean, a->dz, a->scratch};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]);
+    free(a->rows);
+    free(a->slot);
+    memset(a, 0, sizeof *a);
+}
+
+//> forward
+// The forward pass once a->rows and a->slot list the batch's words.
+static void forward_words(const sentiment_model *m, sentiment_acts *a, const int32_t *ids,
+                          int B) {
+    int L = m->L, d = m->d, d_k = m->d_k, n = B * L, U = a->n_rows;
+    const sentiment_params *p = &m->p;
+    if (has_attention(m)) {
+        // each distinct word is projected once; its tokens look it up
+        embedding_forward(a->word_x, a->rows, p->embedding, U, d);     // (U, d)
+        dense_forward(a->word_q, a->word_x, p->wq, p->bq, U, d, d_k);  // (U, d_k)
+        dense_forward(a->word_k, a->word_x, p->wk, p->bk, U, d, d_k);
+        dense_forward(a->word_v, a->word_x, p->wv, p->bv, U, d, d_k);
+        embedding_forward(a->q, a->slot, a->word_q, n, d_k);           // (B, L, d_k)
+        embedding_forward(a->k, a->slot, a->word_k, n, d_k);
+        embedding_forward(a->v, a->slot, a->word_v, n, d_k);
+        attention_block_forward(a->h, a->w, a->q, a->k, a->v, B, L, d_k,
+                                m->kind == MODEL_SOFTMAX_ATTENTION);
+        mean_forward(a->mean, a->h, B, L, d_k);                        // (B, d_k)
+    } else {
+        embedding_forward(a->x, ids, p->embedding, n, d);              // (B, L, d)
+        mean_forward(a->mean, a->x, B, L, d);                          // (B, d)
+    }
+    dense_forward(a->z, a->mean, p->wo, p->bo, B, head_width(m), 1);   // (B)
+}
+
+void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int B) {
+    sentiment_batch_words(m, a, ids, B * m->L);
+    forward_words(m, a, ids, B);
+}
+//< forward
+
+//> backward
+real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *ids,
+                        const int32_t *labels, int B, bool train_embedding) {
+    int L = m->L, d = m->d, d_k = m->d_k, n = B * L, w = head_width(m), U = a->n_rows;
+    const sentiment_params *p = &m->p;
+    sentiment_params *g = &m->g;
+    // clear the gradients: the dense ones, and the rows of the embedding's
+    // that the last backward wrote (the rest of it is zero already, or
+    // held by a lazy Adam table, which clears it when it applies it)
+    memset(m->grad_block, 0, m->n_dense * sizeof(real));
+    if (train_embedding) {
+        for (int i = 0; i < m->n_grad_rows; i++)
+            memset(g->embedding + (size_t)m->grad_rows[i] * d, 0, (size_t)d * sizeof(real));
+        memcpy(m->grad_rows, a->rows, (size_t)U * sizeof *a->rows);  // this batch's words
+        m->n_grad_rows = U;
+    }
+    memset(a->dz, 0, (size_t)B * sizeof *a->dz);
+    memset(a->dmean, 0, (size_t)B * w * sizeof *a->dmean);
+
+    real loss = bce_forward(a->z, labels, B);
+    bce_backward(a->dz, a->z, labels, B);
+    dense_backward(a->dmean, g->wo, g->bo, a->dz, a->mean, p->wo, B, w, 1);
+    if (has_attention(m)) {
+        size_t tokens = (size_t)n * d_k * sizeof(real);  // bytes of (B, L, d_k)
+        size_t words = (size_t)U * d_k * sizeof(real);   // bytes of (U, d_k)
+        memset(a->dh, 0, tokens);
+        memset(a->dq, 0, tokens);
+        memset(a->dk, 0, tokens);
+        memset(a->dv, 0, tokens);
+        mean_backward(a->dh, a->dmean, B, L, d_k);
+        attention_block_backward(a->dq, a->dk, a->dv, a->scratch, a->dh, a->w, a->q, a->k,
+                                 a->v, B, L, d_k, m->kind == MODEL_SOFTMAX_ATTENTION);
+        // from the tokens back to their words: a word used twice collects both
+        memset(a->word_dq, 0, words);
+        memset(a->word_dk, 0, words);
+        memset(a->word_dv, 0, words);
+        embedding_backward(a->word_dq, a->dq, a->slot, n, d_k);
+        embedding_backward(a->word_dk, a->dk, a->slot, n, d_k);
+        embedding_backward(a->word_dv, a->dv, a->slot, n, d_k);
+        // a word's row feeds all three projections: its gradient is the sum
+        // of theirs (frozen: no gradient flows back to the rows)
+        real *dx = train_embedding ? a->word_dx : NULL;
+        if (dx) memset(dx, 0, (size_t)U * d * sizeof *dx);
+        dense_backward(dx, g->wq, g->bq, a->word_dq, a->word_x, p->wq, U, d, d_k);
+        dense_backward(dx, g->wk, g->bk, a->word_dk, a->word_x, p->wk, U, d, d_k);
+        dense_backward(dx, g->wv, g->bv, a->word_dv, a->word_x, p->wv, U, d, d_k);
+        if (dx) embedding_backward(g->embedding, dx, a->rows, U, d);
+    } else if (train_embedding) {
+        memset(a->dx, 0, (size_t)n * d * sizeof *a->dx);
+        mean_backward(a->dx, a->dmean, B, L, d);
+        embedding_backward(g->embedding, a->dx, ids, n, d);
+    }
+    return loss;
+}
+//< backward
+
+//> train-step
+real sentiment_train_step(sentiment_model *m, sentiment_acts *a, adam_state *opt,
+                          const int32_t *ids, const int32_t *labels, int B,
+                          bool train_embedding, int *correct) {
+    // the embedding rows this batch reads must be up to date
+    int n_rows = sentiment_batch_words(m, a, ids, B * m->L);
+    adam_catch_up(opt, m->param_block, m->grad_block, a->rows, n_rows);
+    forward_words(m, a, ids, B);
+    real loss = sentiment_backward(m, a, ids, labels, B, train_embedding);
+    int right = 0;
+    for (int b = 0; b < B; b++) right += (a->z[b] > 0) == (labels[b] == 1);
+    *correct = right;
+    // opt covers the whole block, or its first n_dense numbers when frozen
+    adam_step_rows(opt, m->param_block, m->grad_block, m->grad_rows, m->n_grad_rows);
+    // a lazy table keeps the rows' gradients until it applies them, and
+    // clears them then: the next backward must leave them alone
+    if (opt->width > 0) m->n_grad_rows = 0;
+    return loss;
+}
+//< train-step
+
+//> logits-by-table
+// A dense layer applied token by token to an embedding is itself an
+// embedding: the row of q for a token is that token's embedding row times
+// the kernel, plus the bias, whatever the chunk. So for evaluation the q, k
+// and v of every vocabulary word are computed once, in (V, d_k) tables, and
+// a batch looks its rows up instead of multiplying (B, L, d) by (d, d_k)
+// three times. Each row is the same sum in the same order as in
+// sentiment_forward, so the logits are the same to the last bit.
+int sentiment_logits(float *z, const sentiment_model *m, sentiment_acts *a,
+                     const int32_t *X, size_t n) {
+    int L = m->L, d_k = m->d_k, V = m->V;
+    const sentiment_params *p = &m->p;
+    real *table = NULL;
+    if (has_attention(m)) {
+        table = malloc((size_t)3 * V * d_k * sizeof *table);
+        if (!table) return -1;
+        dense_forward(table, p->embedding, p->wq, p->bq, V, m->d, d_k);
+        dense_forward(table + (size_t)V * d_k, p->embedding, p->wk, p->bk, V, m->d, d_k);
+        dense_forward(table + (size_t)2 * V * d_k, p->embedding, p->wv, p->bv, V, m->d, d_k);
+    }
+    for (size_t at = 0; at < n; at += (size_t)a->B) {
+        int B = n - at < (size_t)a->B ? (int)(n - at) : a->B;
+        const int32_t *ids = X + at * L;
+        if (!table) {
+            sentiment_forward(m, a, ids, B);
+        } else {
+            embedding_forward(a->q, ids, table, B * L, d_k);
+            embedding_forward(a->k, ids, table + (size_t)V * d_k, B * L, d_k);
+            embedding_forward(a->v, ids, table + (size_t)2 * V * d_k, B * L, d_k);
+            attention_block_forward(a->h, a->w, a->q, a->k, a->v, B, L, d_k,
+                                    m->kind == MODEL_SOFTMAX_ATTENTION);
+            mean_forward(a->mean, a->h, B, L, d_k);
+            dense_forward(a->z, a->mean, p->wo, p->bo, B, d_k, 1);
+        }
+        for (int b = 0; b < B; b++) z[at + b] = (float)a->z[b];
+    }
+    free(table);
+    return 0;
+}
+//< logits-by-table
