@@ -115,7 +115,16 @@ data-if-possible:
 	  $(MAKE) --no-print-directory data || echo "make: data could not be fetched; the tests that need it will say SKIP"; \
 	fi
 
-data: $(DATA_TARGETS)
+# One fetch at a time: two makes at once (make -j2 all builds chapter6 and
+# chapter7, and each asks for the data) wait for each other on data/.lock
+# (flock, util-linux) instead of unpacking and converting into one place.
+.PHONY: data-locked
+data:
+	@mkdir -p data
+	@flock data/.lock $(MAKE) --no-print-directory data-locked
+
+data-locked: $(DATA_TARGETS)
+	@:
 
 # ---------------------------------------------------------------- book
 BOOK_PDF := $(BUILD)/book/attention-in-c.pdf

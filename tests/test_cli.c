@@ -6,6 +6,7 @@
 
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -113,7 +114,7 @@ START_TEST(data_files_appear_whole_or_not_at_all) {
     ck_assert_ptr_nonnull(mkdtemp(dir));
     char path[64], tmp[64];
     snprintf(path, sizeof path, "%s/m.dat", dir);
-    snprintf(tmp, sizeof tmp, "%s/m.dat.tmp", dir);
+    snprintf(tmp, sizeof tmp, "%s/m.dat.tmp.%ld", dir, (long)getpid());
     FILE *f = open_data_file("prog", dir, "m.dat");
     ck_assert_ptr_nonnull(f);
     fputs("1 2 3\n", f);
@@ -136,6 +137,83 @@ START_TEST(data_files_appear_whole_or_not_at_all) {
     ck_assert_int_ne(access(path, F_OK), 0);
     ck_assert_int_ne(access(tmp, F_OK), 0);
     rmdir(dir);
+}
+END_TEST
+
+// What a killed run left (NAME.tmp.PID of a process that has ended, or the
+// NAME.tmp of older versions) is removed by the next write of NAME; the
+// temporary file of a process still running is left alone.
+START_TEST(leftovers_of_killed_runs_are_removed) {
+    char dir[] = "/tmp/test_cli.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char dead[96], old[96], alive[96], other[96], path[96];
+    snprintf(dead, sizeof dead, "%s/m.dat.tmp.999999999", dir);  // above any pid_max
+    snprintf(old, sizeof old, "%s/m.dat.tmp", dir);
+    snprintf(alive, sizeof alive, "%s/m.dat.tmp.%ld", dir, (long)getppid());
+    snprintf(other, sizeof other, "%s/n.dat.tmp.999999999", dir);
+    snprintf(path, sizeof path, "%s/m.dat", dir);
+    const char *made[] = {dead, old, alive, other};
+    for (int i = 0; i < 4; i++) {
+        FILE *f = fopen(made[i], "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("half", f);
+        fclose(f);
+    }
+    FILE *f = open_data_file("prog", dir, "m.dat");
+    ck_assert_ptr_nonnull(f);
+    fputs("1 2 3\n", f);
+    ck_assert(close_data_file("prog", f, dir, "m.dat"));
+    ck_assert_int_ne(access(dead, F_OK), 0);
+    ck_assert_int_ne(access(old, F_OK), 0);
+    ck_assert_int_eq(access(alive, F_OK), 0);  // the parent runs: not ours to remove
+    ck_assert_int_eq(access(other, F_OK), 0);  // another file's
+    char buf[16] = {0};
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+    fclose(f);
+    ck_assert_str_eq(buf, "1 2 3\n");
+    remove(alive);
+    remove(other);
+    remove(path);
+    rmdir(dir);
+}
+END_TEST
+
+// Two programs writing the same data file in one folder at once: every
+// write of each succeeds and the file is always one whole version.
+START_TEST(two_writers_never_collide) {
+    char dir[] = "/tmp/test_cli.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    enum { WRITES = 300, LINES = 200 };
+    pid_t child = fork();
+    ck_assert_int_ne(child, -1);
+    int failed = 0;
+    for (int i = 0; i < WRITES; i++) {
+        FILE *f = open_data_file("prog", dir, "m.dat");
+        if (!f) { failed++; continue; }
+        for (int l = 0; l < LINES; l++) fprintf(f, "%d %d\n", child == 0, l);
+        if (!close_data_file("prog", f, dir, "m.dat")) failed++;
+    }
+    if (child == 0) _exit(failed ? 1 : 0);
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(failed == 0, "%d of %d writes failed in the parent", failed, WRITES);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writes failed in the child");
+    char path[96];
+    snprintf(path, sizeof path, "%s/m.dat", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    int who, l, lines = 0, first = -1;
+    while (fscanf(f, "%d %d", &who, &l) == 2) {
+        if (first < 0) first = who;
+        ck_assert_int_eq(who, first);  // one writer's version, not a mix
+        ck_assert_int_eq(l, lines++);
+    }
+    fclose(f);
+    ck_assert_int_eq(lines, LINES);
+    remove(path);
+    ck_assert_int_eq(rmdir(dir), 0);  // nothing else left behind
 }
 END_TEST
 
@@ -276,6 +354,8 @@ int main(void) {
     tcase_add_test(tc, large_seeds_are_noted);
     tcase_add_test(tc, failed_output_is_reported);
     tcase_add_test(tc, data_files_appear_whole_or_not_at_all);
+    tcase_add_test(tc, leftovers_of_killed_runs_are_removed);
+    tcase_add_test(tc, two_writers_never_collide);
     tcase_add_test(tc, own_options_are_read);
     tcase_add_test(tc, own_options_reject_bad_values);
     suite_add_tcase(s, tc);

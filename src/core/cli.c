@@ -2,7 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/cli.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,8 +157,45 @@ static char *data_path(const char *program, const char *dir, const char *name,
     return path;
 }
 
+// The temporary name this process writes DIR/NAME under: DIR/NAME.tmp.PID.
+// Two programs writing one folder at once never share it; the final name
+// comes only with the rename.
+static char *temp_path(const char *program, const char *dir, const char *name) {
+    char suffix[32];
+    snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
+    return data_path(program, dir, name, suffix);
+}
+
+// Removes what a killed run left of DIR/NAME: NAME.tmp.PID for a process
+// that no longer runs (and NAME.tmp, the name older versions used). A file
+// of a process still running is its own business.
+static void remove_leftovers(const char *dir, const char *name) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    size_t n = strlen(name);
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *s = e->d_name;
+        if (strncmp(s, name, n) != 0 || strncmp(s + n, ".tmp", 4) != 0) continue;
+        s += n + 4;
+        bool stale = *s == '\0';
+        if (*s == '.' && isdigit((unsigned char)s[1])) {
+            char *end;
+            errno = 0;
+            long pid = strtol(s + 1, &end, 10);
+            stale = !*end && !errno && pid > 0 && pid != (long)getpid() &&
+                    kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+        }
+        if (!stale) continue;
+        char *path = data_path("", dir, e->d_name, "");
+        if (path) unlink(path);
+        free(path);
+    }
+    closedir(d);
+}
+
 FILE *open_data_file(const char *program, const char *dir, const char *name) {
-    char *tmp = data_path(program, dir, name, ".tmp");
+    remove_leftovers(dir, name);
+    char *tmp = temp_path(program, dir, name);
     if (!tmp) return NULL;
     FILE *f = fopen(tmp, "w");
     if (!f) fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, strerror(errno));
@@ -164,7 +204,7 @@ FILE *open_data_file(const char *program, const char *dir, const char *name) {
 }
 
 bool close_data_file(const char *program, FILE *f, const char *dir, const char *name) {
-    char *tmp = data_path(program, dir, name, ".tmp");
+    char *tmp = temp_path(program, dir, name);
     char *path = data_path(program, dir, name, "");
     errno = 0;
     bool wrote = !ferror(f);

@@ -61,10 +61,13 @@ bool parse_integer(const char *s, long long lo, long long hi, long long *out);
 // write standard output: <reason>" and returns false. Call it last in main.
 bool finish_output(const char *program);
 
-// Opens DIR/NAME.tmp for writing; on failure prints "<program>: error: ..."
-// to stderr and returns NULL. close_data_file closes it and, only if every
-// write arrived, renames it to DIR/NAME, so that a failed or interrupted
-// run never leaves a half-written data file under the final name.
+// Opens DIR/NAME.tmp.PID (PID this process's) for writing; on failure
+// prints "<program>: error: ..." to stderr and returns NULL.
+// close_data_file closes it and, only if every write arrived, renames it to
+// DIR/NAME, so that a failed or interrupted run never leaves a half-written
+// data file under the final name, and two programs writing one folder at
+// once never write into one file. What a killed run left of DIR/NAME is
+// removed here, before the new file is opened.
 FILE *open_data_file(const char *program, const char *dir, const char *name);
 
 // Closes f from open_data_file(program, dir, name) and renames it into
