@@ -9,6 +9,7 @@
 // wrong factor in a small term.) The float code is held to PyTorch in
 // test_sentiment.c.
 #define ATTN_REAL double
+#include "../src/train/gemm_reference.c"
 #include "../src/train/gemm.c"
 #include "../src/train/layers.c"
 #include "../src/train/attention_block.c"

@@ -17,7 +17,7 @@
 
 #include "train/adam.h"
 #include "train/attention_block.h"
-#include "train/gemm.h"
+#include "train/gemm_fast.h"
 #include "train/layers.h"
 #include "core/rng.h"
 #include "train/simd.h"

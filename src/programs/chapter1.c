@@ -23,7 +23,7 @@
 #include "train/attention_block.h"
 #include "core/cli.h"
 #include "core/clock.h"
-#include "train/gemm.h"
+#include "train/gemm_reference.h"
 #include "core/print.h"
 #include "core/rng.h"
 #include "train/simd.h"
