@@ -43,7 +43,7 @@ const char *simd_name(simd_level level);
 // when simd_supported(SIMD_AVX2). What each computes, and the reference
 // code it replaces, is said where it is written.
 #define SIMD_KERNELS(isa)                                                                          \
-    void gemm_panel_##isa(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,   \
+    void gemm_panel_##isa(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,  \
                           long ldb, int n, int k, int w);                                          \
     void pack_transposed_##isa(float *bt, const float *b, long ldb, int k, int w);                 \
     void scale_##isa(float *x, long n, float s);                                                   \
@@ -52,12 +52,12 @@ const char *simd_name(simd_level level);
     void scatter_add_rows_##isa(float *table, const float *src, const int32_t *ids, int n, int d); \
     void mean_rows_##isa(float *out, const float *inp, int B, int L, int d);                       \
     void mean_backward_rows_##isa(float *dinp, const float *dout, int B, int L, int d);            \
-    void add_column_sums_##isa(float *out, const float *x, int rows, int d);                      \
+    void add_column_sums_##isa(float *out, const float *x, int rows, int d);                       \
     void adam_dense_##isa(float *p, const float *g, float *m, float *v, long n, float b1, float b2, \
                           float eps, float step, float inv_root_c2);                               \
-    void adam_idle_##isa(float *p, float *m, float *v, long n, const float *step_at,               \
-                         const float *inv_root_c2_at, long t0, long t1, float b1, float b2,        \
-                         float eps);
+    void adam_missed_steps_##isa(float *p, float *m, float *v, long n, const float *step_at,       \
+                                 const float *inv_root_c2_at, long t0, long t1, float b1,          \
+                                 float b2, float eps);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 
