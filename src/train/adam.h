@@ -40,7 +40,8 @@ typedef struct {
     size_t from;                 // where it starts in the n parameters
     int rows, width;
     long *row_last_step;         // (rows) the last step each row has taken
-    unsigned char *grad_waiting; // (rows) 1: step row_last_step + 1's gradient waits in the row of grads
+    unsigned char *grad_waiting; // (rows) 1: the gradient of the row's step row_last_step + 1
+                                 // waits in its row of grads
     long settled_step;           // every row has taken the steps up to this one at least
     real *step_at, *inv_root_c2_at;  // (ADAM_LAZY_STEPS + 1) lr / (1 - b1^t) and 1 / sqrt(1 - b2^t)
                                  // of steps t = settled_step + 1 .. t at [t - settled_step]

@@ -10,6 +10,7 @@
 //   s = q k^T / sqrt(d_k)           (L, L) scores
 //   w = softmax(s) over the keys,    or w = s in the seed's model
 //   out = w v                        (L, d_k)
+// (How each attention of the book scales its scores, and why: README.md.)
 //
 // The products go through gemm, the softmax through vector kernels when
 // the CPU has them (simd.h); ATTN_SIMD=none runs the plain loops, and

@@ -1,5 +1,6 @@
 // dense.c: the dense layer, forward and backward, and flax's lecun_normal
-// for its kernel. Dimension legend in dense.h.
+// for its kernel. Dimension legend in dense.h. The bias loop is the readable
+// code; the kernel FAST_KERNEL names (simd_kernels.h) the fast one, same bits.
 #include "train/dense.h"
 
 #include <math.h>

@@ -1,5 +1,6 @@
 // embedding.c: looking rows of the table up, and adding their gradients
-// back. Dimension legend in embedding.h.
+// back. Dimension legend in embedding.h. The loops are the readable code;
+// the kernel FAST_KERNEL names (simd_kernels.h) the fast one, same bits.
 #include "train/embedding.h"
 
 #include <string.h>

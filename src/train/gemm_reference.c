@@ -23,7 +23,7 @@ static inline void row_block(real *restrict c, const real *restrict ai, const re
 
 //> gemm-reference
 void gemm_reference(real *restrict c, const real *restrict a, const real *restrict b,
-          int n, int k, int m, gemm_layout layout) {
+                    int n, int k, int m, gemm_layout layout) {
     switch (layout) {
     case GEMM_AB:  // i-j-k in blocks of 8 columns of c, then the columns left over
         for (int i = 0; i < n; i++) {

@@ -1,5 +1,6 @@
 // mean.c: the mean over each chunk's positions, forward and backward.
-// Dimension legend in mean.h.
+// Dimension legend in mean.h. The loops are the readable code; the kernels
+// FAST_KERNEL names (simd_kernels.h) the fast ones, same bits.
 #include "train/mean.h"
 
 #include "train/simd.h"

@@ -1,14 +1,18 @@
 // simd.h: which vector instructions this CPU has, and how a fast kernel
 // asks for them.
 //
-// The fast kernels (gemm_fast.c, adam_fast.c, attention_fast.c) are written
-// three times over the same loops: with AVX-512, with AVX2 and FMA, and as
-// the portable reference code. The program is built without -march flags,
-// so it runs on any x86-64 (and on other processors, through the portable
-// code); each vector version is compiled for its instruction set with a
-// function attribute, and simd_best() picks one at run time from what the
-// CPU reports. Valgrind, for one, reports no AVX-512, so under valgrind
-// the AVX2 code runs.
+// The vector kernels are written once, in simd_kernels.h, over a handful of
+// vector operations, and compiled twice: for AVX-512 by simd_avx512.c and
+// for AVX2 with FMA by simd_avx2.c. Each replaces readable code that runs
+// instead when the CPU has neither set, off x86-64, with ATTN_SIMD=none or
+// when real is double: gemm_reference.c for the product, and the loops
+// beside each call in attention_head.c, embedding.c, dense.c, mean.c and
+// adam.c for the others. The program is built without -march flags, so it
+// runs on any x86-64 (and on other processors, through that readable code);
+// each compiled version carries its instruction set in a function
+// attribute, and simd_best() picks one at run time from what the CPU
+// reports. Valgrind, for one, reports no AVX-512, so under valgrind the
+// AVX2 code runs.
 #ifndef ATTN_SIMD_H
 #define ATTN_SIMD_H
 

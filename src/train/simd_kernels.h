@@ -75,7 +75,7 @@ INLINE void gemm_rows(float *c, long ldc, const float *a, long a_i, long a_p, co
     for (; i < n; i++) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 1, NV, PART, w_last);
 }
 
-// Replaces the inner loops of gemm_reference (gemm.c): rows [0, n) of c
+// Replaces the inner loops of gemm_reference (gemm_reference.c): rows [0, n) of c
 // and w <= 2 VEC of its columns, c(i, j) = c[i ldc + j],
 // += a(i, p) b[p ldb + j] with a(i, p) = a[i a_i + p a_p].
 TARGET void KERNEL(gemm_panel)(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,
