@@ -1,7 +1,7 @@
 // test_gradients.c: every backward pass of chapter 7 against finite
 // differences, in double precision.
 //
-// The training code computes in `real` (src/real.h), float in the library.
+// The training code computes in `real` (src/train/real.h), float in the library.
 // This suite compiles the very same source files with real = double, so that
 // a central difference (f(x + h) - f(x - h)) / 2h of a loss is accurate to
 // about 1e-9 and can hold the analytic gradient to a tight tolerance. (In
@@ -9,9 +9,13 @@
 // wrong factor in a small term.) The float code is held to PyTorch in
 // test_sentiment.c.
 #define ATTN_REAL double
+#include "../src/train/gemm_reference.c"
 #include "../src/train/gemm.c"
-#include "../src/train/layers.c"
-#include "../src/train/attention_block.c"
+#include "../src/train/dense.c"
+#include "../src/train/embedding.c"
+#include "../src/train/mean.c"
+#include "../src/train/bce_loss.c"
+#include "../src/train/attention_head.c"
 #include "../src/train/adam.c"
 #include "../src/train/sentiment.c"
 
@@ -155,7 +159,7 @@ typedef struct {
 
 static double attention_loss(void *p) {
     attention_case *c = p;
-    attention_block_forward(c->out, c->w, c->q, c->k, c->v, c->B, c->L, c->d_k, c->softmax);
+    attention_head_forward(c->out, c->w, c->q, c->k, c->v, c->B, c->L, c->d_k, c->softmax);
     return weighted_sum(c->out, c->r, c->B * c->L * c->d_k);
 }
 
@@ -173,7 +177,7 @@ START_TEST(attention_gradients) {
         c.r = new_random(&g, n, -1, 1);
         double *dq = new_zeros(n), *dk = new_zeros(n), *dv = new_zeros(n), *scratch = new_zeros(c.L * c.L);
         attention_loss(&c);  // the forward pass fills w
-        attention_block_backward(dq, dk, dv, scratch, c.r, c.w, c.q, c.k, c.v, c.B, c.L, c.d_k, softmax);
+        attention_head_backward(dq, dk, dv, scratch, c.r, c.w, c.q, c.k, c.v, c.B, c.L, c.d_k, softmax);
         check_gradient(softmax ? "softmax attention dq" : "seed attention dq", c.q, dq, n, attention_loss, &c);
         check_gradient(softmax ? "softmax attention dk" : "seed attention dk", c.k, dk, n, attention_loss, &c);
         check_gradient(softmax ? "softmax attention dv" : "seed attention dv", c.v, dv, n, attention_loss, &c);

@@ -16,9 +16,10 @@
 #include <string.h>
 
 #include "train/adam.h"
-#include "train/attention_block.h"
-#include "train/gemm.h"
-#include "train/layers.h"
+#include "train/attention_head.h"
+#include "train/embedding.h"
+#include "train/gemm_fast.h"
+#include "train/mean.h"
 #include "core/rng.h"
 #include "train/simd.h"
 
@@ -124,14 +125,14 @@ START_TEST(attention_fast_agrees_with_the_reference) {
             float *out0 = calloc((size_t)nq, 4), *w0 = calloc((size_t)nw, 4), *s0 = calloc((size_t)L * L, 4);
             float *dq0 = calloc((size_t)nq, 4), *dk0 = calloc((size_t)nq, 4), *dv0 = calloc((size_t)nq, 4);
             use_level(SIMD_NONE);  // the plain loops
-            attention_block_forward(out0, w0, q, k, v, B, L, dk, softmax);
-            attention_block_backward(dq0, dk0, dv0, s0, dout, w0, q, k, v, B, L, dk, softmax);
+            attention_head_forward(out0, w0, q, k, v, B, L, dk, softmax);
+            attention_head_backward(dq0, dk0, dv0, s0, dout, w0, q, k, v, B, L, dk, softmax);
             for (int l = 1; l < nl; l++) {
                 use_level(lv[l]);
                 float *out = calloc((size_t)nq, 4), *w = calloc((size_t)nw, 4), *s = calloc((size_t)L * L, 4);
                 float *dq = calloc((size_t)nq, 4), *dkk = calloc((size_t)nq, 4), *dv = calloc((size_t)nq, 4);
-                attention_block_forward(out, w, q, k, v, B, L, dk, softmax);
-                attention_block_backward(dq, dkk, dv, s, dout, w, q, k, v, B, L, dk, softmax);
+                attention_head_forward(out, w, q, k, v, B, L, dk, softmax);
+                attention_head_backward(dq, dkk, dv, s, dout, w, q, k, v, B, L, dk, softmax);
                 const float *got[] = {out, w, dq, dkk, dv}, *want[] = {out0, w0, dq0, dk0, dv0};
                 const long len[] = {nq, nw, nq, nq, nq};
                 const char *what[] = {"out", "w", "dq", "dk", "dv"};
@@ -168,7 +169,7 @@ START_TEST(softmax_of_extreme_scores) {
         use_level(lv[l]);
         float q[L], k[L], v[L], out[L], w[L * L];
         for (int i = 0; i < L; i++) q[i] = 1, k[i] = (float)(i * 40 - 300), v[i] = (float)i;
-        attention_block_forward(out, w, q, k, v, 1, L, 1, true);
+        attention_head_forward(out, w, q, k, v, 1, L, 1, true);
         for (int i = 0; i < L; i++) {
             ck_assert_msg(fabsf(w[i * L + L - 1] - 1) < 1e-6f, "%s: %g", simd_name(lv[l]), w[i * L + L - 1]);
             ck_assert_msg(fabsf(out[i] - (L - 1)) < 1e-4f, "%s: %g", simd_name(lv[l]), out[i]);

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/layers.h"
+#include "train/dense.h"
+#include "train/embedding.h"
 #include "core/rng.h"
 #include "train/sentiment.h"
 

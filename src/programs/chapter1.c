@@ -20,10 +20,10 @@
 #include <string.h>
 
 #include "nn/attention.h"
-#include "train/attention_block.h"
+#include "train/attention_head.h"
 #include "core/cli.h"
 #include "core/clock.h"
-#include "train/gemm.h"
+#include "train/gemm_reference.h"
 #include "core/print.h"
 #include "core/rng.h"
 #include "train/simd.h"
@@ -202,7 +202,7 @@ static void attention_by_plain_products(float *z, float *w, const float *x, int 
 // instructions and a block of results kept in registers (gemm_fast.c), the
 // softmax a vector at a time.
 static void attention_by_fast_products(float *z, float *w, const float *x, int n, int d) {
-    attention_block_forward(z, w, x, x, x, 1, n, d, true);
+    attention_head_forward(z, w, x, x, x, 1, n, d, true);
 }
 //< three-ways
 

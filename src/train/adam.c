@@ -21,13 +21,13 @@ int adam_init(adam_state *s, size_t n, double lr) {
 void adam_free(adam_state *s) {
     free(s->m);
     free(s->v);
-    free(s->row_t);
-    free(s->pending);
+    free(s->row_last_step);
+    free(s->grad_waiting);
     free(s->step_at);
     free(s->inv_root_c2_at);
     s->m = s->v = s->step_at = s->inv_root_c2_at = NULL;
-    s->row_t = NULL;
-    s->pending = NULL;
+    s->row_last_step = NULL;
+    s->grad_waiting = NULL;
 }
 
 //> adam
@@ -53,20 +53,22 @@ void adam_step(adam_state *s, real *restrict params, const real *restrict grads)
 int adam_lazy_rows(adam_state *s, int rows, int width) {
     size_t size = (size_t)rows * width;
     if (rows <= 0 || width <= 0 || size > s->n || s->t != 0) return -1;
-    s->row_t = calloc((size_t)rows, sizeof *s->row_t);
-    s->pending = calloc((size_t)rows, sizeof *s->pending);
+    s->row_last_step = calloc((size_t)rows, sizeof *s->row_last_step);
+    s->grad_waiting = calloc((size_t)rows, sizeof *s->grad_waiting);
     s->step_at = calloc(ADAM_LAZY_STEPS + 1, sizeof *s->step_at);
     s->inv_root_c2_at = calloc(ADAM_LAZY_STEPS + 1, sizeof *s->inv_root_c2_at);
-    if (!s->row_t || !s->pending || !s->step_at || !s->inv_root_c2_at) return -1;
+    if (!s->row_last_step || !s->grad_waiting || !s->step_at || !s->inv_root_c2_at) return -1;
     s->from = s->n - size;
     s->rows = rows;
     s->width = width;
     return 0;
 }
 
-// The loop of adam_step over n parameters, the dense update of one step.
-static void update(simd_level level, real *p, const real *g, real *m, real *v, size_t n, real b1, real b2,
-                   real eps, real step, real inv_root_c2) {
+// One step with a gradient for n parameters, given the step's constants:
+// the loop below is adam_step's, the readable one; the adam_dense kernel
+// (simd_kernels.h) is the fast one, with the same bits.
+static void gradient_step(simd_level level, real *p, const real *g, real *m, real *v, size_t n,
+                          real b1, real b2, real eps, real step, real inv_root_c2) {
 #ifdef ATTN_REAL_IS_FLOAT
     if (SIMD_RUN(level, adam_dense, p, g, m, v, (long)n, b1, b2, eps, step, inv_root_c2)) return;
 #endif
@@ -83,14 +85,18 @@ static void update(simd_level level, real *p, const real *g, real *m, real *v, s
 // in all of them: m = b1 m + (1 - b1) 0 is b1 m, and so on, with step t's
 // own constants. The steps of one parameter must be taken in order, but
 // they need nothing from memory but the parameter and its moments.
-static void idle(simd_level level, const adam_state *s, real *p, real *m, real *v, size_t n,
-                 long t0, long t1) {
+// The loops below are the readable reference, the adam_missed_steps
+// kernel (simd_kernels.h) the fast one.
+static void missed_steps(simd_level level, const adam_state *s, real *p, real *m, real *v,
+                         size_t n, long t0, long t1) {
     real b1 = (real)s->b1, b2 = (real)s->b2, eps = (real)s->eps;
-    // the table holds step base + j's constants at [j]: steps[t] and
+    // the table holds step settled_step + j's constants at [j]: steps[t] and
     // inv_roots[t] are step t's
-    const real *steps = s->step_at - s->base, *inv_roots = s->inv_root_c2_at - s->base;
+    const real *steps = s->step_at - s->settled_step;
+    const real *inv_roots = s->inv_root_c2_at - s->settled_step;
 #ifdef ATTN_REAL_IS_FLOAT
-    if (SIMD_RUN(level, adam_idle, p, m, v, (long)n, steps, inv_roots, t0, t1, b1, b2, eps))
+    if (SIMD_RUN(level, adam_missed_steps, p, m, v, (long)n, steps, inv_roots, t0, t1, b1, b2,
+                 eps))
         return;
 #endif
     (void)level;
@@ -108,15 +114,16 @@ static void idle(simd_level level, const adam_state *s, real *p, real *m, real *
 static void catch_up_row(simd_level level, adam_state *s, real *params, real *grads, int r,
                          long t) {
     size_t at = s->from + (size_t)r * s->width, w = (size_t)s->width;
-    if (s->pending[r]) {
-        long u = ++s->row_t[r] - s->base;  // the step of that gradient
-        update(level, params + at, grads + at, s->m + at, s->v + at, w, (real)s->b1,
-               (real)s->b2, (real)s->eps, s->step_at[u], s->inv_root_c2_at[u]);
+    if (s->grad_waiting[r]) {
+        long u = ++s->row_last_step[r] - s->settled_step;  // the step of that gradient
+        gradient_step(level, params + at, grads + at, s->m + at, s->v + at, w, (real)s->b1,
+                      (real)s->b2, (real)s->eps, s->step_at[u], s->inv_root_c2_at[u]);
         memset(grads + at, 0, w * sizeof *grads);
-        s->pending[r] = 0;
+        s->grad_waiting[r] = 0;
     }
-    if (s->row_t[r] < t) idle(level, s, params + at, s->m + at, s->v + at, w, s->row_t[r], t);
-    s->row_t[r] = t;
+    if (s->row_last_step[r] < t)
+        missed_steps(level, s, params + at, s->m + at, s->v + at, w, s->row_last_step[r], t);
+    s->row_last_step[r] = t;
 }
 //< adam-catch-up
 
@@ -154,21 +161,21 @@ void adam_catch_up(adam_state *s, real *params, real *grads, const int32_t *rows
 
 void adam_step_rows(adam_state *s, real *params, real *grads, const int32_t *rows, int nrows) {
     s->t++;
-    if (s->width && s->t - s->base > ADAM_LAZY_STEPS) {
+    if (s->width && s->t - s->settled_step > ADAM_LAZY_STEPS) {
         // no room for this step's constants: settle what every row owes,
         // then the constants of the steps before are no longer needed
         catch_up_rows(s, params, grads, NULL, 0, s->t - 1);
-        s->base = s->t - 1;
+        s->settled_step = s->t - 1;
     }
     real b1 = (real)s->b1, b2 = (real)s->b2, eps = (real)s->eps;
     real step = (real)(s->lr / (1 - pow(s->b1, (double)s->t)));  // as adam_step computes them
     real inv_root_c2 = (real)(1 / sqrt(1 - pow(s->b2, (double)s->t)));
-    update(simd_best(), params, grads, s->m, s->v, s->from, b1, b2, eps, step, inv_root_c2);
+    gradient_step(simd_best(), params, grads, s->m, s->v, s->from, b1, b2, eps, step, inv_root_c2);
     if (s->width == 0) return;
-    s->step_at[s->t - s->base] = step;
-    s->inv_root_c2_at[s->t - s->base] = inv_root_c2;
+    s->step_at[s->t - s->settled_step] = step;
+    s->inv_root_c2_at[s->t - s->settled_step] = inv_root_c2;
     // the rows listed: their gradient stays in grads until they are next
     // caught up, so that their parameters and moments are read and written
     // once, not twice, each time a batch uses them
-    for (int i = 0; i < nrows; i++) s->pending[rows[i]] = 1;
+    for (int i = 0; i < nrows; i++) s->grad_waiting[rows[i]] = 1;
 }

@@ -39,11 +39,12 @@ typedef struct {
     // the lazy table (adam_lazy_rows), width 0 when there is none
     size_t from;                 // where it starts in the n parameters
     int rows, width;
-    long *row_t;                 // (rows) the step each row is up to date with
-    unsigned char *pending;      // (rows) 1: step row_t + 1's gradient waits in the row of grads
-    long base;                   // every row is up to date with step base at least
+    long *row_last_step;         // (rows) the last step each row has taken
+    unsigned char *grad_waiting; // (rows) 1: the gradient of the row's step row_last_step + 1
+                                 // waits in its row of grads
+    long settled_step;           // every row has taken the steps up to this one at least
     real *step_at, *inv_root_c2_at;  // (ADAM_LAZY_STEPS + 1) lr / (1 - b1^t) and 1 / sqrt(1 - b2^t)
-                                 // of steps t = base + 1 .. t at [t - base]
+                                 // of steps t = settled_step + 1 .. t at [t - settled_step]
 } adam_state;
 
 // Defaults b1 0.9, b2 0.999, eps 1e-8, moments zero. Returns 0, or -1 when

@@ -1,11 +1,12 @@
-// gemm_fast.c: the matrix product of gemm.h with vector instructions.
+// gemm_fast.c: the matrix product of gemm_reference.c with vector
+// instructions. This is the fast product, gemm_reference.c the readable one.
 //
 //   n, k, m   c is (n, m); the product sums over k
 //   W         columns of c computed at once: two vectors, 32 floats with
 //             AVX-512, 16 with AVX2
 //
-// gemm_reference (gemm.c) walks memory in order and lets the compiler
-// vectorise; here the vectors are spelled out (gemm_panel in
+// gemm_reference (gemm_reference.c) walks memory in order and lets the
+// compiler vectorise; here the vectors are spelled out (gemm_panel in
 // simd_kernels.h). A block of a few rows and W columns of c stays in
 // registers while p runs over the k terms: each step loads one row of b (two
 // vectors) and a number of a per row, broadcast to a whole vector, and does
@@ -19,7 +20,7 @@
 // depend on how the rows are split into blocks or calls (gemm_fast_rows
 // takes any range of them), nor on the vector width: AVX2 and AVX-512 give
 // the same bits.
-#include "train/gemm.h"
+#include "train/gemm_fast.h"
 
 // The k-slice of the transposed b that GEMM_ABT copies out at a time (32 KB
 // of float for a panel of 32 columns).

@@ -1,19 +1,20 @@
 // real.h: the number type of the training code.
 //
-// The training layers (gemm.c, layers.c, attention_block.c, adam.c,
-// sentiment.c) compute in `real`, which is float, as PyTorch and JAX train.
-// The gradient tests compile the same source files once more with
-// ATTN_REAL defined as double: a finite difference of a float loss is mostly
-// rounding noise, of a double loss it is accurate to about 1e-10, so only in
-// double can a test hold a backward pass to the derivative it claims to be.
+// The training code (gemm_reference.c, gemm.c, embedding.c, dense.c, mean.c,
+// bce_loss.c, attention_head.c, adam.c, sentiment.c) computes in `real`,
+// which is float, as PyTorch and JAX train. The gradient tests compile the
+// same source files once more with ATTN_REAL defined as double: a finite
+// difference of a float loss is mostly rounding noise, of a double loss it
+// is accurate to about 1e-10, so only in double can a test hold a backward
+// pass to the derivative it claims to be.
 #ifndef ATTN_REAL_H
 #define ATTN_REAL_H
 
 #ifndef ATTN_REAL
 #define ATTN_REAL float
-// The fast kernels (gemm_fast.c and the others, float only) are used when
-// real is the default float; a build that picks its own real computes with
-// the reference code.
+// The fast code (gemm_fast.c and the kernels of simd.h, float only) is
+// used when real is the default float; a build that picks its own real
+// computes with the readable code.
 #define ATTN_REAL_IS_FLOAT 1
 #endif
 typedef ATTN_REAL real;

@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/attention_block.h"
-#include "train/layers.h"
+#include "train/attention_head.h"
+#include "train/bce_loss.h"
+#include "train/dense.h"
+#include "train/embedding.h"
+#include "train/mean.h"
 
 const char *model_name(model_kind kind) {
     switch (kind) {
@@ -168,8 +171,8 @@ static void forward_words(const sentiment_model *m, sentiment_acts *a, const int
         embedding_forward(a->q, a->slot, a->word_q, n, d_k);           // (B, L, d_k)
         embedding_forward(a->k, a->slot, a->word_k, n, d_k);
         embedding_forward(a->v, a->slot, a->word_v, n, d_k);
-        attention_block_forward(a->h, a->w, a->q, a->k, a->v, B, L, d_k,
-                                m->kind == MODEL_SOFTMAX_ATTENTION);
+        attention_head_forward(a->h, a->w, a->q, a->k, a->v, B, L, d_k,
+                               m->kind == MODEL_SOFTMAX_ATTENTION);
         mean_forward(a->mean, a->h, B, L, d_k);                        // (B, d_k)
     } else {
         embedding_forward(a->x, ids, p->embedding, n, d);              // (B, L, d)
@@ -214,8 +217,8 @@ real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *id
         memset(a->dk, 0, tokens);
         memset(a->dv, 0, tokens);
         mean_backward(a->dh, a->dmean, B, L, d_k);
-        attention_block_backward(a->dq, a->dk, a->dv, a->scratch, a->dh, a->w, a->q, a->k,
-                                 a->v, B, L, d_k, m->kind == MODEL_SOFTMAX_ATTENTION);
+        attention_head_backward(a->dq, a->dk, a->dv, a->scratch, a->dh, a->w, a->q, a->k,
+                                a->v, B, L, d_k, m->kind == MODEL_SOFTMAX_ATTENTION);
         // from the tokens back to their words: a word used twice collects both
         memset(a->word_dq, 0, words);
         memset(a->word_dk, 0, words);
@@ -290,8 +293,8 @@ int sentiment_logits(float *z, const sentiment_model *m, sentiment_acts *a,
             embedding_forward(a->q, ids, table, B * L, d_k);
             embedding_forward(a->k, ids, table + (size_t)V * d_k, B * L, d_k);
             embedding_forward(a->v, ids, table + (size_t)2 * V * d_k, B * L, d_k);
-            attention_block_forward(a->h, a->w, a->q, a->k, a->v, B, L, d_k,
-                                    m->kind == MODEL_SOFTMAX_ATTENTION);
+            attention_head_forward(a->h, a->w, a->q, a->k, a->v, B, L, d_k,
+                                   m->kind == MODEL_SOFTMAX_ATTENTION);
             mean_forward(a->mean, a->h, B, L, d_k);
             dense_forward(a->z, a->mean, p->wo, p->bo, B, d_k, 1);
         }

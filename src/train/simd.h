@@ -1,14 +1,18 @@
 // simd.h: which vector instructions this CPU has, and how a fast kernel
 // asks for them.
 //
-// The fast kernels (gemm_fast.c, adam_fast.c, attention_fast.c) are written
-// three times over the same loops: with AVX-512, with AVX2 and FMA, and as
-// the portable reference code. The program is built without -march flags,
-// so it runs on any x86-64 (and on other processors, through the portable
-// code); each vector version is compiled for its instruction set with a
-// function attribute, and simd_best() picks one at run time from what the
-// CPU reports. Valgrind, for one, reports no AVX-512, so under valgrind
-// the AVX2 code runs.
+// The vector kernels are written once, in simd_kernels.h, over a handful of
+// vector operations, and compiled twice: for AVX-512 by simd_avx512.c and
+// for AVX2 with FMA by simd_avx2.c. Each replaces readable code that runs
+// instead when the CPU has neither set, off x86-64, with ATTN_SIMD=none or
+// when real is double: gemm_reference.c for the product, and the loops
+// beside each call in attention_head.c, embedding.c, dense.c, mean.c and
+// adam.c for the others. The program is built without -march flags, so it
+// runs on any x86-64 (and on other processors, through that readable code);
+// each compiled version carries its instruction set in a function
+// attribute, and simd_best() picks one at run time from what the CPU
+// reports. Valgrind, for one, reports no AVX-512, so under valgrind the
+// AVX2 code runs.
 #ifndef ATTN_SIMD_H
 #define ATTN_SIMD_H
 
@@ -43,7 +47,7 @@ const char *simd_name(simd_level level);
 // when simd_supported(SIMD_AVX2). What each computes, and the reference
 // code it replaces, is said where it is written.
 #define SIMD_KERNELS(isa)                                                                          \
-    void gemm_panel_##isa(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,   \
+    void gemm_panel_##isa(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,  \
                           long ldb, int n, int k, int w);                                          \
     void pack_transposed_##isa(float *bt, const float *b, long ldb, int k, int w);                 \
     void scale_##isa(float *x, long n, float s);                                                   \
@@ -52,12 +56,12 @@ const char *simd_name(simd_level level);
     void scatter_add_rows_##isa(float *table, const float *src, const int32_t *ids, int n, int d); \
     void mean_rows_##isa(float *out, const float *inp, int B, int L, int d);                       \
     void mean_backward_rows_##isa(float *dinp, const float *dout, int B, int L, int d);            \
-    void add_column_sums_##isa(float *out, const float *x, int rows, int d);                      \
+    void add_column_sums_##isa(float *out, const float *x, int rows, int d);                       \
     void adam_dense_##isa(float *p, const float *g, float *m, float *v, long n, float b1, float b2, \
                           float eps, float step, float inv_root_c2);                               \
-    void adam_idle_##isa(float *p, float *m, float *v, long n, const float *step_at,               \
-                         const float *inv_root_c2_at, long t0, long t1, float b1, float b2,        \
-                         float eps);
+    void adam_missed_steps_##isa(float *p, float *m, float *v, long n, const float *step_at,       \
+                                 const float *inv_root_c2_at, long t0, long t1, float b1,          \
+                                 float b2, float eps);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 

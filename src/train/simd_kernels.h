@@ -75,7 +75,7 @@ INLINE void gemm_rows(float *c, long ldc, const float *a, long a_i, long a_p, co
     for (; i < n; i++) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 1, NV, PART, w_last);
 }
 
-// Replaces the inner loops of gemm_reference (gemm.c): rows [0, n) of c
+// Replaces the inner loops of gemm_reference (gemm_reference.c): rows [0, n) of c
 // and w <= 2 VEC of its columns, c(i, j) = c[i ldc + j],
 // += a(i, p) b[p ldb + j] with a(i, p) = a[i a_i + p a_p].
 TARGET void KERNEL(gemm_panel)(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,
@@ -127,7 +127,7 @@ INLINE vec vec_exp(vec x) {
     return vec_mul(p, vec_pow2(n));
 }
 
-// Replaces the scaling loops of attention_block_forward and _backward,
+// Replaces the scaling loops of attention_head_forward and _backward,
 // with the same bits: x[i] *= s for the n numbers of x.
 TARGET void KERNEL(scale)(float *x, long n, float s) {
     for (long i = 0; i < n; i += VEC) {
@@ -136,7 +136,7 @@ TARGET void KERNEL(scale)(float *x, long n, float s) {
     }
 }
 
-// Replaces the three passes of attention_block_forward's softmax: each row
+// Replaces the three passes of attention_head_forward's softmax: each row
 // of x (rows, L) becomes softmax(row). The max and the sum are taken a
 // vector at a time, then across the vector; the lanes of a last, partial
 // vector are filled with -infinity for the max and left out of the sum.
@@ -158,7 +158,7 @@ TARGET void KERNEL(softmax_rows)(float *x, int rows, int L) {
     }
 }
 
-// Replaces the softmax step of attention_block_backward: with w a row of
+// Replaces the softmax step of attention_head_backward: with w a row of
 // softmax weights and g the gradient with respect to it, g becomes
 // w (g - g . w), the gradient with respect to the scores. g, w are (rows, L).
 TARGET void KERNEL(softmax_backward_rows)(float *g, const float *w, int rows, int L) {
@@ -177,7 +177,7 @@ TARGET void KERNEL(softmax_backward_rows)(float *g, const float *w, int rows, in
 
 // ---------------------------------------------------------------- embedding
 
-// Replaces the loop of embedding_backward (layers.c), with the same bits:
+// Replaces the loop of embedding_backward (embedding.c), with the same bits:
 // row ids[t] of table (V, d) += row t of src (n, d), token after token, a
 // vector at a time; the rows a few tokens ahead are asked for early, since
 // they are scattered over the table.
@@ -191,7 +191,7 @@ TARGET void KERNEL(scatter_add_rows)(float *table, const float *src, const int32
     }
 }
 
-// Replace the loops of mean_forward and mean_backward (layers.c), with the
+// Replace the loops of mean_forward and mean_backward (mean.c), with the
 // same bits: out[b] = (sum_t inp[b, t]) / L, added in the order of t; and
 // dinp[b, t] += dout[b] / L. inp, dinp are (B, L, d), out, dout (B, d).
 TARGET void KERNEL(mean_rows)(float *out, const float *inp, int B, int L, int d) {
@@ -214,7 +214,7 @@ TARGET void KERNEL(mean_backward_rows)(float *dinp, const float *dout, int B, in
         }
 }
 
-// Replaces the bias loop of dense_backward (layers.c), with the same bits:
+// Replaces the bias loop of dense_backward (dense.c), with the same bits:
 // out[j] += x[0, j] + x[1, j] + ..., in the order of the rows. x is (rows, d).
 TARGET void KERNEL(add_column_sums)(float *out, const float *x, int rows, int d) {
     for (int j = 0; j < d; j += VEC) {
@@ -226,7 +226,8 @@ TARGET void KERNEL(add_column_sums)(float *out, const float *x, int rows, int d)
 
 // ---------------------------------------------------------------- Adam
 
-// Replaces the loop of adam_step (adam.c) and gives the same bits: the
+// Replaces the loop of gradient_step (adam.c), adam_step's loop, and gives
+// the same bits: the
 // same operations in the same order, each rounded once (no fused
 // multiply-add here), a vector of parameters at a time.
 TARGET void KERNEL(adam_dense)(float *p, const float *g, float *m, float *v, long n, float b1, float b2,
@@ -245,12 +246,14 @@ TARGET void KERNEL(adam_dense)(float *p, const float *g, float *m, float *v, lon
     }
 }
 
-// Replaces adam_idle_reference (adam.c): steps t0 + 1 .. t1 of Adam with a
-// zero gradient on p, m, v (n each), step t with the constants step_at[t]
-// and inv_root_c2_at[t]. A vector of parameters stays in registers through
-// all the steps: one load and one store for any number of steps.
-TARGET void KERNEL(adam_idle)(float *p, float *m, float *v, long n, const float *step_at,
-                              const float *inv_root_c2_at, long t0, long t1, float b1, float b2, float eps) {
+// Replaces the loops of missed_steps (adam.c): steps t0 + 1 .. t1 of Adam
+// with a zero gradient on p, m, v (n each), step t with the constants
+// step_at[t] and inv_root_c2_at[t]. A vector of parameters stays in
+// registers through all the steps: one load and one store for any number of
+// steps.
+TARGET void KERNEL(adam_missed_steps)(float *p, float *m, float *v, long n, const float *step_at,
+                                      const float *inv_root_c2_at, long t0, long t1, float b1, float b2,
+                                      float eps) {
     vec B1 = vec_set(b1), B2 = vec_set(b2), E = vec_set(eps);
     for (long i = 0; i < n; i += VEC) {
         int w = n - i < VEC ? (int)(n - i) : VEC;

@@ -48,7 +48,7 @@
 #include "train/adam.h"
 #include "core/cli.h"
 #include "core/clock.h"
-#include "train/gemm.h"
+#include "train/gemm_fast.h"
 #include "train/parallel.h"
 #include "core/rng.h"
 #include "train/sentiment.h"

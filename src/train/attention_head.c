@@ -1,7 +1,12 @@
-// attention_block.c: scaled dot-product self-attention over each chunk,
-// with or without the softmax, forward and backward.
-// Dimension legend in attention_block.h.
-#include "train/attention_block.h"
+// attention_head.c: one head of scaled dot-product self-attention over each
+// chunk of a batch, with or without the softmax, forward and backward.
+// Dimension legend in attention_head.h.
+//
+// The softmax here is written in `real` beside the products of gemm.h, so
+// that the gradient tests can run it in double; nn/tensor.c's softmax_rows is
+// the float one of the lessons, chapters 1-6. The plain loops below are the
+// readable reference; softmax_rows and scale in simd_kernels.h the fast ones.
+#include "train/attention_head.h"
 
 #include <string.h>
 #include <tgmath.h>
@@ -10,8 +15,8 @@
 #include "train/simd.h"
 
 //> attention-forward
-void attention_block_forward(real *out, real *w, const real *q, const real *k, const real *v,
-                             int B, int L, int d_k, bool softmax) {
+void attention_head_forward(real *out, real *w, const real *q, const real *k, const real *v,
+                            int B, int L, int d_k, bool softmax) {
     real scale = 1 / sqrt((real)d_k);
     for (int b = 0; b < B; b++) {
         const real *qb = q + (long)b * L * d_k, *kb = k + (long)b * L * d_k;
@@ -36,9 +41,9 @@ void attention_block_forward(real *out, real *w, const real *q, const real *k, c
 //< attention-forward
 
 //> attention-backward
-void attention_block_backward(real *dq, real *dk, real *dv, real *scratch, const real *dout,
-                              const real *w, const real *q, const real *k, const real *v,
-                              int B, int L, int d_k, bool softmax) {
+void attention_head_backward(real *dq, real *dk, real *dv, real *scratch, const real *dout,
+                             const real *w, const real *q, const real *k, const real *v,
+                             int B, int L, int d_k, bool softmax) {
     real scale = 1 / sqrt((real)d_k);
     real *ds = scratch;  // (L, L): first dL/dw, then dL/ds
     for (int b = 0; b < B; b++) {

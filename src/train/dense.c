@@ -1,6 +1,7 @@
-// layers.c: embedding, dense, mean and the loss, forward and backward.
-// Dimension legend in layers.h.
-#include "train/layers.h"
+// dense.c: the dense layer, forward and backward, and flax's lecun_normal
+// for its kernel. Dimension legend in dense.h. The bias loop is the readable
+// code; the kernel FAST_KERNEL names (simd_kernels.h) the fast one, same bits.
+#include "train/dense.h"
 
 #include <math.h>
 #include <string.h>
@@ -8,22 +9,6 @@
 
 #include "train/gemm.h"
 #include "train/simd.h"
-
-//> embedding
-void embedding_forward(real *out, const int32_t *ids, const real *table, int n, int d) {
-    for (int t = 0; t < n; t++)
-        memcpy(out + (long)t * d, table + (long)ids[t] * d, (size_t)d * sizeof *out);
-}
-
-void embedding_backward(real *dtable, const real *dout, const int32_t *ids, int n, int d) {
-    if (FAST_KERNEL(scatter_add_rows, dtable, dout, ids, n, d)) return;  // with vectors
-    for (int t = 0; t < n; t++) {
-        real *row = dtable + (long)ids[t] * d;
-        const real *g = dout + (long)t * d;
-        for (int i = 0; i < d; i++) row[i] += g[i];
-    }
-}
-//< embedding
 
 //> dense
 void dense_forward(real *out, const real *inp, const real *kernel, const real *bias,
@@ -73,42 +58,3 @@ void dense_init_lecun_normal(torch_rng *g, real *kernel, int in, int out_width) 
     }
 }
 //< lecun-normal
-
-//> mean
-void mean_forward(real *out, const real *inp, int B, int L, int d) {
-    if (FAST_KERNEL(mean_rows, out, inp, B, L, d)) return;  // the same, with vectors
-    for (int b = 0; b < B; b++) {
-        real *o = out + (long)b * d;
-        for (int i = 0; i < d; i++) o[i] = 0;
-        for (int t = 0; t < L; t++)
-            for (int i = 0; i < d; i++) o[i] += inp[((long)b * L + t) * d + i];
-        for (int i = 0; i < d; i++) o[i] /= L;
-    }
-}
-
-void mean_backward(real *dinp, const real *dout, int B, int L, int d) {
-    if (FAST_KERNEL(mean_backward_rows, dinp, dout, B, L, d)) return;
-    for (int b = 0; b < B; b++)
-        for (int t = 0; t < L; t++)
-            for (int i = 0; i < d; i++)
-                dinp[((long)b * L + t) * d + i] += dout[(long)b * d + i] / L;
-}
-//< mean
-
-//> bce
-real bce_forward(const real *z, const int32_t *y, int B) {
-    // log(1 + e^z) - z y, written so that exp never sees a large positive
-    // number: for z > 0, log(1 + e^z) = z + log(1 + e^-z).
-    double sum = 0;
-    for (int b = 0; b < B; b++)
-        sum += fmax(z[b], 0) - z[b] * y[b] + log1p(exp(-fabs(z[b])));
-    return (real)(sum / B);
-}
-
-void bce_backward(real *dz, const real *z, const int32_t *y, int B) {
-    for (int b = 0; b < B; b++) {
-        real p = 1 / (1 + exp(-z[b]));  // sigmoid(z): the predicted P(y = 1)
-        dz[b] += (p - y[b]) / B;
-    }
-}
-//< bce
