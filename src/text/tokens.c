@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 void token_list_init(token_list *t) { memset(t, 0, sizeof *t); }
 void token_list_clear(token_list *t) { t->len = 0; t->n = 0; }
 void token_list_free(token_list *t) {
@@ -13,21 +15,12 @@ void token_list_free(token_list *t) {
 }
 
 bool token_list_push(token_list *t, const char *s, size_t len) {
-    if (t->len + len + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 1024;
-        while (cap < t->len + len + 1) cap *= 2;
-        char *b = realloc(t->buf, cap);
-        if (!b) return false;
-        t->buf = b;
-        t->cap = cap;
-    }
-    if (t->n == t->ncap) {
-        size_t ncap = t->ncap ? t->ncap * 2 : 256;
-        size_t *off = realloc(t->off, ncap * sizeof *off);
-        if (!off) return false;
-        t->off = off;
-        t->ncap = ncap;
-    }
+    char *buf = grow_array(t->buf, &t->cap, t->len + len + 1, 1, 1024);
+    if (!buf) return false;
+    t->buf = buf;
+    size_t *off = grow_array(t->off, &t->ncap, t->n + 1, sizeof *off, 256);
+    if (!off) return false;
+    t->off = off;
     memcpy(t->buf + t->len, s, len);
     t->buf[t->len + len] = '\0';
     t->off[t->n++] = t->len;
@@ -42,16 +35,13 @@ void span_list_free(span_list *s) {
 }
 
 bool span_list_push(span_list *s, size_t a, size_t b) {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        size_t *st = realloc(s->start, cap * sizeof *st);
-        if (!st) return false;
-        s->start = st;
-        size_t *en = realloc(s->end, cap * sizeof *en);
-        if (!en) return false;
-        s->end = en;
-        s->cap = cap;
-    }
+    size_t cap = s->cap;  // start and end share s->cap
+    size_t *st = grow_array(s->start, &cap, s->n + 1, sizeof *st, 64);
+    if (!st) return false;
+    s->start = st;
+    size_t *en = grow_array(s->end, &s->cap, s->n + 1, sizeof *en, 64);
+    if (!en) return false;
+    s->end = en;
     s->start[s->n] = a;
     s->end[s->n] = b;
     s->n++;
