@@ -41,4 +41,19 @@ size_t py_lower_into(char *out, const char *s, size_t len);
 // Python's str.rstrip(): the length of s[0..len) without trailing whitespace.
 size_t py_rstrip_len(const char *s, size_t len);
 
+// The whitespace a split splits at.
+typedef enum {
+    PY_SPACE,  // Python's (py_isspace): what str.split() splits at
+    C_SPACE,   // C's isspace() in the "C" locale: \t \n \v \f \r and space
+} space_kind;
+
+// Python's str.split(), one field at a time: finds the next run of
+// characters that are not whitespace (of the kind given) in s[*i .. len),
+// sets *start and *flen to its offset and length, and moves *i past it and
+// past the whitespace character that ends it, which the caller may then
+// overwrite (with a NUL, say). False when only whitespace is left. Start
+// with *i = 0.
+bool py_split_next(const char *s, size_t len, space_kind space, size_t *i,
+                   size_t *start, size_t *flen);
+
 #endif
