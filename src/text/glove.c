@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "text/glove.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "core/readfile.h"
+#include "text/json.h"
 #include "text/utf8.h"
 
 // The shortest "%.*g" (from 6 significant digits up) that reads back as the
@@ -37,17 +37,9 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
         snprintf(err, errlen, "cannot read %s: %s", json_path, strerror(errno));
         return -1;
     }
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-    if (!root) {
-        size_t at = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len;
-        size_t line = 1;
-        for (size_t i = 0; i < at; i++) line += buf[i] == '\n';
-        snprintf(err, errlen, "%s:%zu: malformed JSON (byte %zu)", json_path, line, at);
-        free(buf);
-        return -1;
-    }
+    cJSON *root = json_parse(buf, len, json_path, err, errlen);
     free(buf);
+    if (!root) return -1;
     long written = -1;
     char tmp[4096];
     FILE *f = NULL;
