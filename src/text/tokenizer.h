@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "text/punkt_params.h"
-#include "text/tokens.h"
+#include "text/token_list.h"
 
 // Both tokenizers plus scratch space. Not shared between threads; it keeps a
 // pointer to params, which must outlive it.

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "core/strmap.h"
-#include "text/tokens.h"
+#include "text/token_list.h"
 
 // Every document as a run of type ids. Types are numbered in the order they
 // are first seen, so feeding the training documents first makes the ids the

@@ -1,5 +1,5 @@
-// tokens.c: growing lists of tokens and of byte ranges.
-#include "text/tokens.h"
+// token_list.c: see token_list.h.
+#include "text/token_list.h"
 
 #include <stdlib.h>
 #include <string.h>
