@@ -1,7 +1,8 @@
 // test_text.c: clean_paragraph, Punkt and the NLTK word tokenizer against
 // NLTK's answers on crafted texts (tests/golden/tokenizer_cases.jsonl,
 // written by tests/reference/nltk_golden.py), plus the edges: empty text,
-// invalid UTF-8, missing or malformed Punkt parameters.
+// invalid UTF-8, missing or malformed Punkt parameters. And the pieces under
+// them: str.split() (py_split_next), JSON errors, grow_array, the strmap.
 //
 // The cases with NLTK's answers need Punkt's English parameters: NLTK's
 // punkt_tab found through NLTK_DATA, or Debian's JSON, which make test
@@ -18,10 +19,12 @@
 #include <unistd.h>
 
 #include "skip.h"
+#include "core/grow.h"
 #include "core/strmap.h"
 #include "text/clean.h"
 #include "text/punkt_params.h"
 #include "core/readfile.h"
+#include "text/json.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
 
@@ -77,6 +80,91 @@ START_TEST(py_isspace_matches_python) {
             n++;
         }
     ck_assert_uint_eq(n, 29);
+}
+END_TEST
+
+// The fields of s as py_split_next finds them, joined by '|'.
+static char *split_fields(const char *s, space_kind space) {
+    static char out[256];
+    size_t len = strlen(s), i = 0, start, n, o = 0;
+    out[0] = '\0';
+    while (py_split_next(s, len, space, &i, &start, &n))
+        o += (size_t)snprintf(out + o, sizeof out - o, "%s%.*s", o ? "|" : "", (int)n, s + start);
+    return out;
+}
+
+START_TEST(py_split_next_as_str_split) {
+    // Python: " a\tb\n\x1cc\u00a0d\u3000 e ".split() == ['a', 'b', 'c', 'd', 'e']
+    const char *s = " a\tb\n\x1c" "c\xc2\xa0" "d\xe3\x80\x80 e ";
+    ck_assert_str_eq(split_fields(s, PY_SPACE), "a|b|c|d|e");
+    // C's isspace() knows only \t \n \v \f \r and space
+    ck_assert_str_eq(split_fields(s, C_SPACE), "a|b|\x1c" "c\xc2\xa0" "d\xe3\x80\x80|e");
+    ck_assert_str_eq(split_fields("", PY_SPACE), "");
+    ck_assert_str_eq(split_fields(" \t\xe2\x80\x83 ", PY_SPACE), "");
+    ck_assert_str_eq(split_fields("one", C_SPACE), "one");
+    ck_assert_str_eq(split_fields("\xff \xc3", PY_SPACE), "\xff|\xc3");  // bytes, not text
+    // *i passes the character that ended the field, which may be overwritten
+    char cut[] = "ab\xc2\xa0" "cd";
+    size_t i = 0, start, n;
+    ck_assert(py_split_next(cut, strlen(cut), PY_SPACE, &i, &start, &n));
+    ck_assert_uint_eq(start, 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_uint_eq(i, 4);
+    cut[2] = '\0';
+    ck_assert(py_split_next(cut, 6, PY_SPACE, &i, &start, &n));
+    ck_assert_uint_eq(start, 4);
+    ck_assert_uint_eq(n, 2);
+    ck_assert(!py_split_next(cut, 6, PY_SPACE, &i, &start, &n));
+}
+END_TEST
+
+START_TEST(json_errors_give_the_line) {
+    char err[256];
+    const char *bad = "[1,\n2,\n}";
+    ck_assert_ptr_null(json_parse(bad, strlen(bad), "f.json", err, sizeof err));
+    ck_assert_str_eq(err, "f.json:3: malformed JSON (byte 7)");
+    ck_assert_ptr_null(json_parse("", 0, "e.json", err, sizeof err));
+    ck_assert_str_eq(err, "e.json:1: malformed JSON (byte 0)");
+    cJSON *ok = json_parse("[1]", 3, "ok.json", err, sizeof err);
+    ck_assert_ptr_nonnull(ok);
+    cJSON_Delete(ok);
+    ck_assert_uint_eq(line_of("a\nb\nc", 4), 3);
+}
+END_TEST
+
+START_TEST(grow_array_doubles) {
+    size_t cap = 0;
+    int *a = grow_array(NULL, &cap, 3, sizeof *a, 4);  // from first
+    ck_assert_ptr_nonnull(a);
+    ck_assert_uint_eq(cap, 4);
+    for (int i = 0; i < 4; i++) a[i] = i;
+    ck_assert_ptr_eq(grow_array(a, &cap, 4, sizeof *a, 4), a);  // room already
+    a = grow_array(a, &cap, 9, sizeof *a, 4);                   // 4, 8, 16
+    ck_assert_ptr_nonnull(a);
+    ck_assert_uint_eq(cap, 16);
+    ck_assert_int_eq(a[3], 3);
+    // more bytes than a size_t holds: NULL, the array and cap untouched
+    ck_assert_ptr_null(grow_array(a, &cap, SIZE_MAX / 2, sizeof *a, 4));
+    ck_assert_uint_eq(cap, 16);
+    ck_assert_int_eq(a[3], 3);
+    free(a);
+    // the zeroed kind clears what it adds and keeps the rest
+    char *b = NULL;
+    size_t bcap = 0;
+    b = grow_array_zeroed(b, &bcap, 1, 1, 2);
+    ck_assert_ptr_nonnull(b);
+    b[0] = 'x';
+    b = grow_array_zeroed(b, &bcap, 5, 1, 2);
+    ck_assert_uint_eq(bcap, 8);
+    ck_assert_int_eq(b[0], 'x');
+    for (size_t i = 1; i < bcap; i++) ck_assert_int_eq(b[i], 0);
+    free(b);
+    // zero items still gives an array, so that NULL means failure
+    size_t zcap = 0;
+    void *z = grow_array(NULL, &zcap, 0, 8, 16);
+    ck_assert_ptr_nonnull(z);
+    ck_assert_uint_eq(zcap, 16);
+    free(z);
 }
 END_TEST
 
@@ -472,6 +560,9 @@ int main(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, clean_paragraph_rules);
     tcase_add_test(tc, py_isspace_matches_python);
+    tcase_add_test(tc, py_split_next_as_str_split);
+    tcase_add_test(tc, json_errors_give_the_line);
+    tcase_add_test(tc, grow_array_doubles);
     tcase_add_test(tc, golden_cases);
     tcase_add_test(tc, word_tokenizer_rules);
     tcase_add_test(tc, abbreviations_need_parameters);

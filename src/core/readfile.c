@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "core/grow.h"
+
 // fopen(path, "rb"), refusing a directory (which fopen accepts) with EISDIR.
 static FILE *open_file(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -29,18 +31,17 @@ bool file_readable(const char *path) {
 char *read_whole_file(const char *path, size_t *len) {
     FILE *f = open_file(path);
     if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    int err = buf ? 0 : ENOMEM;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;  // cap bytes, the last kept for the NUL
+    int err = 0;
     errno = 0;
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) break;
-        cap *= 2;
-        char *b = realloc(buf, cap + 1);
+    for (;;) {
+        char *b = grow_array(buf, &cap, n + 2, 1, 1 << 16);  // a byte more, and the NUL
         if (!b) { free(buf); buf = NULL; err = ENOMEM; break; }
         buf = b;
+        size_t want = cap - 1 - n, got = fread(buf + n, 1, want, f);
+        n += got;
+        if (got < want) break;
     }
     if (buf && ferror(f)) {
         err = errno ? errno : EIO;  // what the failed read said

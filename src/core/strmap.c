@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 static uint64_t hash_bytes(const char *s, size_t len) {
     uint64_t h = 14695981039346656037ULL;  // FNV-1a, 64 bit
     for (size_t i = 0; i < len; i++) {
@@ -56,24 +58,16 @@ long strmap_intern(strmap *m, const char *key, size_t len, bool *added) {
     if (id >= 0) return id;
     if (m->n >= UINT32_MAX - 1) return -1;
     if ((m->n + 1) * 2 > m->cap && !grow_slots(m)) return -1;
-    if (m->n == m->ncap) {
-        size_t ncap = m->ncap ? m->ncap * 2 : 64;
-        size_t *off = realloc(m->key_off, ncap * sizeof *off);
-        if (!off) return -1;
-        m->key_off = off;
-        size_t *kl = realloc(m->key_len, ncap * sizeof *kl);
-        if (!kl) return -1;
-        m->key_len = kl;
-        m->ncap = ncap;
-    }
-    if (m->arena_len + len + 1 > m->arena_cap) {
-        size_t cap = m->arena_cap ? m->arena_cap : 4096;
-        while (cap < m->arena_len + len + 1) cap *= 2;
-        char *a = realloc(m->arena, cap);
-        if (!a) return -1;
-        m->arena = a;
-        m->arena_cap = cap;
-    }
+    size_t ncap = m->ncap;  // key_off and key_len share m->ncap
+    size_t *off = grow_array(m->key_off, &ncap, m->n + 1, sizeof *off, 64);
+    if (!off) return -1;
+    m->key_off = off;
+    size_t *kl = grow_array(m->key_len, &m->ncap, m->n + 1, sizeof *kl, 64);
+    if (!kl) return -1;
+    m->key_len = kl;
+    char *a = grow_array(m->arena, &m->arena_cap, m->arena_len + len + 1, 1, 4096);
+    if (!a) return -1;
+    m->arena = a;
     memcpy(m->arena + m->arena_len, key, len);
     m->arena[m->arena_len + len] = '\0';
     m->key_off[m->n] = m->arena_len;

@@ -35,12 +35,14 @@
 
 #include "nn/additive.h"
 #include "core/cli.h"
+#include "core/grow.h"
 #include "text/glove.h"
 #include "nn/linear.h"
 #include "core/print.h"
 #include "core/rng.h"
 #include "core/strmap.h"
 #include "nn/tensor.h"
+#include "text/utf8.h"
 
 #define PROGRAM "chapter6"
 #define QUERY_SENTENCE "The teacher praised a student because she improved"
@@ -91,19 +93,14 @@ static int sentence_split(sentence *s, const char *text) {
     s->words = NULL;
     s->text = strdup(text);
     if (!s->text) return -1;
-    size_t cap = 0;
-    for (char *p = s->text; *p;) {
-        while (*p && isspace((unsigned char)*p)) *p++ = '\0';
-        if (!*p) break;
-        if ((size_t)s->n == cap) {
-            if (s->n == MAX_WORDS) return -1;
-            cap = cap ? 2 * cap : 16;
-            char **w = realloc(s->words, cap * sizeof *w);
-            if (!w) return -1;
-            s->words = w;
-        }
-        s->words[s->n++] = p;
-        while (*p && !isspace((unsigned char)*p)) p++;
+    size_t cap = 0, len = strlen(s->text), i = 0, start, wlen;
+    while (py_split_next(s->text, len, C_SPACE, &i, &start, &wlen)) {
+        if (s->n == MAX_WORDS) return -1;
+        char **w = grow_array(s->words, &cap, (size_t)s->n + 1, sizeof *w, 16);
+        if (!w) return -1;
+        s->words = w;
+        s->words[s->n++] = s->text + start;
+        s->text[start + wlen] = '\0';
     }
     return 0;
 }

@@ -3,8 +3,9 @@
 #define ATTN_BUFFER_H
 
 #include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stddef.h>
+
+#include "core/grow.h"
 
 // Makes *buf (of *cap bytes) hold at least need bytes, doubling from 256;
 // the contents are kept and the new bytes are zero. (PCRE2's JIT reads a
@@ -12,14 +13,9 @@
 // from reporting those reads as uninitialised.) False when out of memory
 // (then *buf is unchanged).
 static inline bool grow_buffer(char **buf, size_t *cap, size_t need) {
-    if (need <= *cap) return true;
-    size_t c = *cap ? *cap : 256;
-    while (c < need) c *= 2;
-    char *b = realloc(*buf, c);
+    char *b = grow_array_zeroed(*buf, cap, need, 1, 256);
     if (!b) return false;
-    memset(b + *cap, 0, c - *cap);
     *buf = b;
-    *cap = c;
     return true;
 }
 

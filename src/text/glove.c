@@ -2,15 +2,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "text/glove.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "core/readfile.h"
+#include "text/json.h"
 #include "text/utf8.h"
 
 // The shortest "%.*g" (from 6 significant digits up) that reads back as the
@@ -38,17 +37,9 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
         snprintf(err, errlen, "cannot read %s: %s", json_path, strerror(errno));
         return -1;
     }
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-    if (!root) {
-        size_t at = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len;
-        size_t line = 1;
-        for (size_t i = 0; i < at; i++) line += buf[i] == '\n';
-        snprintf(err, errlen, "%s:%zu: malformed JSON (byte %zu)", json_path, line, at);
-        free(buf);
-        return -1;
-    }
+    cJSON *root = json_parse(buf, len, json_path, err, errlen);
     free(buf);
+    if (!root) return -1;
     long written = -1;
     char tmp[4096];
     FILE *f = NULL;
@@ -77,13 +68,13 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
             snprintf(err, errlen, "%s: the vector of \"%s\" has fewer than %d numbers", json_path, w->string, d);
             goto done;
         }
-        bool plain = w->string[0] != '\0';  // the text format cannot hold spaces in a word
-        for (size_t i = 0; plain && w->string[i];) {
-            uint32_t cp;
-            i += (size_t)utf8_decode(w->string + i, strlen(w->string + i), &cp);
-            plain = !py_isspace(cp);
+        // the text format holds a word that str.split() keeps whole: not
+        // empty, no whitespace
+        size_t wlen = strlen(w->string), i = 0, start, flen;
+        if (!py_split_next(w->string, wlen, PY_SPACE, &i, &start, &flen) || flen != wlen) {
+            skipped++;
+            continue;
         }
-        if (!plain) { skipped++; continue; }
         fputs(w->string, f);
         const cJSON *x = w->child;
         for (int k = 0; k < d; k++, x = x->next) {
@@ -118,18 +109,6 @@ done:
     return written;
 }
 
-// Python's str.split(): the next field of s[*i .. len), or false at the end.
-static bool next_field(const char *s, size_t len, size_t *i, size_t *start, size_t *flen) {
-    uint32_t c;
-    int k;
-    while (*i < len && (k = utf8_decode(s + *i, len - *i, &c), py_isspace(c))) *i += (size_t)k;
-    if (*i >= len) return false;
-    *start = *i;
-    while (*i < len && (k = utf8_decode(s + *i, len - *i, &c), !py_isspace(c))) *i += (size_t)k;
-    *flen = *i - *start;
-    return true;
-}
-
 //> glove-lookup
 int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const char *path,
                         size_t d, const strmap *wanted, char *err, size_t errlen) {
@@ -150,10 +129,10 @@ int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const
             rc = -1;
             goto done;
         }
-        if (!next_field(line, len, &i, &start, &flen)) continue;  // a blank line
+        if (!py_split_next(line, len, PY_SPACE, &i, &start, &flen)) continue;  // a blank line
         long id = strmap_find(wanted, line + start, flen);
         size_t k = 0;
-        while (next_field(line, len, &i, &start, &flen)) {
+        while (py_split_next(line, len, PY_SPACE, &i, &start, &flen)) {
             if (k < d && id >= 0) {
                 // like np.asarray(values, dtype='float32'): read, then round to float
                 char num[64], *end;
@@ -221,8 +200,8 @@ int glove_dimension_stream(size_t *d, FILE *f, const char *path, char *err, size
     while ((got = getline(&line, &cap, f)) >= 0) {
         lineno++;
         size_t len = (size_t)got, i = 0, start, flen, k = 0;
-        if (!next_field(line, len, &i, &start, &flen)) continue;  // a blank line
-        while (next_field(line, len, &i, &start, &flen)) k++;
+        if (!py_split_next(line, len, PY_SPACE, &i, &start, &flen)) continue;  // a blank line
+        while (py_split_next(line, len, PY_SPACE, &i, &start, &flen)) k++;
         if (k == 0)
             snprintf(err, errlen, "%s:%zu: a word and no numbers", path, lineno);
         else {
@@ -250,7 +229,7 @@ float cosine_similarity(const float *a, const float *b, size_t d) {
         aa += (double)a[i] * a[i];
         bb += (double)b[i] * b[i];
     }
-    if (aa == 0 || bb == 0) return 0.0f;  // the seed returns 0 for a zero vector
+    if (aa == 0 || bb == 0) return 0.0f;  // as the notebook does for a zero vector
     return (float)(dot / (sqrt(aa) * sqrt(bb)));
 }
 //< cosine

@@ -2,13 +2,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "text/imdb.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/readfile.h"
+#include "text/json.h"
 
 void imdb_free(imdb_reviews *r) {
     free(r->arena);
@@ -16,13 +16,6 @@ void imdb_free(imdb_reviews *r) {
     free(r->len);
     free(r->label);
     memset(r, 0, sizeof *r);
-}
-
-// The line (1-based) of byte offset at in buf, to point at a JSON error.
-static size_t line_of(const char *buf, size_t at) {
-    size_t line = 1;
-    for (size_t i = 0; i < at; i++) line += buf[i] == '\n';
-    return line;
 }
 
 // The offset of the first NUL in buf, escaped (\u0000) or a raw byte, or
@@ -57,13 +50,8 @@ int imdb_load(const char *path, imdb_reviews *out, char *err, size_t errlen) {
 int imdb_parse(imdb_reviews *out, const char *buf, size_t len, const char *path,
                char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-    if (!root) {
-        size_t at = end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len;
-        snprintf(err, errlen, "%s:%zu: malformed JSON (byte %zu)", path, line_of(buf, at), at);
-        return -1;
-    }
+    cJSON *root = json_parse(buf, len, path, err, errlen);
+    if (!root) return -1;
     // cJSON ends a string at a NUL, so a review holding one would lose its
     // tail without a word; refuse it instead
     size_t nul = first_nul(buf, len);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
 #include "text/buffer.h"
 #include "text/pyregex.h"
 #include "text/utf8.h"
@@ -251,13 +252,9 @@ static int contains_sentbreak(punkt_splitter *t, const char *ctx, size_t len) {
     if (!grow_buffer(&t->typebuf, &t->typecap, 12 * len + 16) ||
         !grow_buffer(&t->scratch, &t->scratch_cap, 4 * len + 64))
         return -1;
-    if (len + 1 > t->toks_cap) {
-        ptoken *k = realloc(t->toks, (len + 1) * sizeof *k);
-        if (!k) return -1;
-        t->toks = k;
-        t->toks_cap = len + 1;
-    }
-    ptoken *toks = t->toks;
+    ptoken *toks = grow_array(t->toks, &t->toks_cap, len + 1, sizeof *toks, 64);
+    if (!toks) return -1;
+    t->toks = toks;
     size_t n = 0, tbo = 0;
     // the tokens, line by line, with their types
     for (size_t ls = 0; ls <= len;) {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "text/punkt_params.h"
-#include "text/tokens.h"
+#include "text/token_list.h"
 
 // The compiled patterns plus scratch space. Not shared between threads; it
 // keeps a pointer to the parameters, which must outlive it.

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/grow.h"
 #include "core/readfile.h"
 #include "text/utf8.h"
 
@@ -51,14 +52,9 @@ int punkt_ortho(const punkt_params *p, const char *type, size_t len) {
 static bool set_ortho(punkt_params *p, const char *type, size_t len, int flags) {
     long id = strmap_intern(&p->ortho, type, len, NULL);
     if (id < 0) return false;
-    if ((size_t)id >= p->ortho_cap) {
-        size_t cap = p->ortho_cap ? p->ortho_cap * 2 : 1024;
-        while (cap <= (size_t)id) cap *= 2;
-        int *f = realloc(p->ortho_flags, cap * sizeof *f);
-        if (!f) return false;
-        p->ortho_flags = f;
-        p->ortho_cap = cap;
-    }
+    int *f = grow_array(p->ortho_flags, &p->ortho_cap, (size_t)id + 1, sizeof *f, 1024);
+    if (!f) return false;
+    p->ortho_flags = f;
     p->ortho_flags[id] = flags;
     return true;
 }

@@ -1,4 +1,5 @@
-// tokenizer.h: NLTK's word_tokenize, as seed 000 runs it after
+// tokenizer.h: NLTK's word_tokenize, as the notebook
+// "How and Why does Self Attention Work?" runs it after
 // clean_paragraph: Punkt sentence splitting (punkt.h), then the NLTK word
 // tokenizer (treebank.h) on each sentence.
 //
@@ -10,7 +11,7 @@
 #include <stddef.h>
 
 #include "text/punkt_params.h"
-#include "text/tokens.h"
+#include "text/token_list.h"
 
 // Both tokenizers plus scratch space. Not shared between threads; it keeps a
 // pointer to params, which must outlive it.

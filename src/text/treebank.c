@@ -152,15 +152,9 @@ static bool apply_rule(treebank_tokenizer *t, size_t i, size_t *alen) {
 
 // Appends the pieces of s[0..len) between runs of Python whitespace.
 static bool split_whitespace(const char *s, size_t len, token_list *out) {
-    size_t i = 0;
-    while (i < len) {
-        uint32_t c;
-        int k;
-        while (i < len && (k = utf8_decode(s + i, len - i, &c), py_isspace(c))) i += (size_t)k;
-        size_t start = i;
-        while (i < len && (k = utf8_decode(s + i, len - i, &c), !py_isspace(c))) i += (size_t)k;
-        if (i > start && !token_list_push(out, s + start, i - start)) return false;
-    }
+    size_t i = 0, start, n;
+    while (py_split_next(s, len, PY_SPACE, &i, &start, &n))
+        if (!token_list_push(out, s + start, n)) return false;
     return true;
 }
 

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "text/tokens.h"
+#include "text/token_list.h"
 
 // The compiled rules plus scratch space. Not shared between threads.
 typedef struct treebank_tokenizer treebank_tokenizer;

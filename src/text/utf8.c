@@ -1,5 +1,5 @@
 // utf8.c: UTF-8 decoding and encoding, and the pieces of Python's str
-// (isspace, lower, rstrip) that the text preprocessing reproduces.
+// (isspace, lower, rstrip, split) that the text preprocessing reproduces.
 #include "text/utf8.h"
 
 //> py-isspace
@@ -110,4 +110,22 @@ size_t py_rstrip_len(const char *s, size_t len) {
         if (!py_isspace(c)) end = i;
     }
     return end;
+}
+
+static bool is_space(uint32_t c, space_kind space) {
+    if (space == C_SPACE) return c == ' ' || (c >= '\t' && c <= '\r');
+    return py_isspace(c);
+}
+
+bool py_split_next(const char *s, size_t len, space_kind space, size_t *i,
+                   size_t *start, size_t *flen) {
+    uint32_t c;
+    int k = 0;
+    while (*i < len && (k = utf8_decode(s + *i, len - *i, &c), is_space(c, space))) *i += (size_t)k;
+    if (*i >= len) return false;
+    *start = *i;
+    while (*i < len && (k = utf8_decode(s + *i, len - *i, &c), !is_space(c, space))) *i += (size_t)k;
+    *flen = *i - *start;
+    if (*i < len) *i += (size_t)k;  // the whitespace that ended the field
+    return true;
 }

@@ -1,9 +1,9 @@
-// utf8.h: UTF-8 and Python's view of Unicode, as seed 000's text
-// preprocessing needs it. Where Python works on characters (lower(), \s,
-// str.split()), these functions follow Python's rules: "whitespace" is what
-// str.isspace() says (29 code points: \t \n \v \f \r, \x1c-\x1f, space,
-// \x85, \xa0, \u1680, \u2000-\u200a, \u2028, \u2029, \u202f, \u205f,
-// \u3000), not C's isspace.
+// utf8.h: UTF-8 and Python's view of Unicode, as the text preprocessing of the
+// notebook "How and Why does Self Attention Work?" needs it. Where Python
+// works on characters (lower(), \s, str.split()), these functions follow
+// Python's rules: "whitespace" is what str.isspace() says (29 code points: \t
+// \n \v \f \r, \x1c-\x1f, space, \x85, \xa0, \u1680, \u2000-\u200a, \u2028,
+// \u2029, \u202f, \u205f, \u3000), not C's isspace.
 //
 // Text is UTF-8 throughout; offsets and lengths are in bytes.
 #ifndef ATTN_UTF8_H
@@ -40,5 +40,20 @@ size_t py_lower_into(char *out, const char *s, size_t len);
 
 // Python's str.rstrip(): the length of s[0..len) without trailing whitespace.
 size_t py_rstrip_len(const char *s, size_t len);
+
+// The whitespace a split splits at.
+typedef enum {
+    PY_SPACE,  // Python's (py_isspace): what str.split() splits at
+    C_SPACE,   // C's isspace() in the "C" locale: \t \n \v \f \r and space
+} space_kind;
+
+// Python's str.split(), one field at a time: finds the next run of
+// characters that are not whitespace (of the kind given) in s[*i .. len),
+// sets *start and *flen to its offset and length, and moves *i past it and
+// past the whitespace character that ends it, which the caller may then
+// overwrite (with a NUL, say). False when only whitespace is left. Start
+// with *i = 0.
+bool py_split_next(const char *s, size_t len, space_kind space, size_t *i,
+                   size_t *start, size_t *flen);
 
 #endif

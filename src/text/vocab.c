@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/grow.h"
+
 void corpus_init(corpus *c) {
     memset(c, 0, sizeof *c);
     strmap_init(&c->types);
@@ -17,21 +19,13 @@ void corpus_free(corpus *c) {
     memset(c, 0, sizeof *c);
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size) {
-    if (need <= *cap) return true;
-    size_t n = *cap ? *cap : 1024;
-    while (n < need) n *= 2;
-    void *q = realloc(*p, n * size);
-    if (!q) return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 bool corpus_add(corpus *c, const token_list *tokens, bool count) {
-    if (!grow((void **)&c->doc_start, &c->docs_cap, c->ndocs + 2, sizeof *c->doc_start) ||
-        !grow((void **)&c->ids, &c->ids_cap, c->nids + tokens->n, sizeof *c->ids))
-        return false;
+    size_t *doc_start = grow_array(c->doc_start, &c->docs_cap, c->ndocs + 2, sizeof *doc_start, 1024);
+    if (!doc_start) return false;
+    c->doc_start = doc_start;
+    int32_t *ids = grow_array(c->ids, &c->ids_cap, c->nids + tokens->n, sizeof *ids, 1024);
+    if (!ids) return false;
+    c->ids = ids;
     if (c->ndocs == 0) c->doc_start[0] = 0;
     for (size_t i = 0; i < tokens->n; i++) {
         const char *tok = token_at(tokens, i);
@@ -39,10 +33,10 @@ bool corpus_add(corpus *c, const token_list *tokens, bool count) {
         long id = strmap_intern(&c->types, tok, strlen(tok), &added);
         if (id < 0 || id > INT32_MAX) return false;
         if (added) {
-            size_t cap = c->count_cap;
-            if (!grow((void **)&c->count, &cap, c->types.n, sizeof *c->count)) return false;
-            if (cap > c->count_cap) memset(c->count + c->count_cap, 0, (cap - c->count_cap) * sizeof *c->count);
-            c->count_cap = cap;
+            int64_t *counts = grow_array_zeroed(c->count, &c->count_cap, c->types.n,
+                                                sizeof *counts, 1024);
+            if (!counts) return false;
+            c->count = counts;
         }
         if (count) c->count[id]++;
         c->ids[c->nids++] = (int32_t)id;

@@ -1,6 +1,7 @@
-// tokens.h: growing lists of tokens and of byte ranges (sentences).
-#ifndef ATTN_TOKENS_H
-#define ATTN_TOKENS_H
+// token_list.h: growing lists of tokens (token_list) and of byte ranges,
+// such as sentences (span_list).
+#ifndef ATTN_TOKEN_LIST_H
+#define ATTN_TOKEN_LIST_H
 
 #include <stdbool.h>
 #include <stddef.h>
