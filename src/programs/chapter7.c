@@ -37,6 +37,7 @@
 #include "text/clean.h"
 #include "text/punkt_params.h"
 #include "core/readfile.h"
+#include "core/strmap.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
 #include "text/vocab.h"
@@ -163,16 +164,6 @@ static punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errl
                               where, wlen, err, errlen, failed);
 }
 
-// FNV-1a, 64 bit, continued from h: the digest of a token stream.
-static uint64_t fnv1a(uint64_t h, const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-#define FNV_START 14695981039346656037ULL
-
 // The digest of every review's tokens in file order, one line each with the
 // tokens separated by single spaces: what `chapter7 --tokenize` (or NLTK)
 // prints for the reviews one a line.
@@ -184,7 +175,7 @@ static uint64_t token_digest(const ch7_state *s) {
         doc_of[s->train[i]] = i;
         doc_of[s->test[i]] = half + i;
     }
-    uint64_t h = FNV_START;
+    uint64_t h = FNV1A_START;
     for (size_t r = 0; r < s->reviews.n; r++) {
         size_t d = doc_of[r];
         for (size_t k = s->corpus.doc_start[d]; k < s->corpus.doc_start[d + 1]; k++) {
@@ -203,17 +194,6 @@ static void print_words(FILE *out, const strmap *m, size_t from, size_t to) {
     fputc('[', out);
     for (size_t i = from; i < to; i++) fprintf(out, "%s'%s'", i > from ? ", " : "", strmap_key(m, i));
     fputs("]\n", out);
-}
-
-// Python's repr() of a float32 value (as numpy prints it after float()):
-// the shortest decimal that reads back as the same double.
-static void print_py_float(FILE *out, double x) {
-    char buf[40];
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, sizeof buf, "%.*g", p, x);
-        if (strtod(buf, NULL) == x) break;
-    }
-    fputs(buf, out);
 }
 
 // Prints s wrapped at width columns, each line indented by indent spaces.
@@ -516,9 +496,9 @@ static int cell_136_cosine(ch7_state *s, const ch7_options *o, const glove_rows 
     print_cell(out, 136, "cosine similarity");
     s->cosine = cosine_similarity(g->vecs + (size_t)g->excellent * EMBED_DIM,
                                   g->vecs + (size_t)g->terrible * EMBED_DIM, EMBED_DIM);
-    fputs("Cosine Similarity: ", out);
-    print_py_float(out, s->cosine);
-    fputc('\n', out);
+    char repr[40];  // Python's repr() of the float32 value, as numpy prints it after float()
+    format_shortest(repr, sizeof repr, s->cosine);
+    fprintf(out, "Cosine Similarity: %s\n", repr);
     return 0;
 }
 
