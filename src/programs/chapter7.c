@@ -38,6 +38,7 @@
 #include "text/punkt_params.h"
 #include "core/readfile.h"
 #include "core/strmap.h"
+#include "text/tokenize_documents.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
 #include "text/vocab.h"
@@ -268,35 +269,6 @@ static int write_zipf(const int64_t *sorted, size_t n, const char *dir) {
     return close_data_file(PROGRAM, f, dir, "chapter7-zipf.dat") ? 0 : -1;
 }
 
-//> cell-64
-// [64] clean_paragraph, then word_tokenize, each review; the training
-// reviews first, so that first-seen order is the seed's Counter's.
-static int tokenize_reviews(ch7_state *s, char *err, size_t errlen) {
-    token_list toks;
-    token_list_init(&toks);
-    size_t half = IMDB_REVIEWS / 2;
-    double t0 = now_seconds();
-    for (size_t k = 0; k < 2 * half; k++) {
-        bool train = k < half;
-        size_t r = train ? s->train[k] : s->test[k - half];
-        size_t clen;
-        const char *text = s->reviews.arena + s->reviews.off[r];
-        char *clean = clean_paragraph(text, s->reviews.len[r], &clen);
-        token_list_clear(&toks);
-        int rc = clean ? word_tokenize(s->tok, clean, clen, &toks) : -1;
-        free(clean);
-        if (rc < 0 || !corpus_add(&s->corpus, &toks, train)) {
-            token_list_free(&toks);
-            snprintf(err, errlen, "out of memory tokenizing review %zu", r);
-            return -1;
-        }
-    }
-    s->tokenize_seconds = now_seconds() - t0;
-    token_list_free(&toks);
-    return 0;
-}
-//< cell-64
-
 // Each cell_N function below runs one cell of the notebook and prints its
 // block to out. They return 0, or -1 with the reason in err.
 
@@ -370,7 +342,10 @@ static int cell_63_punkt(ch7_state *s, FILE *out, char *err, size_t errlen) {
 // [64] clean and tokenize every review, and show it on the first one
 static int cell_64_tokens(ch7_state *s, FILE *out, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
-    if (tokenize_reviews(s, err, errlen) < 0) return -1;
+    double t0 = now_seconds();
+    if (tokenize_reviews(&s->corpus, s->tok, &s->reviews, s->train, half, s->test, half, err, errlen) < 0)
+        return -1;
+    s->tokenize_seconds = now_seconds() - t0;
     print_cell(out, 64, "clean_paragraph and word_tokenize");
     size_t first = s->train[0];
     const char *text = s->reviews.arena + s->reviews.off[first];
@@ -590,55 +565,6 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
     glove_rows_free(&g);
     return rc < 0 ? -1 : cell_69_chunks(s, out, err, errlen);
 }
-
-//> tokenize-mode
-// --tokenize: one document a line in, its tokens a line out. Lines end at
-// \n, \r\n or \r, as in Python's text mode.
-static int tokenize_stream(FILE *in, FILE *out, tokenizer *t,
-                           char *err, size_t errlen) {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    token_list toks;
-    token_list_init(&toks);
-    int rc = 0;
-    while (rc == 0 && (got = getline(&line, &cap, in)) >= 0) {
-        size_t n = (size_t)got;
-        if (n > 0 && line[n - 1] == '\n') n--;
-        if (n > 0 && line[n - 1] == '\r') n--;
-        for (size_t a = 0; a <= n && rc == 0;) {
-            const char *cr = memchr(line + a, '\r', n - a);
-            size_t b = cr ? (size_t)(cr - line) : n;
-            size_t clen;
-            char *clean = clean_paragraph(line + a, b - a, &clen);
-            token_list_clear(&toks);
-            if (!clean || word_tokenize(t, clean, clen, &toks) < 0) {
-                snprintf(err, errlen, "out of memory");
-                rc = -1;
-            }
-            free(clean);
-            for (size_t i = 0; rc == 0 && i < toks.n; i++) {
-                if (i) fputc(' ', out);
-                fputs(token_at(&toks, i), out);
-            }
-            // a full disk: stop now (a failed flush inside fputs or fputc
-            // leaves the stream's error flag even when the next call succeeds)
-            if (rc == 0 && (fputc('\n', out) == EOF || ferror(out))) {
-                snprintf(err, errlen, "cannot write standard output: %s", strerror(errno));
-                rc = -1;
-            }
-            a = b + 1;
-        }
-    }
-    if (rc == 0 && ferror(in)) {
-        snprintf(err, errlen, "cannot read standard input: %s", strerror(errno));
-        rc = -1;
-    }
-    free(line);
-    token_list_free(&toks);
-    return rc;
-}
-//< tokenize-mode
 
 // ---------------------------------------------------------------- training
 
