@@ -64,8 +64,8 @@ START_TEST(data_pipeline) {
     // the seed in float32: the same to 1e-6
     ck_assert_double_eq_tol(s.cosine, 0.31886589527130127, 1e-6);
     // [69] (214588, 32) (214588,) and (210023, 32) (210023,)
-    ck_assert_uint_eq(s.n_train, 214588);
-    ck_assert_uint_eq(s.n_test, 210023);
+    ck_assert_uint_eq(s.data.n_train, 214588);
+    ck_assert_uint_eq(s.data.n_test, 210023);
     // every token of every review as NLTK makes it
     size_t len;
     char *golden = read_whole_file(GOLDEN_DIR "/imdb_tokens.txt", &len);
@@ -80,9 +80,9 @@ START_TEST(data_pipeline) {
     ck_assert_uint_eq(s.corpus.doc_start[IMDB_REVIEWS / 2], strtoull(tr + 14, NULL, 10));
     free(golden);
     // chunk contents: labels by block, padding only at the end of a review
-    ck_assert_int_eq(s.Y_train[0], 0);
-    ck_assert_int_eq(s.Y_train[s.n_train - 1], 1);
-    ck_assert_int_eq(s.Y_test[0], 0);
+    ck_assert_int_eq(s.data.Y_train[0], 0);
+    ck_assert_int_eq(s.data.Y_train[s.data.n_train - 1], 1);
+    ck_assert_int_eq(s.data.Y_test[0], 0);
     // the embedding rows: zeros exactly where GloVe has no vector
     size_t zero_rows = 0;
     for (size_t i = 0; i < s.vocab.words.n; i++) {
@@ -92,21 +92,26 @@ START_TEST(data_pipeline) {
     }
     ck_assert_uint_eq(zero_rows, s.rows_without_vector);
     // every test chunk belongs to a review, in order
-    ck_assert_int_eq(s.test_review[0], 0);
-    ck_assert_int_eq(s.test_review[s.n_test - 1], IMDB_REVIEWS / 2 - 1);
-    for (size_t c = 1; c < s.n_test; c++) ck_assert_int_le(s.test_review[c - 1], s.test_review[c]);
+    ck_assert_int_eq(s.data.test_review[0], 0);
+    ck_assert_int_eq(s.data.test_review[s.data.n_test - 1], IMDB_REVIEWS / 2 - 1);
+    for (size_t c = 1; c < s.data.n_test; c++) ck_assert_int_le(s.data.test_review[c - 1], s.data.test_review[c]);
 
     // a short run of the baseline on real chunks: the loss falls, the test
     // accuracy beats a coin, and the same seed gives the same numbers
     o.limit = 6400;
     o.epochs = 2;
     o.seed = 42;
+    s.data.pool = training_pool(&s.data.n_pool, s.data.n_train, o.limit);
+    ck_assert_ptr_nonnull(s.data.pool);
+    ck_assert_uint_eq(s.data.n_pool, 6400);
     run_result r1 = {.kind = MODEL_BASELINE, .lr = 5e-2}, r2 = r1;
     FILE *quiet = tmpfile();
     stderr_capture cap;
-    capture_begin(&cap);  // the progress lines
-    int rc1 = train_model(&r1, &s, &o, quiet, err, sizeof err);
-    int rc2 = train_model(&r2, &s, &o, quiet, err, sizeof err);
+    capture_begin(&cap);  // the progress lines, which go to stderr
+    figure_target target;
+    trainer_options opts = training_options(&s, &o, &target);
+    int rc1 = train_model(&r1, &s.data, &opts, quiet, err, sizeof err);
+    int rc2 = train_model(&r2, &s.data, &opts, quiet, err, sizeof err);
     char *progress_lines = capture_end(&cap);
     ck_assert_ptr_nonnull(strstr(progress_lines, "epoch 2  step 100/100"));
     free(progress_lines);
@@ -425,17 +430,43 @@ END_TEST
 
 START_TEST(training_helpers) {
     // --limit: every (C/N)-th chunk, so that both halves (labels) are used
-    ch7_state s;
-    memset(&s, 0, sizeof s);
-    s.n_train = 10;
-    size_t n, *pool = training_pool(&s, 4, &n);
+    trainer_data s = {.L = SEQUENCE_LENGTH, .reviews = IMDB_REVIEWS / 2};
+    size_t n, *pool = training_pool(&n, 10, 4);
     ck_assert_uint_eq(n, 4);
     size_t want[] = {0, 2, 5, 7};
     for (int i = 0; i < 4; i++) ck_assert_uint_eq(pool[i], want[i]);
     free(pool);
-    pool = training_pool(&s, 0, &n);
+    pool = training_pool(&n, 10, 0);  // no limit, or one above C: all of them
+    ck_assert_uint_eq(n, 10);
+    for (int i = 0; i < 10; i++) ck_assert_uint_eq(pool[i], (size_t)i);
+    free(pool);
+    pool = training_pool(&n, 10, 11);
     ck_assert_uint_eq(n, 10);
     free(pool);
+    // gather_batch: batch `step` of the shuffled pool, the chunks' rows and
+    // labels copied whole; chunk c holds 100 c + t, its label c % 2
+    int32_t X_train[10 * SEQUENCE_LENGTH], Y_train[10];
+    for (int c = 0; c < 10; c++) {
+        for (int t = 0; t < SEQUENCE_LENGTH; t++) X_train[c * SEQUENCE_LENGTH + t] = 100 * c + t;
+        Y_train[c] = c % 2;
+    }
+    size_t some[] = {1, 4, 6, 9};
+    int64_t perm[] = {3, 0, 2, 1};  // the pool's chunks 9, 1 | 6, 4
+    trainer_data batches = {.L = SEQUENCE_LENGTH, .X_train = X_train, .Y_train = Y_train,
+                            .n_train = 10, .pool = some, .n_pool = 4};
+    int32_t bx[2 * SEQUENCE_LENGTH], by[2];
+    gather_batch(bx, by, &batches, perm, 1, 2);
+    for (int t = 0; t < SEQUENCE_LENGTH; t++) {
+        ck_assert_int_eq(bx[t], 600 + t);
+        ck_assert_int_eq(bx[SEQUENCE_LENGTH + t], 400 + t);
+    }
+    ck_assert_int_eq(by[0], 0);
+    ck_assert_int_eq(by[1], 0);
+    gather_batch(bx, by, &batches, perm, 0, 2);
+    ck_assert_int_eq(bx[0], 900);
+    ck_assert_int_eq(bx[SEQUENCE_LENGTH + SEQUENCE_LENGTH - 1], 100 + SEQUENCE_LENGTH - 1);
+    ck_assert_int_eq(by[0], 1);
+    ck_assert_int_eq(by[1], 1);
     // evaluate: a baseline whose logit is the mean of the chunk's numbers;
     // three test chunks from reviews 0 and 1 (the other 24,998 have none)
     float table[3] = {-1, 0, 2};

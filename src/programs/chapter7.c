@@ -34,6 +34,7 @@
 #include "text/imdb.h"
 #include "core/print.h"
 #include "train/sentiment.h"
+#include "train/trainer.h"
 #include "text/clean.h"
 #include "text/punkt_params.h"
 #include "core/readfile.h"
@@ -134,10 +135,7 @@ typedef struct {
     size_t rows_without_vector;
     size_t glove_words;
     float cosine;
-    int32_t *X_train, *Y_train, *X_test, *Y_test;  // (C, L) and (C)
-    size_t n_train, n_test;      // chunk counts
-    int32_t *test_review;        // (n_test) the test review (0 .. 24999) of each chunk
-    size_t review_step;          // the test reviews scored: every review_step-th (0: all)
+    trainer_data data;           // the chunks (C, L), their labels (C) and the test reviews
     double tokenize_seconds;
 } ch7_state;
 
@@ -150,11 +148,12 @@ static void ch7_free(ch7_state *s) {
     corpus_free(&s->corpus);
     vocab_free(&s->vocab);
     free(s->embedding);
-    free(s->X_train);
-    free(s->Y_train);
-    free(s->X_test);
-    free(s->Y_test);
-    free(s->test_review);
+    free(s->data.X_train);
+    free(s->data.Y_train);
+    free(s->data.pool);
+    free(s->data.X_test);
+    free(s->data.Y_test);
+    free(s->data.test_review);
     memset(s, 0, sizeof *s);
 }
 
@@ -516,6 +515,8 @@ static int cell_68_embedding(ch7_state *s, const glove_rows *g, FILE *out, char 
 // corpus, the test reviews 25000 .. 49999
 static int cell_69_chunks(ch7_state *s, FILE *out, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
+    s->data.L = SEQUENCE_LENGTH;
+    s->data.reviews = half;
     size_t *docs = malloc(half * sizeof *docs);
     int *labels = malloc(half * sizeof *labels);
     if (!docs || !labels) { free(docs); free(labels); snprintf(err, errlen, "out of memory"); return -1; }
@@ -525,27 +526,30 @@ static int cell_69_chunks(ch7_state *s, FILE *out, char *err, size_t errlen) {
             docs[i] = split * half + i;
             labels[i] = s->reviews.label[split ? s->test[i] : s->train[i]];
         }
-        ok = split == 0 ? make_chunks(&s->X_train, &s->Y_train, &s->n_train, &s->corpus, &s->vocab, docs, labels, half, SEQUENCE_LENGTH)
-                        : make_chunks(&s->X_test, &s->Y_test, &s->n_test, &s->corpus, &s->vocab, docs, labels, half, SEQUENCE_LENGTH);
+        trainer_data *d = &s->data;
+        ok = split == 0 ? make_chunks(&d->X_train, &d->Y_train, &d->n_train, &s->corpus, &s->vocab,
+                                      docs, labels, half, SEQUENCE_LENGTH)
+                        : make_chunks(&d->X_test, &d->Y_test, &d->n_test, &s->corpus, &s->vocab,
+                                      docs, labels, half, SEQUENCE_LENGTH);
     }
     free(docs);
     free(labels);
     // which test review each test chunk came from: review i gives
     // ceil(tokens / L) chunks, in order
-    s->test_review = ok ? malloc((s->n_test ? s->n_test : 1) * sizeof *s->test_review) : NULL;
-    if (!s->test_review) { snprintf(err, errlen, "out of memory"); return -1; }
+    s->data.test_review = ok ? malloc((s->data.n_test ? s->data.n_test : 1) * sizeof *s->data.test_review) : NULL;
+    if (!s->data.test_review) { snprintf(err, errlen, "out of memory"); return -1; }
     size_t at = 0;
     for (size_t i = 0; i < half; i++) {
         size_t len = s->corpus.doc_start[half + i + 1] - s->corpus.doc_start[half + i];
-        for (size_t c = 0; c < (len + SEQUENCE_LENGTH - 1) / SEQUENCE_LENGTH && at < s->n_test; c++)
-            s->test_review[at++] = (int32_t)i;
+        for (size_t c = 0; c < (len + SEQUENCE_LENGTH - 1) / SEQUENCE_LENGTH && at < s->data.n_test; c++)
+            s->data.test_review[at++] = (int32_t)i;
     }
     print_cell(out, 69, "chunks of 32 token ids");
-    fprintf(out, "(%zu, %d) (%zu,)\n", s->n_train, SEQUENCE_LENGTH, s->n_train);
-    fprintf(out, "(%zu, %d) (%zu,)\n", s->n_test, SEQUENCE_LENGTH, s->n_test);
+    fprintf(out, "(%zu, %d) (%zu,)\n", s->data.n_train, SEQUENCE_LENGTH, s->data.n_train);
+    fprintf(out, "(%zu, %d) (%zu,)\n", s->data.n_test, SEQUENCE_LENGTH, s->data.n_test);
     if (!s->params)
         fprintf(out, "fallback tokenizer: %+ld train and %+ld test chunks from the documented 214588 and 210023\n",
-                (long)s->n_train - 214588L, (long)s->n_test - 210023L);
+                (long)s->data.n_train - 214588L, (long)s->data.n_test - 210023L);
     return 0;
 }
 
@@ -568,25 +572,6 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
 
 // ---------------------------------------------------------------- training
 
-// The numbers of one epoch of one model.
-typedef struct {
-    double train_loss, train_accuracy;     // averaged over the epoch's steps
-    double chunk_accuracy, review_accuracy;  // on the 210,023 test chunks, 25,000 reviews
-    double seconds;                        // training and evaluation
-} epoch_result;
-
-// One model trained in one run.
-typedef struct {
-    model_kind kind;
-    double lr;
-    bool frozen;
-    long epochs;
-    epoch_result *per_epoch;  // (epochs)
-    double *tenths;           // (10 epochs) the mean training loss of each tenth of an epoch
-} run_result;
-
-static const char *embeddings_word(bool frozen) { return frozen ? "frozen" : "trained"; }
-
 // [142] the models: what each one is and how many numbers it learns
 static void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out) {
     print_cell(out, 142, "the models");
@@ -602,88 +587,13 @@ static void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out)
     }
 }
 
-// The training chunks a run uses: all of them, or with --limit N every
-// (C/N)-th one, so that both labels occur (the first N would all be
-// negative reviews). *n gets how many; returns a new array of indices.
-static size_t *training_pool(const ch7_state *s, long limit, size_t *n) {
-    *n = limit > 0 && (size_t)limit < s->n_train ? (size_t)limit : s->n_train;
-    size_t *pool = malloc((*n ? *n : 1) * sizeof *pool);
-    if (!pool) return NULL;
-    for (size_t i = 0; i < *n; i++) pool[i] = (size_t)((double)i * (double)s->n_train / (double)*n);
-    return pool;
-}
-
-// --test-limit N: keep the chunks of every (25000/N)-th test review only,
-// so that a short run is not mostly evaluation.
-static void keep_test_reviews(ch7_state *s, long n) {
-    size_t reviews = IMDB_REVIEWS / 2, step = reviews / (size_t)n, kept = 0;
-    for (size_t c = 0; c < s->n_test; c++) {
-        if ((size_t)s->test_review[c] % step != 0) continue;
-        memmove(s->X_test + kept * SEQUENCE_LENGTH, s->X_test + c * SEQUENCE_LENGTH,
-                SEQUENCE_LENGTH * sizeof *s->X_test);
-        s->Y_test[kept] = s->Y_test[c];
-        s->test_review[kept++] = s->test_review[c];
-    }
-    s->n_test = kept;
-    s->review_step = step;
-}
-
-// The progress line of an epoch, on stderr: rewritten in place on a
-// terminal, else a line every tenth of the epoch. who names the model.
-static void progress(const char *who, int epoch, size_t step, size_t steps, double loss, double t0, double *last) {
-    double t = now_seconds();
-    bool tty = isatty(STDERR_FILENO);
-    bool due = tty ? t - *last >= 0.5 || step == steps
-                   : step == steps || (step * 10 / steps != (step - 1) * 10 / steps);
-    if (!due) return;
-    *last = t;
-    double rate = (double)step / (t - t0 > 1e-9 ? t - t0 : 1e-9);
-    fprintf(stderr, "%s%s  epoch %d  step %zu/%zu  loss %.4f  %.0f steps/s  %.0f s left%s", tty ? "\r" : "",
-            who, epoch, step, steps, loss, rate, (double)(steps - step) / rate, tty ? "   " : "\n");
-    if (tty && step == steps) fputc('\n', stderr);
-}
-
-//> evaluate
-// The test accuracy per chunk (logit > 0 predicts positive) and per review
-// (the mean logit of the review's chunks). logits holds (n_test).
-static int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
-                    const sentiment_model *m, sentiment_acts *a, const ch7_state *s) {
-    if (sentiment_logits(logits, m, a, s->X_test, s->n_test) < 0) return -1;
-    size_t reviews = IMDB_REVIEWS / 2, right = 0, step = s->review_step ? s->review_step : 1;
-    double *sum = calloc(reviews, sizeof *sum);       // of each review's logits
-    int *count = calloc(reviews, sizeof *count);      // chunks of each review
-    int *label = calloc(reviews, sizeof *label);
-    if (!sum || !count || !label) {
-        free(sum);
-        free(count);
-        free(label);
-        return -1;
-    }
-    for (size_t c = 0; c < s->n_test; c++) {
-        right += (logits[c] > 0) == (s->Y_test[c] == 1);
-        sum[s->test_review[c]] += logits[c];
-        count[s->test_review[c]]++;
-        label[s->test_review[c]] = s->Y_test[c];
-    }
-    size_t reviews_right = 0;
-    for (size_t r = 0; r < reviews; r += step)  // a review without chunks counts as wrong
-        reviews_right += count[r] > 0 && (sum[r] / count[r] > 0) == (label[r] == 1);
-    *chunk_accuracy = (double)right / (double)s->n_test;
-    *review_accuracy = (double)reviews_right / (double)((reviews + step - 1) / step);
-    free(sum);
-    free(label);
-    free(count);
-    return 0;
-}
-//< evaluate
-
 // The first test chunk without <PAD> or <UNK>: the one whose attention the
 // heatmap shows.
 static size_t heatmap_chunk(const ch7_state *s) {
-    for (size_t c = 0; c < s->n_test; c++) {
+    for (size_t c = 0; c < s->data.n_test; c++) {
         bool plain = true;
         for (int t = 0; t < SEQUENCE_LENGTH && plain; t++) {
-            int32_t id = s->X_test[c * SEQUENCE_LENGTH + t];
+            int32_t id = s->data.X_test[c * SEQUENCE_LENGTH + t];
             plain = id != s->vocab.pad && id != s->vocab.unk;
         }
         if (plain) return c;
@@ -695,7 +605,7 @@ static size_t heatmap_chunk(const ch7_state *s) {
 static int write_attention(const sentiment_model *m, sentiment_acts *a, const ch7_state *s,
                            const char *dir, const char *name) {
     size_t c = heatmap_chunk(s);
-    const int32_t *ids = s->X_test + c * SEQUENCE_LENGTH;
+    const int32_t *ids = s->data.X_test + c * SEQUENCE_LENGTH;
     sentiment_forward(m, a, ids, 1);
     const char *words[SEQUENCE_LENGTH];
     for (int t = 0; t < SEQUENCE_LENGTH; t++) words[t] = strmap_key(&s->vocab.words, (size_t)ids[t]);
@@ -725,110 +635,6 @@ static int write_epochs(const run_result *r, const char *dir) {
     return close_data_file(PROGRAM, f, dir, name) ? 0 : -1;
 }
 
-// For the figure's loss curve: adds the loss of step (0 .. steps-1) of
-// epoch (1 ..) to *sum, and at the end of each tenth of the epoch stores
-// the tenth's mean loss in r->tenths and starts the next.
-static void record_tenths(run_result *r, long epoch, size_t step, size_t steps, double loss,
-                          double *sum, long *count) {
-    *sum += loss;
-    (*count)++;
-    long tenth = (long)((step + 1) * 10 / steps);  // tenths of the epoch done
-    if (tenth != (long)(step * 10 / steps)) {
-        r->tenths[(epoch - 1) * 10 + tenth - 1] = *sum / (double)*count;
-        *sum = 0;
-        *count = 0;
-    }
-}
-
-//> batch
-// Batch `step` of an epoch whose order of the pool's chunks is perm: its
-// chunks' ids into X (B, L) and their labels into Y (B).
-static void gather_batch(int32_t *X, int32_t *Y, const ch7_state *s, const size_t *pool,
-                         const int64_t *perm, size_t step) {
-    for (int b = 0; b < BATCH_SIZE; b++) {
-        size_t c = pool[perm[step * BATCH_SIZE + (size_t)b]];
-        memcpy(X + (size_t)b * SEQUENCE_LENGTH, s->X_train + c * SEQUENCE_LENGTH,
-               SEQUENCE_LENGTH * sizeof *X);
-        Y[b] = s->Y_train[c];
-    }
-}
-//< batch
-
-// Trains one model for o->epochs epochs, printing a line per epoch; fills r.
-static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, FILE *out,
-                       char *err, size_t errlen) {
-    int V = (int)s->vocab.words.n, L = SEQUENCE_LENGTH, B = BATCH_SIZE;
-    sentiment_model m;
-    sentiment_acts a;
-    adam_state opt;
-    torch_rng g;
-    size_t n_pool;
-    rng_seed(&g, o->seed);
-    int rc_model = sentiment_model_init(&m, r->kind, s->embedding, V, EMBED_DIM, ATTENTION_DIM, L, &g);
-    int rc_acts = rc_model < 0 ? -1 : sentiment_acts_init(&a, &m, B);
-    // frozen: Adam sees the parameters before the embedding only; trained:
-    // the embedding's rows are updated when a batch uses them (adam.h)
-    int rc_opt = rc_acts < 0 ? -1 : adam_init(&opt, r->frozen ? m.n_dense : m.n_params, r->lr);
-    if (rc_opt == 0 && !r->frozen) rc_opt = adam_lazy_rows(&opt, V, EMBED_DIM);
-    size_t *pool = training_pool(s, o->limit, &n_pool);
-    int64_t *perm = malloc((n_pool ? n_pool : 1) * sizeof *perm);
-    int32_t *X = malloc((size_t)B * L * sizeof *X), *Y = malloc((size_t)B * sizeof *Y);
-    float *logits = malloc((s->n_test ? s->n_test : 1) * sizeof *logits);
-    r->per_epoch = calloc((size_t)o->epochs, sizeof *r->per_epoch);
-    r->tenths = calloc((size_t)o->epochs * 10, sizeof *r->tenths);
-    int rc = rc_opt < 0 || !pool || !perm || !X || !Y || !logits || !r->per_epoch || !r->tenths
-                 ? -1 : 0;
-    //> cell-141
-    size_t steps = n_pool / B;  // TRAIN_SIZE // BATCH_SIZE: the last partial batch is dropped
-    for (long epoch = 1; rc == 0 && epoch <= o->epochs; epoch++) {
-        double t0 = now_seconds(), last = t0, loss_sum = 0, tenth_sum = 0;
-        long correct_sum = 0, tenth_steps = 0;
-        rng_randperm(&g, perm, n_pool);  // a fresh shuffle every epoch
-        for (size_t step = 0; step < steps; step++) {
-            gather_batch(X, Y, s, pool, perm, step);
-            int correct;
-            double loss = sentiment_train_step(&m, &a, &opt, X, Y, B, !r->frozen, &correct);
-            loss_sum += loss;
-            correct_sum += correct;
-            record_tenths(r, epoch, step, steps, loss, &tenth_sum, &tenth_steps);
-            progress(model_name(r->kind), (int)epoch, step + 1, steps,
-                     loss_sum / (double)(step + 1), t0, &last);
-        }
-        epoch_result *e = &r->per_epoch[epoch - 1];
-        e->train_loss = steps ? loss_sum / (double)steps : 0;
-        e->train_accuracy = steps ? (double)correct_sum / ((double)steps * B) : 0;
-        adam_catch_up(&opt, m.param_block, m.grad_block, NULL, 0);  // every row up to date
-        if (evaluate(&e->chunk_accuracy, &e->review_accuracy, logits, &m, &a, s) < 0) rc = -1;
-        e->seconds = now_seconds() - t0;
-        r->epochs = epoch;
-        fprintf(out, "Epoch %ld, Train Loss: %.4f, Train Accuracy: %.4f | chunks %.4f, "
-                "reviews %.4f | %.0f s\n", epoch, e->train_loss, e->train_accuracy,
-                e->chunk_accuracy, e->review_accuracy, e->seconds);
-        fflush(out);
-    }
-    //< cell-141
-    if (rc == 0 && o->data_dir) {
-        rc = write_epochs(r, o->data_dir);
-        if (rc == 0 && r->kind == MODEL_SOFTMAX_ATTENTION) {
-            char name[128];
-            snprintf(name, sizeof name, "chapter7-attention-%g-%s.dat", r->lr, embeddings_word(r->frozen));
-            rc = write_attention(&m, &a, s, o->data_dir, name);
-        }
-        if (rc < 0) snprintf(err, errlen, "cannot write the figure data into %s", o->data_dir);
-    } else if (rc < 0) {
-        snprintf(err, errlen, "out of memory training the %s model", model_name(r->kind));
-    }
-    free(pool);
-    free(perm);
-    free(X);
-    free(Y);
-    free(logits);
-    if (rc_acts == 0) adam_free(&opt);
-    if (rc_acts == 0) sentiment_acts_free(&a);
-    if (rc_model == 0) sentiment_model_free(&m);
-    return rc;
-}
-
 //> broadcast-loss
 // The seed's loss as written: its logits are (B, 1), nn.Dense(1)'s output,
 // and its labels (B,), so optax.sigmoid_binary_cross_entropy(logits,
@@ -845,17 +651,17 @@ static double broadcast_bce(const float *z, const int32_t *y, int B) {
 
 // How many distinct words the batches of an epoch hold, on average, and
 // the fewest and the most: the rows the attention models project, listed
-// by the models' own sentiment_batch_words. perm orders the n chunks of
-// pool as the epoch draws them; m and a are any model's. Says nothing when
+// by the models' own sentiment_batch_words. perm orders the pool's chunks
+// as the epoch draws them; m and a are any model's. Says nothing when
 // there is no whole batch.
-static void show_batch_words(const sentiment_model *m, sentiment_acts *a, const ch7_state *s,
-                             const size_t *pool, const int64_t *perm, size_t n, FILE *out) {
+static void show_batch_words(const sentiment_model *m, sentiment_acts *a, const trainer_data *d,
+                             const int64_t *perm, FILE *out) {
     int32_t X[BATCH_SIZE * SEQUENCE_LENGTH], Y[BATCH_SIZE];
-    size_t batches = n / BATCH_SIZE, total = 0;
+    size_t batches = d->n_pool / BATCH_SIZE, total = 0;
     int fewest = 0, most = 0;
     if (batches == 0) return;
     for (size_t step = 0; step < batches; step++) {
-        gather_batch(X, Y, s, pool, perm, step);
+        gather_batch(X, Y, d, perm, step, BATCH_SIZE);
         int words = sentiment_batch_words(m, a, X, BATCH_SIZE * SEQUENCE_LENGTH);
         total += (size_t)words;
         if (step == 0 || words < fewest) fewest = words;
@@ -873,10 +679,9 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
     rng_seed(&g, o->seed);
     sentiment_model m;
     sentiment_acts a;
-    size_t n_pool, *pool = training_pool(s, o->limit, &n_pool);
+    size_t n_pool = s->data.n_pool;
     int64_t *perm = malloc((n_pool ? n_pool : 1) * sizeof *perm);
-    if (!pool || !perm || sentiment_model_init(&m, kind, s->embedding, V, EMBED_DIM, ATTENTION_DIM, L, &g) < 0) {
-        free(pool);
+    if (!perm || sentiment_model_init(&m, kind, s->embedding, V, EMBED_DIM, ATTENTION_DIM, L, &g) < 0) {
         free(perm);
         return -1;
     }
@@ -886,7 +691,7 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
         int32_t X[BATCH_SIZE * SEQUENCE_LENGTH], Y[BATCH_SIZE];
         float z[BATCH_SIZE];
         double share = 0, per_chunk = 0, against_share = 0;
-        gather_batch(X, Y, s, pool, perm, 0);
+        gather_batch(X, Y, &s->data, perm, 0, B);
         for (int b = 0; b < B; b++) share += Y[b] / (double)B;
         sentiment_forward(&m, &a, X, B);
         for (int b = 0; b < B; b++) {
@@ -902,60 +707,67 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
                 share, against_share);
         fprintf(out, "  each logit against its own chunk's label, as trained here:               %.6f\n",
                 per_chunk);
-        show_batch_words(&m, &a, s, pool, perm, n_pool, out);
+        show_batch_words(&m, &a, &s->data, perm, out);
         sentiment_acts_free(&a);
     }
     sentiment_model_free(&m);
-    free(pool);
     free(perm);
     return rc;
 }
 
-// One model of one run, trained into its own output.
+// What chapter 7 keeps of a model once trained (trainer_options.trained):
+// with --data DIR, its figure data.
 typedef struct {
-    run_result *result;
-    char *text;       // what it prints
-    size_t len;
-    int rc;
-    bool done;
-    char err[256];
-} training_job;
+    const ch7_state *s;
+    const char *dir;  // --data DIR, or NULL
+} figure_target;
 
-static void run_job(training_job *j, const ch7_state *s, const ch7_options *o) {
-    FILE *f = open_memstream(&j->text, &j->len);
-    if (!f) {
-        j->rc = -1;
-        snprintf(j->err, sizeof j->err, "out of memory");
-        return;
+static int write_figure_data(const run_result *r, const sentiment_model *m, sentiment_acts *a,
+                             void *ctx, char *err, size_t errlen) {
+    const figure_target *t = ctx;
+    if (!t->dir) return 0;
+    int rc = write_epochs(r, t->dir);
+    if (rc == 0 && r->kind == MODEL_SOFTMAX_ATTENTION) {
+        char name[128];
+        snprintf(name, sizeof name, "chapter7-attention-%g-%s.dat", r->lr, embeddings_word(r->frozen));
+        rc = write_attention(m, a, t->s, t->dir, name);
     }
-    const run_result *r = j->result;
-    fprintf(f, "%s, lr %g, embeddings %s:\n", model_name(r->kind), r->lr, embeddings_word(r->frozen));
-    j->rc = train_model(j->result, s, o, f, j->err, sizeof j->err);
-    if (fclose(f) != 0 && j->rc == 0) {
-        j->rc = -1;
-        snprintf(j->err, sizeof j->err, "out of memory");
-    }
+    if (rc < 0) snprintf(err, errlen, "cannot write the figure data into %s", t->dir);
+    return rc;
 }
 
-// [141] every run of o: its models, each trained on its own. They run side
-// by side, one per thread, the attention models (the slowest) first; each
-// prints into its own buffer, and the buffers are printed in the order of
-// the runs as soon as they and those before them are done. So the output
-// is the same whatever the number of threads.
-// results gets one entry per model trained; *nresults how many.
-static int cell_141_training(run_result *results, int *nresults, const ch7_state *s,
+// How chapter 7 trains: the notebook's batch, the models' sizes, the
+// progress lines on stderr, the figure data into t's directory.
+static trainer_options training_options(const ch7_state *s, const ch7_options *o, figure_target *t) {
+    *t = (figure_target){.s = s, .dir = o->data_dir};
+    return (trainer_options){.epochs = o->epochs, .B = BATCH_SIZE, .seed = o->seed,
+                             .embedding = s->embedding, .V = (int)s->vocab.words.n, .d = EMBED_DIM,
+                             .d_k = ATTENTION_DIM, .progress = stderr, .trained = write_figure_data,
+                             .ctx = t};
+}
+
+// [141] every run of o: its models, each trained on its own, side by side
+// (train_models), printed in the order of the runs. The training pool is
+// chosen here, once for them all. results gets one entry per model
+// trained; *nresults how many.
+static int cell_141_training(run_result *results, int *nresults, ch7_state *s,
                              const ch7_options *o, FILE *out, char *err, size_t errlen) {
+    trainer_data *d = &s->data;
+    d->pool = training_pool(&d->n_pool, d->n_train, o->limit);
+    if (!d->pool) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     print_cell(out, 141, "training");
-    size_t n_pool = o->limit > 0 && (size_t)o->limit < s->n_train ? (size_t)o->limit : s->n_train;
     fprintf(out, "command: %s\n", o->command);
-    if (n_pool < s->n_train || o->epochs < NUM_EPOCHS)
+    if (d->n_pool < d->n_train || o->epochs < NUM_EPOCHS)
         fprintf(out, "A SHORT RUN: %zu of the %zu training chunks, %ld epoch%s (the seed: all, %d)\n",
-                n_pool, s->n_train, o->epochs, o->epochs == 1 ? "" : "s", NUM_EPOCHS);
+                d->n_pool, d->n_train, o->epochs, o->epochs == 1 ? "" : "s", NUM_EPOCHS);
     fprintf(out, "batch %d, %zu steps an epoch, seed %" PRIu64 "; after each epoch, the test accuracy\n"
-                 "per chunk and per review\n", BATCH_SIZE, n_pool / BATCH_SIZE, o->seed);
-    if (s->review_step > 1)
+                 "per chunk and per review\n", BATCH_SIZE, d->n_pool / BATCH_SIZE, o->seed);
+    if (d->review_step > 1)
         fprintf(out, "A SHORT TEST: %zu of the 25000 test reviews (one in %zu), their %zu chunks\n",
-                (IMDB_REVIEWS / 2 + s->review_step - 1) / s->review_step, s->review_step, s->n_test);
+                (d->reviews + d->review_step - 1) / d->review_step, d->review_step, d->n_test);
     for (int kind = 0; kind < 3; kind++)
         if (o->runs[0].models[kind]) {
             if (show_broadcast(s, o, (model_kind)kind, out) < 0) {
@@ -965,39 +777,16 @@ static int cell_141_training(run_result *results, int *nresults, const ch7_state
             break;
         }
     fflush(out);
-    training_job jobs[3 * MAX_RUNS] = {{0}};
-    int order[3 * MAX_RUNS], n = 0, next = 0;  // order: attention models first
+    int n = 0;
     for (int r = 0; r < o->nruns; r++)
-        for (int kind = 0; kind < 3; kind++) {
-            if (!o->runs[r].models[kind]) continue;
-            results[n] = (run_result){.kind = (model_kind)kind, .lr = o->runs[r].lr, .frozen = o->runs[r].frozen};
-            jobs[n].result = &results[n];
-            n++;
-        }
-    for (int pass = 0, k = 0; pass < 2; pass++)
-        for (int i = 0; i < n; i++)
-            if ((results[i].kind == MODEL_BASELINE) == (pass == 1)) order[k++] = i;
-    PARALLEL_FOR(n > 1)
-    for (int k = 0; k < n; k++) {
-        run_job(&jobs[order[k]], s, o);
-        PARALLEL_CRITICAL {
-            jobs[order[k]].done = true;
-            for (; next < n && jobs[next].done && jobs[next].rc == 0; next++) {
-                fwrite(jobs[next].text, 1, jobs[next].len, out);
-                fflush(out);
-            }
-        }
-    }
-    int rc = 0;
-    for (int i = 0; i < n; i++) {
-        if (jobs[i].rc < 0 && rc == 0) {
-            snprintf(err, errlen, "%s", jobs[i].err);
-            rc = -1;
-        }
-        free(jobs[i].text);
-    }
+        for (int kind = 0; kind < 3; kind++)
+            if (o->runs[r].models[kind])
+                results[n++] = (run_result){.kind = (model_kind)kind, .lr = o->runs[r].lr,
+                                            .frozen = o->runs[r].frozen};
     *nresults = n;
-    return rc;
+    figure_target t;
+    trainer_options opts = training_options(s, o, &t);
+    return train_models(results, n, d, &opts, out, err, errlen);
 }
 
 // [143] the results of every model trained, one line each: the first
@@ -1049,7 +838,7 @@ static void cell_143_results(const run_result *results, int n, const ch7_state *
     if (!softmax) return;
     size_t c = heatmap_chunk(s);
     fprintf(out, "(the attention heatmap shows test chunk %zu, of review %d, a %s one)\n", c,
-            s->test_review[c], s->Y_test[c] == 1 ? "positive" : "negative");
+            s->data.test_review[c], s->data.Y_test[c] == 1 ? "positive" : "negative");
 }
 
 // The run's wall time and the most memory it held at once (its peak
@@ -1200,7 +989,7 @@ int main(int argc, char **argv) {
     run_result results[3 * MAX_RUNS] = {{0}};
     int nresults = 0;
     if (rc == 0 && o.epochs > 0) {
-        if (o.test_limit > 0) keep_test_reviews(&s, o.test_limit);
+        if (o.test_limit > 0) keep_test_reviews(&s.data, o.test_limit);
         cell_142_models(&s, &o, stdout);
         rc = cell_141_training(results, &nresults, &s, &o, stdout, err, sizeof err);
         if (rc == 0) cell_143_results(results, nresults, &s, stdout);
