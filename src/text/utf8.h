@@ -1,5 +1,5 @@
-// utf8.h: UTF-8 and Python's view of Unicode, as seed 000's text
-// preprocessing needs it. Where Python works on characters (lower(), \s,
+// utf8.h: UTF-8 and Python's view of Unicode, as the text
+// preprocessing of the notebook "How and Why does Self Attention Work?" needs it. Where Python works on characters (lower(), \s,
 // str.split()), these functions follow Python's rules: "whitespace" is what
 // str.isspace() says (29 code points: \t \n \v \f \r, \x1c-\x1f, space,
 // \x85, \xa0, \u1680, \u2000-\u200a, \u2028, \u2029, \u202f, \u205f,

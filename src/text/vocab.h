@@ -1,9 +1,9 @@
-// vocab.h: from token streams to the seed's training data: a token counter
-// that keeps first-seen order (Python's Counter), the vocabulary of the most
+// vocab.h: from token streams to the training data of the notebook
+// "How and Why does Self Attention Work?": a token counter that keeps first-seen order (Python's Counter), the vocabulary of the most
 // frequent tokens plus <UNK> and <PAD>, and fixed-length chunks of token ids.
 //
 // Sizes: D documents (reviews), T distinct token types, V vocabulary size,
-// L chunk length (the seed's SEQUENCE_LENGTH, 32), C chunks.
+// L chunk length (the notebook's SEQUENCE_LENGTH, 32), C chunks.
 #ifndef ATTN_VOCAB_H
 #define ATTN_VOCAB_H
 
@@ -16,7 +16,7 @@
 
 // Every document as a run of type ids. Types are numbered in the order they
 // are first seen, so feeding the training documents first makes the ids the
-// insertion order of the seed's Counter.
+// insertion order of the notebook's Counter.
 typedef struct {
     strmap types;          // (T) token type -> id
     int64_t *count;        // (T) occurrences in the documents added with count = true
@@ -30,7 +30,7 @@ typedef struct {
 void corpus_init(corpus *c);
 void corpus_free(corpus *c);
 // Appends one document; count says whether its tokens are counted (the
-// seed's vocabulary counts training tokens only). false when out of memory.
+// notebook's vocabulary counts training tokens only). false when out of memory.
 bool corpus_add(corpus *c, const token_list *tokens, bool count);
 
 // The vocabulary: the max_words most common counted types (ties in

@@ -1,7 +1,8 @@
-// trainer.h: the training loop of the notebook's cell [141] for the
-// classifiers of sentiment.h: epochs of shuffled batches of chunks, a line
-// per epoch, the test accuracy per chunk and per review after each; and
-// several models trained side by side, their lines printed in order.
+// trainer.h: the training loop of cell [141] of the notebook "How and Why
+// does Self Attention Work?", for the classifiers of sentiment.h: epochs
+// of shuffled batches of chunks, a line per epoch, the test accuracy per
+// chunk and per review after each; and several models trained side by
+// side, their lines printed in order.
 //
 //   B  chunks in a batch (64)
 //   L  tokens in a chunk (32)
