@@ -328,7 +328,7 @@ START_TEST(glove_convert) {
 }
 END_TEST
 
-START_TEST(tokenize_mode) {
+START_TEST(tokenize_lines) {
     char err[512];
     tokenizer *t = tokenizer_new(NULL, err, sizeof err);
     ck_assert_ptr_nonnull(t);
@@ -519,7 +519,7 @@ int main(void) {
     tcase_add_test(tc, imdb_bad_input);
     tcase_add_test(tc, glove_bad_input);
     tcase_add_test(tc, glove_convert);
-    tcase_add_test(tc, tokenize_mode);
+    tcase_add_test(tc, tokenize_lines);
     tcase_add_test(tc, options);
     tcase_add_test(tc, training_helpers);
     suite_add_tcase(s, tc);

@@ -940,41 +940,45 @@ static char *command_line(int argc, char **argv) {
     return s;
 }
 
-#ifndef TESTING
-int main(int argc, char **argv) {
-    ch7_options o;
-    int code = parse_args(argc, argv, &o);
-    if (code >= 0) return code;
+// chapter7 --convert-glove IN OUT: wink's JSON to GloVe text. Returns the
+// exit status.
+static int convert_glove_mode(const ch7_options *o) {
     char err[2048];
-    if (o.convert_in) {
-        if (glove_convert_wink(o.convert_in, o.convert_out, stdout, err, sizeof err) < 0) {
-            fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
-            return 1;
-        }
-        return 0;
+    if (glove_convert_wink(o->convert_in, o->convert_out, stdout, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
+        return 1;
     }
-    if (o.tokenize) {
-        char where[4096], perr[1024];
-        bool failed;
-        punkt_params *p = load_punkt(where, sizeof where, perr, sizeof perr, &failed);
-        if (failed) {
-            fprintf(stderr, "%s: error: %s\n", PROGRAM, perr);
-            return 1;
-        }
-        if (!p) fprintf(stderr, "%s: note: %s; falling back to Punkt without learned parameters\n", PROGRAM, where);
-        tokenizer *t = tokenizer_new(p, err, sizeof err);
-        int rc = t ? tokenize_stream(stdin, stdout, t, err, sizeof err) : -1;
-        tokenizer_free(t);
-        punkt_free(p);
-        if (rc < 0) {
-            fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
-            return 1;
-        }
-        return finish_output(PROGRAM) ? 0 : 1;
+    return 0;
+}
+
+// chapter7 --tokenize: a document a line from stdin, its tokens a line to
+// stdout. Returns the exit status.
+static int tokenize_mode(void) {
+    char where[4096], perr[1024], err[2048];
+    bool failed;
+    punkt_params *p = load_punkt(where, sizeof where, perr, sizeof perr, &failed);
+    if (failed) {
+        fprintf(stderr, "%s: error: %s\n", PROGRAM, perr);
+        return 1;
     }
+    if (!p) fprintf(stderr, "%s: note: %s; falling back to Punkt without learned parameters\n", PROGRAM, where);
+    tokenizer *t = tokenizer_new(p, err, sizeof err);
+    int rc = t ? tokenize_stream(stdin, stdout, t, err, sizeof err) : -1;
+    tokenizer_free(t);
+    punkt_free(p);
+    if (rc < 0) {
+        fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
+        return 1;
+    }
+    return finish_output(PROGRAM) ? 0 : 1;
+}
+
+// chapter7: the notebook's cells, the data pipeline, then (with epochs)
+// the models, their training and the results. Returns the exit status.
+static int train_mode(ch7_options *o, int argc, char **argv) {
     // the inputs, before minutes of work: a missing --glove would otherwise
     // be found only after every review is tokenized
-    const char *inputs[] = {o.imdb_path, o.glove_path};
+    const char *inputs[] = {o->imdb_path, o->glove_path};
     for (size_t i = 0; i < 2; i++) {
         if (!file_readable(inputs[i])) {
             fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], strerror(errno));
@@ -983,17 +987,17 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    char *command = command_line(argc, argv);
-    if (command) o.command = command;
+    char err[2048], *command = command_line(argc, argv);
+    if (command) o->command = command;
     double started = now_seconds();
     ch7_state s;
-    int rc = run_pipeline(&s, &o, stdout, err, sizeof err);
+    int rc = run_pipeline(&s, o, stdout, err, sizeof err);
     run_result results[3 * MAX_RUNS] = {{0}};
     int nresults = 0;
-    if (rc == 0 && o.epochs > 0) {
-        if (o.test_limit > 0) keep_test_reviews(&s.data, o.test_limit);
-        cell_142_models(&s, &o, stdout);
-        rc = cell_141_training(results, &nresults, &s, &o, stdout, err, sizeof err);
+    if (rc == 0 && o->epochs > 0) {
+        if (o->test_limit > 0) keep_test_reviews(&s.data, o->test_limit);
+        cell_142_models(&s, o, stdout);
+        rc = cell_141_training(results, &nresults, &s, o, stdout, err, sizeof err);
         if (rc == 0) cell_143_results(results, nresults, &s, stdout);
     }
     if (rc == 0) print_time_and_memory(stdout, now_seconds() - started);
@@ -1010,5 +1014,15 @@ int main(int argc, char **argv) {
     ch7_free(&s);
     free(command);
     return rc == 0 && finish_output(PROGRAM) ? 0 : 1;
+}
+
+#ifndef TESTING
+int main(int argc, char **argv) {
+    ch7_options o;
+    int code = parse_args(argc, argv, &o);
+    if (code >= 0) return code;
+    if (o.convert_in) return convert_glove_mode(&o);
+    if (o.tokenize) return tokenize_mode();
+    return train_mode(&o, argc, argv);
 }
 #endif
