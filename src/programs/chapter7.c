@@ -166,91 +166,6 @@ static punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errl
                               where, wlen, err, errlen, failed);
 }
 
-// The digest of every review's tokens in file order, one line each with the
-// tokens separated by single spaces: what `chapter7 --tokenize` (or NLTK)
-// prints for the reviews one a line.
-static uint64_t token_digest(const ch7_state *s) {
-    size_t half = IMDB_REVIEWS / 2;
-    size_t *doc_of = malloc(s->reviews.n * sizeof *doc_of);
-    if (!doc_of) return 0;
-    for (size_t i = 0; i < half; i++) {
-        doc_of[s->train[i]] = i;
-        doc_of[s->test[i]] = half + i;
-    }
-    uint64_t h = FNV1A_START;
-    for (size_t r = 0; r < s->reviews.n; r++) {
-        size_t d = doc_of[r];
-        for (size_t k = s->corpus.doc_start[d]; k < s->corpus.doc_start[d + 1]; k++) {
-            if (k > s->corpus.doc_start[d]) h = fnv1a(h, " ", 1);
-            int32_t id = s->corpus.ids[k];
-            h = fnv1a(h, strmap_key(&s->corpus.types, (size_t)id), strmap_key_len(&s->corpus.types, (size_t)id));
-        }
-        h = fnv1a(h, "\n", 1);
-    }
-    free(doc_of);
-    return h;
-}
-
-// Prints words as a Python list of strings: ['the', ',', '.'].
-static void print_words(FILE *out, const strmap *m, size_t from, size_t to) {
-    fputc('[', out);
-    for (size_t i = from; i < to; i++) fprintf(out, "%s'%s'", i > from ? ", " : "", strmap_key(m, i));
-    fputs("]\n", out);
-}
-
-// Prints s wrapped at width columns, each line indented by indent spaces.
-static void print_wrapped(FILE *out, const char *s, int width, int indent) {
-    int col = 0;
-    while (*s) {
-        size_t w = strcspn(s, " ");
-        if (col > indent && col + 1 + (int)w > width) {
-            fprintf(out, "\n%*s", indent, "");
-            col = indent;
-        } else if (col == 0) {
-            fprintf(out, "%*s", indent, "");
-            col = indent;
-        } else if (col > indent) {
-            fputc(' ', out);
-            col++;
-        }
-        fwrite(s, 1, w, out);
-        col += (int)w;
-        s += w;
-        while (*s == ' ') s++;
-    }
-    fputc('\n', out);
-}
-
-static int compare_counts_descending(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x < y) - (x > y);
-}
-
-//> zipf
-// The counts of the counted (training) token types, largest first: count
-// rank r is the r-th most frequent word. Returns a new array of *n counts.
-static int64_t *counts_by_rank(const corpus *c, size_t *n) {
-    int64_t *sorted = malloc((c->types.n ? c->types.n : 1) * sizeof *sorted);
-    if (!sorted) return NULL;
-    *n = 0;
-    for (size_t i = 0; i < c->types.n; i++)
-        if (c->count[i] > 0) sorted[(*n)++] = c->count[i];
-    qsort(sorted, *n, sizeof *sorted, compare_counts_descending);
-    return sorted;
-}
-
-// The fraction of all counted tokens that the top words, (top) of them,
-// account for: how much of the text a vocabulary of that size covers.
-static double coverage(const int64_t *sorted, size_t n, size_t top) {
-    double all = 0, kept = 0;
-    for (size_t r = 0; r < n; r++) {
-        all += (double)sorted[r];
-        if (r < top) kept += (double)sorted[r];
-    }
-    return all > 0 ? kept / all : 0.0;
-}
-//< zipf
-
 // Figure data: rank, count and the coverage of the top `rank` words, at
 // every rank up to 100 and then at ranks 2% apart (about 500 lines).
 static int write_zipf(const int64_t *sorted, size_t n, const char *dir) {
@@ -388,7 +303,7 @@ static int cell_64_tokens(ch7_state *s, FILE *out, char *err, size_t errlen) {
     fprintf(out, "train: %zu tokens, %zu distinct\n", train_tokens, distinct);
     fprintf(out, "test: %zu tokens\n", test_tokens);
     fprintf(out, "digest of all 50000 reviews' tokens (FNV-1a 64 of the --tokenize output): %016" PRIx64 "\n",
-            token_digest(s));
+            reviews_token_digest(&s->corpus, s->train, half, s->test, half));
     fprintf(out, "(tokenizing the 50000 reviews took %.1f s here)\n", s->tokenize_seconds);
     return 0;
 }
@@ -616,27 +531,6 @@ static int write_attention(const sentiment_model *m, sentiment_acts *a, const ch
     return write_heatmap(PROGRAM, dir, name, w, SEQUENCE_LENGTH, SEQUENCE_LENGTH, words, words) ? 0 : -1;
 }
 
-// Figure data: one line per epoch.
-static int write_epochs(const run_result *r, const char *dir) {
-    char name[128];
-    snprintf(name, sizeof name, "chapter7-train-%s-%g-%s.dat", model_name(r->kind), r->lr, embeddings_word(r->frozen));
-    FILE *f = open_data_file(PROGRAM, dir, name);
-    if (!f) return -1;
-    fputs("# epoch train_loss train_accuracy test_chunk_accuracy test_review_accuracy seconds\n", f);
-    for (long e = 0; e < r->epochs; e++) {
-        const epoch_result *x = &r->per_epoch[e];
-        fprintf(f, "%ld %.6g %.6f %.6f %.6f %.2f\n", e + 1, x->train_loss, x->train_accuracy,
-                x->chunk_accuracy, x->review_accuracy, x->seconds);
-    }
-    if (!close_data_file(PROGRAM, f, dir, name)) return -1;
-    snprintf(name, sizeof name, "chapter7-loss-%s-%g-%s.dat", model_name(r->kind), r->lr, embeddings_word(r->frozen));
-    f = open_data_file(PROGRAM, dir, name);
-    if (!f) return -1;
-    fputs("# epoch (at the end of each tenth) mean_training_loss_over_that_tenth\n", f);
-    for (long k = 0; k < 10 * r->epochs; k++) fprintf(f, "%.1f %.6g\n", (double)(k + 1) / 10, r->tenths[k]);
-    return close_data_file(PROGRAM, f, dir, name) ? 0 : -1;
-}
-
 //> broadcast-loss
 // The notebook's loss as written: its logits are (B, 1), nn.Dense(1)'s output,
 // and its labels (B,), so optax.sigmoid_binary_cross_entropy(logits,
@@ -728,7 +622,7 @@ static int write_figure_data(const run_result *r, const sentiment_model *m, sent
                              void *ctx, char *err, size_t errlen) {
     const figure_target *t = ctx;
     if (!t->dir) return 0;
-    int rc = write_epochs(r, t->dir);
+    int rc = write_epoch_data(r, PROGRAM, t->dir);
     if (rc == 0 && r->kind == MODEL_SOFTMAX_ATTENTION) {
         char name[128];
         snprintf(name, sizeof name, "chapter7-attention-%g-%s.dat", r->lr, embeddings_word(r->frozen));
@@ -793,17 +687,6 @@ static int cell_141_training(run_result *results, int *nresults, ch7_state *s,
 
 // [143] the results of every model trained, one line each: the first
 // epoch, the best epoch (by chunk accuracy) and the last.
-static long best_epoch(const run_result *r, bool reviews) {
-    long best = 0;
-    for (long k = 1; k < r->epochs; k++) {
-        const epoch_result *e = r->per_epoch;
-        if ((reviews ? e[k].review_accuracy : e[k].chunk_accuracy) >
-            (reviews ? e[best].review_accuracy : e[best].chunk_accuracy))
-            best = k;
-    }
-    return best;
-}
-
 static void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE *out) {
     print_cell(out, 143, "results");
     fputs("                                 |  last epoch's   |   test chunks    |   test reviews\n"
@@ -850,24 +733,6 @@ static void print_time_and_memory(FILE *out, double seconds) {
     int threads = parallel_threads();
     double mb = getrusage(RUSAGE_SELF, &use) == 0 ? (double)use.ru_maxrss / 1024 : 0;
     fprintf(out, "the whole run took %.0f s (threads: %d); peak memory %.0f MB\n", seconds, threads, mb);
-}
-
-// Parses the comma-separated model names of --model into run->models.
-static bool parse_models(const char *list, ch7_run *run) {
-    memset(run->models, 0, sizeof run->models);
-    const char *p = list;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        bool known = false;
-        for (int kind = 0; kind < 3; kind++) {
-            const char *name = model_name((model_kind)kind);
-            if (n == strlen(name) && strncmp(p, name, n) == 0) run->models[kind] = known = true;
-        }
-        if (!known) return false;
-        p += n;
-        if (*p == ',') p++;
-    }
-    return true;
 }
 
 // Parses the command line. Returns -1 to run, or the exit status: 0 after
@@ -918,7 +783,7 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
         o->nruns = 3;
     } else {
         o->runs[0] = (ch7_run){.models = {true, true, true}, .lr = lr < 0 ? NOTEBOOK_LR : lr, .frozen = frozen};
-        if (models && !parse_models(models, &o->runs[0])) {
+        if (models && !model_kinds_named(o->runs[0].models, models)) {
             fprintf(stderr, "%s: error: --model needs model names separated by commas: baseline, "
                             "notebook-attention, softmax-attention; not '%s'\n", PROGRAM, models);
             fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
@@ -927,17 +792,6 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
         o->nruns = 1;
     }
     return -1;
-}
-
-// The command line as one string, for the output to say what produced it.
-static char *command_line(int argc, char **argv) {
-    size_t len = strlen(PROGRAM) + 3;
-    for (int i = 1; i < argc; i++) len += strlen(argv[i]) + 1;
-    char *s = malloc(len);
-    if (!s) return NULL;
-    strcpy(s, "./" PROGRAM);
-    for (int i = 1; i < argc; i++) strcat(strcat(s, " "), argv[i]);
-    return s;
 }
 
 // chapter7 --convert-glove IN OUT: wink's JSON to GloVe text. Returns the
@@ -987,7 +841,7 @@ static int train_mode(ch7_options *o, int argc, char **argv) {
             return 1;
         }
     }
-    char err[2048], *command = command_line(argc, argv);
+    char err[2048], *command = command_line(PROGRAM, argc, argv);
     if (command) o->command = command;
     double started = now_seconds();
     ch7_state s;

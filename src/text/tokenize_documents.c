@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "core/strmap.h"
 #include "text/clean.h"
 
 //> cell-64
@@ -85,3 +86,24 @@ int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen)
     return rc;
 }
 //< tokenize-mode
+
+uint64_t reviews_token_digest(const corpus *c, const size_t *train, size_t n_train,
+                              const size_t *test, size_t n_test) {
+    size_t n = n_train + n_test;
+    size_t *doc_of = malloc((n ? n : 1) * sizeof *doc_of);  // review number -> document
+    if (!doc_of) return 0;
+    for (size_t i = 0; i < n_train; i++) doc_of[train[i]] = i;
+    for (size_t i = 0; i < n_test; i++) doc_of[test[i]] = n_train + i;
+    uint64_t h = FNV1A_START;
+    for (size_t r = 0; r < n; r++) {
+        size_t d = doc_of[r];
+        for (size_t k = c->doc_start[d]; k < c->doc_start[d + 1]; k++) {
+            if (k > c->doc_start[d]) h = fnv1a(h, " ", 1);
+            size_t id = (size_t)c->ids[k];
+            h = fnv1a(h, strmap_key(&c->types, id), strmap_key_len(&c->types, id));
+        }
+        h = fnv1a(h, "\n", 1);
+    }
+    free(doc_of);
+    return h;
+}

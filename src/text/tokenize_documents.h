@@ -5,6 +5,7 @@
 #define ATTN_TOKENIZE_DOCUMENTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "text/imdb.h"
@@ -23,5 +24,14 @@ int tokenize_reviews(corpus *c, tokenizer *t, const imdb_reviews *reviews, const
 // text mode. Returns 0, or -1 with the reason in err (out of memory, or the
 // stream cannot be read or written).
 int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen);
+
+// The digest (FNV-1a, 64 bit) of the tokens of every review of c in file
+// order, one line each with the tokens separated by single spaces: of what
+// tokenize_stream (or NLTK) prints for the reviews one a line. c's
+// documents are the reviews train (n_train of them), then test, as
+// tokenize_reviews adds them; together they number the reviews 0 .. n_train
+// + n_test - 1. Returns 0 when out of memory.
+uint64_t reviews_token_digest(const corpus *c, const size_t *train, size_t n_train,
+                              const size_t *test, size_t n_test);
 
 #endif

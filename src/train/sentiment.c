@@ -17,6 +17,23 @@ const char *model_name(model_kind kind) {
     return "?";
 }
 
+bool model_kinds_named(bool *chosen, const char *list) {
+    memset(chosen, 0, 3 * sizeof *chosen);
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        bool known = false;
+        for (int kind = 0; kind < 3; kind++) {
+            const char *name = model_name((model_kind)kind);
+            if (n == strlen(name) && strncmp(p, name, n) == 0) chosen[kind] = known = true;
+        }
+        if (!known) return false;
+        p += n;
+        if (*p == ',') p++;
+    }
+    return true;
+}
+
 static bool has_attention(const sentiment_model *m) { return m->kind != MODEL_BASELINE; }
 
 // The classifier's input width: what the last Dense layer sees.

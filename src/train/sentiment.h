@@ -31,6 +31,10 @@ typedef enum { MODEL_BASELINE, MODEL_NOTEBOOK_ATTENTION, MODEL_SOFTMAX_ATTENTION
 // "baseline", "notebook-attention", "softmax-attention"
 const char *model_name(model_kind kind);
 
+// Which kinds the comma-separated model names of list name: chosen[kind]
+// (3 of them) true for each named. false when a name is not a model's.
+bool model_kinds_named(bool *chosen, const char *list);
+
 // The parameters, or their gradients: views into one block. The dense
 // kernels are (in, out) as flax stores them; the q, k, v ones are NULL for
 // the baseline. The embedding comes last, so that freezing it leaves a

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cli.h"
 #include "core/clock.h"
 #include "core/rng.h"
 #include "train/adam.h"
@@ -239,4 +240,35 @@ int train_models(run_result *results, int n, const trainer_data *d, const traine
     free(jobs);
     free(order);
     return rc;
+}
+
+long best_epoch(const run_result *r, bool reviews) {
+    long best = 0;
+    for (long k = 1; k < r->epochs; k++) {
+        const epoch_result *e = r->per_epoch;
+        if ((reviews ? e[k].review_accuracy : e[k].chunk_accuracy) >
+            (reviews ? e[best].review_accuracy : e[best].chunk_accuracy))
+            best = k;
+    }
+    return best;
+}
+
+int write_epoch_data(const run_result *r, const char *program, const char *dir) {
+    char name[128];
+    snprintf(name, sizeof name, "%s-train-%s-%g-%s.dat", program, model_name(r->kind), r->lr, embeddings_word(r->frozen));
+    FILE *f = open_data_file(program, dir, name);
+    if (!f) return -1;
+    fputs("# epoch train_loss train_accuracy test_chunk_accuracy test_review_accuracy seconds\n", f);
+    for (long e = 0; e < r->epochs; e++) {
+        const epoch_result *x = &r->per_epoch[e];
+        fprintf(f, "%ld %.6g %.6f %.6f %.6f %.2f\n", e + 1, x->train_loss, x->train_accuracy,
+                x->chunk_accuracy, x->review_accuracy, x->seconds);
+    }
+    if (!close_data_file(program, f, dir, name)) return -1;
+    snprintf(name, sizeof name, "%s-loss-%s-%g-%s.dat", program, model_name(r->kind), r->lr, embeddings_word(r->frozen));
+    f = open_data_file(program, dir, name);
+    if (!f) return -1;
+    fputs("# epoch (at the end of each tenth) mean_training_loss_over_that_tenth\n", f);
+    for (long k = 0; k < 10 * r->epochs; k++) fprintf(f, "%.1f %.6g\n", (double)(k + 1) / 10, r->tenths[k]);
+    return close_data_file(program, f, dir, name) ? 0 : -1;
 }

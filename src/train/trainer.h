@@ -105,4 +105,14 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
 int train_models(run_result *results, int n, const trainer_data *d, const trainer_options *o,
                  FILE *out, char *err, size_t errlen);
 
+// The epoch of r with the best test accuracy per review (reviews) or per
+// chunk: the first of them on a tie.
+long best_epoch(const run_result *r, bool reviews);
+
+// r as figure data in dir: PROGRAM-train-KIND-LR-EMBEDDINGS.dat, a line
+// per epoch, and PROGRAM-loss-KIND-LR-EMBEDDINGS.dat, the mean training
+// loss of each tenth of an epoch. Returns 0, or -1 (with a message on
+// stderr) when a file cannot be written.
+int write_epoch_data(const run_result *r, const char *program, const char *dir);
+
 #endif
