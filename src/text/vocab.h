@@ -1,5 +1,6 @@
 // vocab.h: from token streams to the training data of the notebook
-// "How and Why does Self Attention Work?": a token counter that keeps first-seen order (Python's Counter), the vocabulary of the most
+// "How and Why does Self Attention Work?": a token counter
+// that keeps first-seen order (Python's Counter), the vocabulary of the most
 // frequent tokens plus <UNK> and <PAD>, and fixed-length chunks of token ids.
 //
 // Sizes: D documents (reviews), T distinct token types, V vocabulary size,

@@ -1,6 +1,6 @@
 // layers.h: the layers of chapter 7's classifiers, forward and backward.
 //
-// Dimension legend (llm.c's, with the notebook's names):
+// Dimension legend (llm.c's, with the seed's names):
 //   B     chunks in a batch (BATCH_SIZE, 64)
 //   L     tokens in a chunk (SEQUENCE_LENGTH, 32)
 //   N     rows a layer sees at once: B, or B * L for a per-token layer
