@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+static uint64_t hash_bytes(const char *s, size_t len) {
+    return fnv1a(FNV1A_START, s, len);
+}
+
 uint64_t fnv1a(uint64_t h, const char *s, size_t len) {
     for (size_t i = 0; i < len; i++) {
         h ^= (unsigned char)s[i];
@@ -25,7 +29,7 @@ void strmap_free(strmap *m) {
 long strmap_find(const strmap *m, const char *key, size_t len) {
     if (m->cap == 0) return -1;
     size_t mask = m->cap - 1;
-    for (size_t i = (size_t)fnv1a(FNV1A_START, key, len) & mask;; i = (i + 1) & mask) {
+    for (size_t i = (size_t)hash_bytes(key, len) & mask;; i = (i + 1) & mask) {
         uint32_t s = m->slots[i];
         if (s == 0) return -1;
         size_t id = s - 1;
@@ -39,7 +43,7 @@ static bool grow_slots(strmap *m) {
     uint32_t *slots = calloc(cap, sizeof *slots);
     if (!slots) return false;
     for (size_t id = 0; id < m->n; id++) {
-        size_t i = (size_t)fnv1a(FNV1A_START, m->arena + m->key_off[id], m->key_len[id]) & (cap - 1);
+        size_t i = (size_t)hash_bytes(m->arena + m->key_off[id], m->key_len[id]) & (cap - 1);
         while (slots[i]) i = (i + 1) & (cap - 1);
         slots[i] = (uint32_t)(id + 1);
     }
@@ -79,7 +83,7 @@ long strmap_intern(strmap *m, const char *key, size_t len, bool *added) {
     m->key_len[m->n] = len;
     m->arena_len += len + 1;
     size_t mask = m->cap - 1;
-    size_t i = (size_t)fnv1a(FNV1A_START, key, len) & mask;
+    size_t i = (size_t)hash_bytes(key, len) & mask;
     while (m->slots[i]) i = (i + 1) & mask;
     m->slots[i] = (uint32_t)(m->n + 1);
     return (long)m->n++;
