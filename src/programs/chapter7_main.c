@@ -13,8 +13,8 @@
 #include "core/cli.h"
 #include "core/clock.h"
 #include "core/readfile.h"
-#include "programs/chapter7.h"
 #include "core/strmap.h"
+#include "programs/chapter7.h"
 #include "text/glove.h"
 #include "text/tokenize_documents.h"
 #include "train/parallel.h"
@@ -101,7 +101,7 @@ static int write_attention(const sentiment_model *m, sentiment_acts *a, const ch
 // What chapter 7 keeps of a model once trained (trainer_options.trained):
 // with --data DIR, its figure data.
 int write_figure_data(const run_result *r, const sentiment_model *m, sentiment_acts *a,
-                             void *ctx, char *err, size_t errlen) {
+                      void *ctx, char *err, size_t errlen) {
     const figure_target *t = ctx;
     if (!t->dir) return 0;
     int rc = write_epoch_data(r, PROGRAM, t->dir);
