@@ -37,7 +37,9 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # src/ is in folders by layer (src/README.md): the library in core/, nn/,
 # text/ and train/, the chapter programs in programs/.
 LAYERS       := core nn text train
-CHAPTER_SRCS := $(sort $(wildcard src/programs/chapter[0-9]*.c))
+# A program is src/programs/chapterN.c, with the companions chapterN_*.c
+# (chapter 7's main and command line) compiled into it when there are any.
+CHAPTER_SRCS := $(sort $(filter-out $(wildcard src/programs/chapter*_*.c),$(wildcard src/programs/chapter[0-9]*.c)))
 CHAPTERS     := $(patsubst src/programs/%.c,%,$(CHAPTER_SRCS))
 LIB_SRCS     := $(sort $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
 LIB_OBJS     := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
@@ -73,13 +75,13 @@ $(BUILD)/libattn.a: $(LIB_OBJS)
 # that ./chapterN runs straight away. (Inside make test and make book, which
 # fetch the data themselves, MAKELEVEL is not 0.)
 chapter%: src/programs/chapter%.c $(BUILD)/libattn.a $(LIB_HDRS)
-	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
+	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(wildcard src/programs/chapter$*_*.c) $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
 	@$(if $(DATA_$@),[ "$(MAKELEVEL)" != 0 ] || $(MAKE) --no-print-directory data-if-possible)
 
 # The same programs under $(BUILD)/bin, for builds with other flags (make
 # sanitize) that must not replace ./chapterN.
 $(BUILD)/bin/chapter%: src/programs/chapter%.c $(BUILD)/libattn.a $(LIB_HDRS) | $(BUILD)/bin
-	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
+	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(wildcard src/programs/chapter$*_*.c) $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
 
 $(BUILD)/bin $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)/book:
 	mkdir -p $@

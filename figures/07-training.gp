@@ -1,6 +1,6 @@
 # Chapter 7: the training loss (the mean over each tenth of an epoch, on a
 # logarithmic axis) and the test accuracy after each epoch, per chunk and
-# per review, for every run of ./chapter7: the seed's (lr 0.05, solid), the
+# per review, for every run of ./chapter7: the notebook's (lr 0.05, solid), the
 # fixed one (lr 0.001, dashed) and the frozen one (lr 0.001, GloVe vectors
 # frozen, dotted); the baseline in blue, attention in orange.
 call 'figures/terminal.gp' '16' '13'
@@ -26,7 +26,7 @@ set ylabel "sigmoid binary cross-entropy"
 set key outside right top font ",8" spacing 1.1
 set xrange [0:*]
 plot loss('baseline', '0.05', 'trained') using 1:2 with lines ls 1 title "baseline, lr 0.05", \
-     loss('seed-attention', '0.05', 'trained') using 1:2 with lines ls 2 title "seed's attention, lr 0.05", \
+     loss('notebook-attention', '0.05', 'trained') using 1:2 with lines ls 2 title "notebook's attention, lr 0.05", \
      loss('baseline', '0.001', 'trained') using 1:2 with lines ls 3 title "baseline, lr 0.001", \
      loss('softmax-attention', '0.001', 'trained') using 1:2 with lines ls 4 title "softmax attention, lr 0.001", \
      loss('baseline', '0.001', 'frozen') using 1:2 with lines ls 5 title "baseline, frozen", \
@@ -43,13 +43,13 @@ set offsets 0, 0.5, 0, 0
 set xtics 1
 set format y "%.2f"
 unset key
-plot for [i=1:6] acc(word("baseline seed-attention baseline softmax-attention baseline softmax-attention", i), \
+plot for [i=1:6] acc(word("baseline notebook-attention baseline softmax-attention baseline softmax-attention", i), \
                      word("0.05 0.05 0.001 0.001 0.001 0.001", i), \
                      word("trained trained trained trained frozen frozen", i)) \
          using 1:4 with linespoints ls i pt 7 ps 0.4
 set origin 0.5, 0
 set title "Test accuracy per review" font ",10"
-plot for [i=1:6] acc(word("baseline seed-attention baseline softmax-attention baseline softmax-attention", i), \
+plot for [i=1:6] acc(word("baseline notebook-attention baseline softmax-attention baseline softmax-attention", i), \
                      word("0.05 0.05 0.001 0.001 0.001 0.001", i), \
                      word("trained trained trained trained frozen frozen", i)) \
          using 1:5 with linespoints ls i pt 7 ps 0.4

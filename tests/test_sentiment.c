@@ -31,7 +31,7 @@
 // the order of their sums).
 #define TOL 1e-5
 
-static const char *const KIND_NAMES[] = {"baseline", "seed-attention", "softmax-attention"};
+static const char *const KIND_NAMES[] = {"baseline", "notebook-attention", "softmax-attention"};
 
 typedef struct {
     const char *name;

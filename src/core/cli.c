@@ -250,3 +250,13 @@ bool write_heatmap(const char *program, const char *dir, const char *name,
     }
     return close_data_file(program, f, dir, name);
 }
+
+char *command_line(const char *program, int argc, char **argv) {
+    size_t len = strlen(program) + 3;
+    for (int i = 1; i < argc; i++) len += strlen(argv[i]) + 1;
+    char *s = malloc(len);
+    if (!s) return NULL;
+    strcat(strcpy(s, "./"), program);
+    for (int i = 1; i < argc; i++) strcat(strcat(s, " "), argv[i]);
+    return s;
+}

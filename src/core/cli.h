@@ -81,4 +81,9 @@ bool write_heatmap(const char *program, const char *dir, const char *name,
                    const float *m, int rows, int cols,
                    const char *const *row_labels, const char *const *col_labels);
 
+// The command line as one string, "./program arg1 arg2 ...", for a
+// program's output to say what produced it (a new string; NULL when out of
+// memory).
+char *command_line(const char *program, int argc, char **argv);
+
 #endif

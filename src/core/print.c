@@ -190,3 +190,33 @@ void print_list(FILE *f, const float *x, int n, int decimals) {
 void print_cell(FILE *f, int cell, const char *title) {
     fprintf(f, "\n[%d] %s\n", cell, title);
 }
+
+// Prints words as a Python list of strings: ['the', ',', '.'].
+void print_words(FILE *out, const strmap *m, size_t from, size_t to) {
+    fputc('[', out);
+    for (size_t i = from; i < to; i++) fprintf(out, "%s'%s'", i > from ? ", " : "", strmap_key(m, i));
+    fputs("]\n", out);
+}
+
+// Prints s wrapped at width columns, each line indented by indent spaces.
+void print_wrapped(FILE *out, const char *s, int width, int indent) {
+    int col = 0;
+    while (*s) {
+        size_t w = strcspn(s, " ");
+        if (col > indent && col + 1 + (int)w > width) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (col == 0) {
+            fprintf(out, "%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(s, 1, w, out);
+        col += (int)w;
+        s += w;
+        while (*s == ' ') s++;
+    }
+    fputc('\n', out);
+}

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/strmap.h"
+
 // tensor([...]) of a float tensor with ndim dimensions of the given shape
 // (ndim is 1, 2 or 3).
 void print_tensor(FILE *f, const float *x, int ndim, const int *shape);
@@ -45,5 +47,13 @@ void print_list(FILE *f, const float *x, int n, int decimals);
 
 // The header line that starts each notebook cell's output: `[6] title`.
 void print_cell(FILE *f, int cell, const char *title);
+
+// The keys from .. to-1 of m as a Python list of strings, and a newline:
+// ['the', ',', '.'].
+void print_words(FILE *out, const strmap *m, size_t from, size_t to);
+
+// s wrapped at width columns at its spaces, each line indented by indent
+// spaces, and a newline.
+void print_wrapped(FILE *out, const char *s, int width, int indent);
 
 #endif

@@ -7,7 +7,10 @@
 #include "core/grow.h"
 
 static uint64_t hash_bytes(const char *s, size_t len) {
-    uint64_t h = 14695981039346656037ULL;  // FNV-1a, 64 bit
+    return fnv1a(FNV1A_START, s, len);
+}
+
+uint64_t fnv1a(uint64_t h, const char *s, size_t len) {
     for (size_t i = 0; i < len; i++) {
         h ^= (unsigned char)s[i];
         h *= 1099511628211ULL;

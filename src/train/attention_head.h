@@ -8,7 +8,7 @@
 //
 // For each chunk, with q, k, v its (L, d_k) queries, keys and values:
 //   s = q k^T / sqrt(d_k)           (L, L) scores
-//   w = softmax(s) over the keys,    or w = s in the seed's model
+//   w = softmax(s) over the keys,    or w = s in the notebook's model
 //   out = w v                        (L, d_k)
 // (How each attention of the book scales its scores, and why: README.md.)
 //
@@ -23,7 +23,7 @@
 #include "train/real.h"
 
 // out is (B, L, d_k); w is (B, L, L) and keeps the weights for the backward
-// pass; q, k, v are (B, L, d_k). softmax: the usual form; false: the seed's.
+// pass; q, k, v are (B, L, d_k). softmax: the usual form; false: the notebook's.
 void attention_head_forward(real *out, real *w, const real *q, const real *k, const real *v,
                             int B, int L, int d_k, bool softmax);
 

@@ -1,5 +1,5 @@
-// sentiment.c: the three classifiers of seed 000, forward, backward and a
-// training step. Dimension legend in sentiment.h.
+// sentiment.c: the three classifiers of the notebook "How and Why does Self Attention Work?",
+// forward, backward and a training step. Dimension legend in sentiment.h.
 #include "train/sentiment.h"
 
 #include <stdlib.h>
@@ -14,16 +14,33 @@
 const char *model_name(model_kind kind) {
     switch (kind) {
     case MODEL_BASELINE: return "baseline";
-    case MODEL_SEED_ATTENTION: return "seed-attention";
+    case MODEL_NOTEBOOK_ATTENTION: return "notebook-attention";
     case MODEL_SOFTMAX_ATTENTION: return "softmax-attention";
     }
     return "?";
 }
 
+bool model_kinds_named(bool *chosen, const char *list) {
+    memset(chosen, 0, 3 * sizeof *chosen);
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        bool known = false;
+        for (int kind = 0; kind < 3; kind++) {
+            const char *name = model_name((model_kind)kind);
+            if (n == strlen(name) && strncmp(p, name, n) == 0) chosen[kind] = known = true;
+        }
+        if (!known) return false;
+        p += n;
+        if (*p == ',') p++;
+    }
+    return true;
+}
+
 static bool has_attention(const sentiment_model *m) { return m->kind != MODEL_BASELINE; }
 
-// The width the last Dense layer sees.
-static int head_width(const sentiment_model *m) { return has_attention(m) ? m->d_k : m->d; }
+// The classifier's input width: what the last Dense layer sees.
+static int classifier_input_width(const sentiment_model *m) { return has_attention(m) ? m->d_k : m->d; }
 
 // Lays out the views of one block: q, k, v kernels and biases, the output
 // layer, the embedding. Returns the number of parameters.
@@ -37,7 +54,7 @@ static size_t lay_out(sentiment_params *p, real *block, const sentiment_model *m
             at += i % 2 == 0 ? d * dk : dk;
         }
     p->wo = block ? block + at : NULL;
-    at += (size_t)head_width(m);
+    at += (size_t)classifier_input_width(m);
     p->bo = block ? block + at : NULL;
     at += 1;
     p->embedding = block ? block + at : NULL;
@@ -77,7 +94,7 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
         dense_init_lecun_normal(g, m->p.wk, d, d_k);
         dense_init_lecun_normal(g, m->p.wv, d, d_k);
     }
-    dense_init_lecun_normal(g, m->p.wo, head_width(m), 1);
+    dense_init_lecun_normal(g, m->p.wo, classifier_input_width(m), 1);
     //< model-init
     return 0;
 }
@@ -115,7 +132,7 @@ int sentiment_batch_words(const sentiment_model *m, sentiment_acts *a, const int
 int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
     *a = (sentiment_acts){.B = B};
     size_t tokens = (size_t)B * m->L, d = (size_t)m->d, dk = (size_t)m->d_k;
-    size_t att = has_attention(m) ? 1 : 0, w = (size_t)head_width(m);
+    size_t att = has_attention(m) ? 1 : 0, w = (size_t)classifier_input_width(m);
     // a batch has at most as many distinct words as tokens
     struct { real **p; size_t n; } arrays[] = {
         {&a->x, (1 - att) * tokens * d}, {&a->dx, (1 - att) * tokens * d},
@@ -178,7 +195,7 @@ static void forward_words(const sentiment_model *m, sentiment_acts *a, const int
         embedding_forward(a->x, ids, p->embedding, n, d);              // (B, L, d)
         mean_forward(a->mean, a->x, B, L, d);                          // (B, d)
     }
-    dense_forward(a->z, a->mean, p->wo, p->bo, B, head_width(m), 1);   // (B)
+    dense_forward(a->z, a->mean, p->wo, p->bo, B, classifier_input_width(m), 1);   // (B)
 }
 
 void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int B) {
@@ -190,7 +207,8 @@ void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_
 //> backward
 real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *ids,
                         const int32_t *labels, int B, bool train_embedding) {
-    int L = m->L, d = m->d, d_k = m->d_k, n = B * L, w = head_width(m), U = a->n_rows;
+    int L = m->L, d = m->d, d_k = m->d_k, n = B * L, U = a->n_rows;
+    int w = classifier_input_width(m);
     const sentiment_params *p = &m->p;
     sentiment_params *g = &m->g;
     // clear the gradients: the dense ones, and the rows of the embedding's

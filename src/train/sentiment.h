@@ -1,5 +1,6 @@
-// sentiment.h: chapter 7's three sentiment classifiers (seed 000, cell
-// [142]), their forward and backward passes, and one training step.
+// sentiment.h: chapter 7's three sentiment classifiers (the notebook
+// "How and Why does Self Attention Work?", cell [142]), their forward and
+// backward passes, and one training step.
 //
 //   B    chunks in a batch (64)
 //   L    tokens in a chunk (32)
@@ -8,12 +9,12 @@
 //   d_k  width of queries, keys and values (32)
 //   w    the width the classifier sees: d for the baseline, d_k otherwise
 //
-// baseline:           ids -> embedding (B, L, d) -> mean over L (B, d)
-//                         -> Dense(1) -> logit (B)
-// seed's attention:   ids -> embedding -> q, k, v = three Dense(d_k)
-//                         -> w = q k^T / sqrt(d_k) -> w v (B, L, d_k)
-//                         -> mean over L (B, d_k) -> Dense(1) -> logit
-// softmax attention:  the same with w = softmax(q k^T / sqrt(d_k))
+// baseline:              ids -> embedding (B, L, d) -> mean over L (B, d)
+//                            -> Dense(1) -> logit (B)
+// notebook's attention:  ids -> embedding -> q, k, v = three Dense(d_k)
+//                            -> w = q k^T / sqrt(d_k) -> w v (B, L, d_k)
+//                            -> mean over L (B, d_k) -> Dense(1) -> logit
+// softmax attention:     the same with w = softmax(q k^T / sqrt(d_k))
 #ifndef ATTN_SENTIMENT_H
 #define ATTN_SENTIMENT_H
 
@@ -25,10 +26,14 @@
 #include "train/real.h"
 #include "core/rng.h"
 
-typedef enum { MODEL_BASELINE, MODEL_SEED_ATTENTION, MODEL_SOFTMAX_ATTENTION } model_kind;
+typedef enum { MODEL_BASELINE, MODEL_NOTEBOOK_ATTENTION, MODEL_SOFTMAX_ATTENTION } model_kind;
 
-// "baseline", "seed-attention", "softmax-attention"
+// "baseline", "notebook-attention", "softmax-attention"
 const char *model_name(model_kind kind);
+
+// Which kinds the comma-separated model names of list name: chosen[kind]
+// (3 of them) true for each named. false when a name is not a model's.
+bool model_kinds_named(bool *chosen, const char *list);
 
 // The parameters, or their gradients: views into one block. The dense
 // kernels are (in, out) as flax stores them; the q, k, v ones are NULL for

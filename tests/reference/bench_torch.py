@@ -14,7 +14,7 @@ r with probability proportional to 1 / (r + 1)), as tests/bench/bench_train.c
 draws them.
 
   baseline:           embedding -> mean over L -> Dense(1)
-  seed-attention:     embedding -> q, k, v = Dense(d_k) -> s = q k^T / sqrt(d_k)
+  notebook-attention:     embedding -> q, k, v = Dense(d_k) -> s = q k^T / sqrt(d_k)
                       -> s v -> mean over L -> Dense(1)
   softmax-attention:  the same with softmax(s)
 
@@ -151,7 +151,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=50, help="steps per repeat (50)")
     ap.add_argument("--repeats", type=int, default=5, help="repeats per measurement (5)")
-    ap.add_argument("--models", default="baseline,seed-attention,softmax-attention")
+    ap.add_argument("--models", default="baseline,notebook-attention,softmax-attention")
     args = ap.parse_args()
     kept = keep_large_blocks()
     torch.zeros(1) @ torch.zeros(1)  # loads the BLAS library

@@ -18,10 +18,11 @@ JSON (the C tokenizer looks in the same order).
 Writes into the given directory:
 
   tokenizer_cases.jsonl  one JSON object a line (lines starting with # are
-      comments) for each crafted text: "text"; "clean", seed 000's
-      clean_paragraph of it; "sentences", Punkt's sentences of the cleaned
-      text; "tokens", word_tokenize of the cleaned text; "raw_tokens",
-      word_tokenize of the text itself.
+      comments) for each crafted text: "text"; "clean", the clean_paragraph
+      of the notebook "How and Why does Self Attention Work?" of it;
+      "sentences", Punkt's sentences of the cleaned text; "tokens",
+      word_tokenize of the cleaned text; "raw_tokens", word_tokenize of the
+      text itself.
   punkt_english.txt  the sizes of NLTK's punkt_tab English parameters and
       the FNV-1a 64 digest of their canonical listing (see canonical_listing);
       only rewritten when a punkt_tab is found, since it records NLTK's own
@@ -104,7 +105,7 @@ def canonical_listing(p):
     return sorted(l.encode('utf-8') for l in lines)
 
 
-def clean_paragraph(text):  # seed 000, cell [64], verbatim
+def clean_paragraph(text):  # the notebook's, cell [64], verbatim
     text = text.lower()
     text = re.sub(r'<br\s*/?>', ' ', text, flags=re.IGNORECASE)
     text = re.sub(r'[-]', ' ', text, flags=re.IGNORECASE)

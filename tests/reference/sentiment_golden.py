@@ -7,7 +7,7 @@ Usage (PyTorch 1.13 on Debian is installed for /usr/bin/python3):
     /usr/bin/python3 tests/reference/sentiment_golden.py tests/golden
 
 writes sentiment_step.txt into the given directory. For each model (the
-baseline, the seed's attention without softmax, attention with softmax):
+baseline, the notebook's attention without softmax, attention with softmax):
 
   torch.manual_seed(SEED); then, in this order, every parameter drawn with
   Tensor.uniform_ (which the C generator reproduces bit for bit): the
@@ -59,7 +59,7 @@ section = goldenfile.section
 SEED = 2024
 V, D, DK, L, B = 24, 100, 32, 32, 4
 LR = 5e-2
-KINDS = ["baseline", "seed-attention", "softmax-attention"]
+KINDS = ["baseline", "notebook-attention", "softmax-attention"]
 NAMES = ["wq", "bq", "wk", "bk", "wv", "bv", "wo", "bo", "embedding"]
 
 

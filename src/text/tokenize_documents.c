@@ -1,0 +1,109 @@
+// tokenize_documents.c: see tokenize_documents.h.
+#define _POSIX_C_SOURCE 200809L
+#include "text/tokenize_documents.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "core/strmap.h"
+#include "text/clean.h"
+
+//> cell-64
+// [64] clean_paragraph, then word_tokenize, each review; the training
+// reviews first, so that first-seen order is the notebook's Counter's.
+int tokenize_reviews(corpus *c, tokenizer *t, const imdb_reviews *reviews,
+                     const size_t *train, size_t n_train, const size_t *test, size_t n_test,
+                     char *err, size_t errlen) {
+    token_list toks;
+    token_list_init(&toks);
+    for (size_t k = 0; k < n_train + n_test; k++) {
+        bool counted = k < n_train;
+        size_t r = counted ? train[k] : test[k - n_train];
+        size_t clen;
+        const char *text = reviews->arena + reviews->off[r];
+        char *clean = clean_paragraph(text, reviews->len[r], &clen);
+        token_list_clear(&toks);
+        int rc = clean ? word_tokenize(t, clean, clen, &toks) : -1;
+        free(clean);
+        if (rc < 0 || !corpus_add(c, &toks, counted)) {
+            token_list_free(&toks);
+            snprintf(err, errlen, "out of memory tokenizing review %zu", r);
+            return -1;
+        }
+    }
+    token_list_free(&toks);
+    return 0;
+}
+//< cell-64
+
+//> tokenize-mode
+// --tokenize: one document a line in, its tokens a line out. Lines end at
+// \n, \r\n or \r, as in Python's text mode.
+int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen) {
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    token_list toks;
+    token_list_init(&toks);
+    int rc = 0;
+    while (rc == 0 && (got = getline(&line, &cap, in)) >= 0) {
+        size_t n = (size_t)got;
+        if (n > 0 && line[n - 1] == '\n') n--;
+        if (n > 0 && line[n - 1] == '\r') n--;
+        for (size_t a = 0; a <= n && rc == 0;) {
+            const char *cr = memchr(line + a, '\r', n - a);
+            size_t b = cr ? (size_t)(cr - line) : n;
+            size_t clen;
+            char *clean = clean_paragraph(line + a, b - a, &clen);
+            token_list_clear(&toks);
+            if (!clean || word_tokenize(t, clean, clen, &toks) < 0) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+            }
+            free(clean);
+            for (size_t i = 0; rc == 0 && i < toks.n; i++) {
+                if (i) fputc(' ', out);
+                fputs(token_at(&toks, i), out);
+            }
+            // a full disk: stop now (a failed flush inside fputs or fputc
+            // leaves the stream's error flag even when the next call succeeds)
+            if (rc == 0 && (fputc('\n', out) == EOF || ferror(out))) {
+                snprintf(err, errlen, "cannot write standard output: %s", strerror(errno));
+                rc = -1;
+            }
+            a = b + 1;
+        }
+    }
+    if (rc == 0 && ferror(in)) {
+        snprintf(err, errlen, "cannot read standard input: %s", strerror(errno));
+        rc = -1;
+    }
+    free(line);
+    token_list_free(&toks);
+    return rc;
+}
+//< tokenize-mode
+
+uint64_t reviews_token_digest(const corpus *c, const size_t *train, size_t n_train,
+                              const size_t *test, size_t n_test) {
+    size_t n = n_train + n_test;
+    size_t *doc_of = malloc((n ? n : 1) * sizeof *doc_of);  // review number -> document
+    if (!doc_of) return 0;
+    for (size_t i = 0; i < n_train; i++) doc_of[train[i]] = i;
+    for (size_t i = 0; i < n_test; i++) doc_of[test[i]] = n_train + i;
+    uint64_t h = FNV1A_START;
+    for (size_t r = 0; r < n; r++) {
+        size_t d = doc_of[r];
+        for (size_t k = c->doc_start[d]; k < c->doc_start[d + 1]; k++) {
+            if (k > c->doc_start[d]) h = fnv1a(h, " ", 1);
+            size_t id = (size_t)c->ids[k];
+            h = fnv1a(h, strmap_key(&c->types, id), strmap_key_len(&c->types, id));
+        }
+        h = fnv1a(h, "\n", 1);
+    }
+    free(doc_of);
+    return h;
+}

@@ -1,0 +1,37 @@
+// tokenize_documents.h: clean_paragraph, then word_tokenize, on many
+// documents in a row: the reviews of the IMDb data set into a corpus (the
+// notebook's cell [64]), or the lines of a stream (chapter7 --tokenize).
+#ifndef ATTN_TOKENIZE_DOCUMENTS_H
+#define ATTN_TOKENIZE_DOCUMENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "text/imdb.h"
+#include "text/tokenizer.h"
+#include "text/vocab.h"
+
+// The reviews train[0 .. n_train-1] of reviews, then test[0 .. n_test-1],
+// cleaned and tokenized, each added to c as a document; the training
+// reviews' tokens are counted, the test reviews' are not. Returns 0, or -1
+// with the reason in err (out of memory).
+int tokenize_reviews(corpus *c, tokenizer *t, const imdb_reviews *reviews, const size_t *train,
+                     size_t n_train, const size_t *test, size_t n_test, char *err, size_t errlen);
+
+// One document a line read from in, its tokens written to out, separated by
+// single spaces, one line each. Lines end at \n, \r\n or \r, as in Python's
+// text mode. Returns 0, or -1 with the reason in err (out of memory, or the
+// stream cannot be read or written).
+int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen);
+
+// The digest (FNV-1a, 64 bit) of the tokens of every review of c in file
+// order, one line each with the tokens separated by single spaces: of what
+// tokenize_stream (or NLTK) prints for the reviews one a line. c's
+// documents are the reviews train (n_train of them), then test, as
+// tokenize_reviews adds them; together they number the reviews 0 .. n_train
+// + n_test - 1. Returns 0 when out of memory.
+uint64_t reviews_token_digest(const corpus *c, const size_t *train, size_t n_train,
+                              const size_t *test, size_t n_test);
+
+#endif
