@@ -19,6 +19,7 @@
 #include <check.h>
 #include <unistd.h>
 
+#include "nn/attention_module.h"
 #include "capture.h"
 #include "golden.h"
 #include "suite.h"

@@ -1,6 +1,8 @@
 // tensor.h: the few matrix operations attention is made of.
 //
-// Dimension legend, used in every file of this book:
+// Dimension legend, used by every file of nn/ and by chapters 1-6: each
+// header lists the letters it uses, these with their meaning here, and
+// names any others it adds (V, B, d_ff, ...):
 //   n    tokens in the sequence
 //   d    model width (the embedding dimension)
 //   d_k  width of queries and keys

@@ -19,10 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention.h"
+#include "nn/attention_weights.h"
 #include "train/attention_block.h"
 #include "core/cli.h"
 #include "core/clock.h"
+#include "nn/embedding.h"
 #include "train/gemm.h"
 #include "core/print.h"
 #include "core/rng.h"
@@ -93,19 +94,18 @@ static int chapter1_run(chapter1 *c, const char *sentence, uint64_t seed) {
     torch_rng g;
     rng_seed(&g, seed);
 
-    c->n = dummy_tokenize(c->ids, c->words, sentence, VOCAB_SIZE, &g);
-    if (c->n < 0) {
+    c->n = embed_sentence(c->x, c->ids, c->words, &c->embedding_table,
+                          sentence, VOCAB_SIZE, d, &g);
+    if (c->n == EMBED_BAD_SENTENCE) {
         fprintf(stderr, PROGRAM ": error: the sentence must have 1 to %d words "
                 "of under %d bytes\n", MAX_TOKENS, MAX_WORD);
         return -1;
     }
-    const int n = c->n;
-
-    c->embedding_table = draw_embedding(c->x, c->ids, n, VOCAB_SIZE, d, &g);
-    if (!c->embedding_table) {
+    if (c->n == EMBED_NO_MEMORY) {
         fprintf(stderr, PROGRAM ": error: out of memory for the embedding table\n");
         return -1;
     }
+    const int n = c->n;
 
     attention_scores_loop(c->scores_loop, c->x, n, d);
     attention_scores_matmul(c->scores_matmul, c->x, n, d);

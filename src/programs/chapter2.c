@@ -17,8 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention.h"
+#include "nn/attention_weights.h"
 #include "core/cli.h"
+#include "nn/embedding.h"
 #include "nn/mask.h"
 #include "core/print.h"
 #include "core/rng.h"
@@ -108,18 +109,17 @@ static int chapter2_run(chapter2 *c, const char *sentence, uint64_t seed) {
     torch_rng g;
     rng_seed(&g, seed);
 
-    c->n = dummy_tokenize(c->ids, c->words, sentence, VOCAB_SIZE, &g);
+    c->n = embed_sentence(c->x, c->ids, c->words, NULL, sentence, VOCAB_SIZE,
+                          d, &g);
+    if (c->n == EMBED_NO_MEMORY) {
+        fprintf(stderr, PROGRAM ": error: out of memory for the embedding table\n");
+        return -1;
+    }
     if (c->n < 4) {
         fprintf(stderr, PROGRAM ": error: the sentence must have 4 to %d words "
                 "of under %d bytes\n", MAX_TOKENS, MAX_WORD);
         return -1;
     }
-    float *table = draw_embedding(c->x, c->ids, c->n, VOCAB_SIZE, d, &g);
-    if (!table) {
-        fprintf(stderr, PROGRAM ": error: out of memory for the embedding table\n");
-        return -1;
-    }
-    free(table);
 
     chapter2_attend(c);
     return 0;

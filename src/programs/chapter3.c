@@ -31,12 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention.h"
+#include "nn/attention_module.h"
 #include "core/cli.h"
+#include "nn/embedding.h"
 #include "nn/linear.h"
 #include "core/print.h"
 #include "core/rng.h"
 #include "nn/tensor.h"
+#include "nn/token_order.h"
 
 #define PROGRAM "chapter3"
 // The same seed as chapter1.c (keep them equal): the seed that draws the
@@ -395,20 +397,6 @@ static void standard_attention(float *z, float *q, float *weights,
 }
 //< standard-form
 
-// Rows of x, (n, d), in reverse order. out must not overlap x.
-static void reverse_rows(float *out, const float *x, int n, int d) {
-    for (int i = 0; i < n; i++)
-        memcpy(out + (n - 1 - i) * d, x + i * d, (size_t)d * sizeof(float));
-}
-
-// Is z_reversed, (n, d), z with its rows reversed, to within float rounding?
-static bool rows_follow_tokens(const float *z_reversed, const float *z,
-                               int n, int d) {
-    float back[N_TOKENS * EMBEDDING_DIM];
-    reverse_rows(back, z_reversed, n, d);
-    return allclose(back, z, n * d, 1e-5f, 1e-5f);
-}
-
 static void parametrised_free(parametrised *p) {
     free(p->embedding_table);
     p->embedding_table = NULL;
@@ -541,11 +529,10 @@ static const char *const NOTEBOOK_SET_ORDER[] = {
 #define NOTEBOOK_SET_SIZE \
     (int)(sizeof NOTEBOOK_SET_ORDER / sizeof NOTEBOOK_SET_ORDER[0])
 
-// The index of word in words (count), or -1.
-static int find_word(char (*words)[MAX_WORD], int count,
-                     const char *word) {
-    for (int i = 0; i < count; i++)
-        if (strcmp(words[i], word) == 0) return i;
+// word2index[word]: the index of word in voc, or -1 if it is not there.
+static int word_index(const vocabulary *voc, const char *word) {
+    for (int i = 0; i < voc->size; i++)
+        if (strcmp(voc->words[i], word) == 0) return i;
     return -1;
 }
 
@@ -555,8 +542,7 @@ static int find_word(char (*words)[MAX_WORD], int count,
 // or there are too many).
 static int vocabulary_build(vocabulary *voc, const char *text,
                             const char *const *order, int count) {
-    char seen[MAX_VOCAB][MAX_WORD];  // distinct words of text
-    int n_seen = 0;
+    vocabulary seen = { 0 };  // the distinct words of text
     memset(voc, 0, sizeof *voc);
     for (const char *start = text;;) {
         const char *end = strchr(start, ' ');
@@ -566,21 +552,20 @@ static int vocabulary_build(vocabulary *voc, const char *text,
         for (size_t i = 0; i < len; i++)
             word[i] = (char)tolower((unsigned char)start[i]);
         word[len] = '\0';
-        if (find_word(seen, n_seen, word) < 0) {
-            if (n_seen == MAX_VOCAB - 2) return -1;
-            strcpy(seen[n_seen++], word);
+        if (word_index(&seen, word) < 0) {
+            if (seen.size == MAX_VOCAB - 2) return -1;
+            strcpy(seen.words[seen.size++], word);
         }
         if (!end) break;
         start = end + 1;
     }
     // order holds every distinct word once and nothing else
-    if (count != n_seen) return -1;
+    if (count != seen.size) return -1;
     strcpy(voc->words[BOS_TOKEN], "BOS");
     strcpy(voc->words[EOS_TOKEN], "EOS");
     voc->size = 2;
     for (int i = 0; i < count; i++) {
-        if (find_word(seen, n_seen, order[i]) < 0 ||
-            find_word(voc->words, voc->size, order[i]) >= 0) {
+        if (word_index(&seen, order[i]) < 0 || word_index(voc, order[i]) >= 0) {
             memset(voc, 0, sizeof *voc);
             return -1;
         }
@@ -589,13 +574,6 @@ static int vocabulary_build(vocabulary *voc, const char *text,
     return 0;
 }
 //< vocabulary
-
-// word2index[word], or -1 if the word is not in the vocabulary.
-static int word_index(const vocabulary *voc, const char *word) {
-    for (int i = 0; i < voc->size; i++)
-        if (strcmp(voc->words[i], word) == 0) return i;
-    return -1;
-}
 
 //> convert
 // Cell [3], convert2tensor: the ids of the lower-cased words of sentence.
@@ -670,14 +648,6 @@ static void module_example_free(module_example *m) {
     attention_module_free(&m->fresh);
 }
 
-// nn.Linear(d_in, d_out) three times, Q, K and V in that order, each
-// weight then bias, as PyTorch builds them.
-static void attention_module_init(attention_module *m, torch_rng *g) {
-    rng_linear_init(g, m->q_weight, m->q_bias, m->d_in, m->d_out);
-    rng_linear_init(g, m->k_weight, m->k_bias, m->d_in, m->d_out);
-    rng_linear_init(g, m->v_weight, m->v_bias, m->d_in, m->d_out);
-}
-
 // Runs cells [2]-[7] from torch.manual_seed(seed). Returns 0, or -1 with a
 // message on stderr.
 static int module_example_run(module_example *m, uint64_t seed) {
@@ -708,9 +678,7 @@ static int module_example_run(module_example *m, uint64_t seed) {
     //> cells-4-7
     rng_embedding_init(&g, m->table, m->voc.size, d);   // cell [4]
     attention_module_init(&m->module, &g);
-    for (int i = 0; i < n; i++)
-        memcpy(m->embedded + i * d, m->table + m->ids[i] * d,
-               (size_t)d * sizeof(float));
+    embed(m->embedded, m->table, m->ids, n, d);
     int status = attention_module_forward(m->hidden, m->weights, NULL, NULL,
                                           NULL, NULL, &m->module,
                                           m->embedded, 1, n);  // cell [5]

@@ -25,8 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention.h"
+#include "nn/attention_weights.h"
 #include "core/cli.h"
+#include "nn/embedding.h"
 #include "nn/linear.h"
 #include "nn/mask.h"
 #include "nn/multihead.h"
@@ -34,6 +35,7 @@
 #include "core/print.h"
 #include "core/rng.h"
 #include "nn/tensor.h"
+#include "nn/token_order.h"
 
 #define PROGRAM "chapter4"
 #define SENTENCE "Sorry Dave, I'm afraid I can't do that."
@@ -89,17 +91,29 @@ static void notebook_part_free(notebook_part *p) {
     notebook_mha_free(&p->mh_again);
 }
 
-// Rows of x, (n, d), in reverse order. out must not overlap x.
-static void reverse_rows(float *out, const float *x, int n, int d) {
-    for (int i = 0; i < n; i++)
-        memcpy(out + (n - 1 - i) * d, x + i * d, (size_t)d * sizeof(float));
-}
-
 // Columns first .. first + w - 1 of x, (n, d), into out, (n, w).
 static void columns(float *out, const float *x, int first, int w, int n,
                     int d) {
     for (int i = 0; i < n; i++)
         memcpy(out + i * w, x + i * d + first, (size_t)w * sizeof(float));
+}
+
+// Chapter 1's cells [3]-[4] from torch.manual_seed(seed) into g: the
+// sentence's words, ids and embeddings x, (n, d). Returns 0, or -1 with a
+// message on stderr.
+static int embed_the_sentence(float *x, int64_t *ids, char words[][MAX_WORD],
+                              torch_rng *g, uint64_t seed) {
+    rng_seed(g, seed);
+    int n = embed_sentence(x, ids, words, NULL, SENTENCE, VOCAB_SIZE,
+                           EMBEDDING_DIM, g);
+    if (n == N_TOKENS) return 0;
+    if (n == EMBED_NO_MEMORY)
+        fprintf(stderr, PROGRAM ": error: out of memory for the embedding "
+                "table\n");
+    else
+        fprintf(stderr, PROGRAM ": error: the sentence must have %d words\n",
+                N_TOKENS);
+    return -1;
 }
 
 // The notebook from torch.manual_seed(seed): chapter 1's cells [3]-[4],
@@ -109,22 +123,14 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     const int n = N_TOKENS, d = EMBEDDING_DIM, h = NOTEBOOK_HEADS;
     memset(p, 0, sizeof *p);
     torch_rng g;
-    rng_seed(&g, seed);
-    if (dummy_tokenize(p->ids, p->words, SENTENCE, VOCAB_SIZE, &g) != n) {
-        fprintf(stderr, PROGRAM ": error: the sentence must have %d words\n",
-                n);
-        return -1;
-    }
-    float *table = draw_embedding(p->x, p->ids, n, VOCAB_SIZE, d, &g);
-    if (!table || notebook_mha_alloc(&p->mh, h, n, d) != 0 ||
+    if (embed_the_sentence(p->x, p->ids, p->words, &g, seed) != 0) return -1;
+    if (notebook_mha_alloc(&p->mh, h, n, d) != 0 ||
         notebook_mha_alloc(&p->mh_causal, h, n, d) != 0 ||
         notebook_mha_alloc(&p->mh_again, h, n, d) != 0) {
-        free(table);
         notebook_part_free(p);
         fprintf(stderr, PROGRAM ": error: out of memory\n");
         return -1;
     }
-    free(table);
 
     int status = 0;
     //> cells-23-24
@@ -187,15 +193,6 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
         return -1;
     }
     return 0;
-}
-
-// Do the rows of z_reversed, (n, d), equal those of z in reverse order, to
-// within float rounding?
-static bool rows_follow_tokens(const float *z_reversed, const float *z,
-                               int n, int d) {
-    float back[N_TOKENS * EMBEDDING_DIM];
-    reverse_rows(back, z_reversed, n, d);
-    return allclose(back, z, n * d, 1e-5f, 1e-5f);
 }
 
 static bool same_bits(const float *a, const float *b, int count) {
@@ -325,19 +322,7 @@ static int standard_part_run(standard_part *s, uint64_t seed) {
     const int n = N_TOKENS, d = EMBEDDING_DIM;
     memset(s, 0, sizeof *s);
     torch_rng g;
-    rng_seed(&g, seed);
-    if (dummy_tokenize(s->ids, s->words, SENTENCE, VOCAB_SIZE, &g) != n) {
-        fprintf(stderr, PROGRAM ": error: the sentence must have %d words\n",
-                n);
-        return -1;
-    }
-    float *table = draw_embedding(s->x, s->ids, n, VOCAB_SIZE, d, &g);
-    if (!table) {
-        fprintf(stderr, PROGRAM ": error: out of memory for the embedding "
-                "table\n");
-        return -1;
-    }
-    free(table);
+    if (embed_the_sentence(s->x, s->ids, s->words, &g, seed) != 0) return -1;
 
     //> standard-run
     multihead_attention three;  // three heads of 32 / 3 columns: refused

@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention.h"
 #include "core/cli.h"
+#include "nn/embedding.h"
 #include "nn/layernorm.h"
 #include "nn/linear.h"
 #include "nn/mask.h"
@@ -170,6 +170,25 @@ static void notebook_linears_draw(notebook_linears *w, torch_rng *g) {
     rng_linear_init(g, w->w2, w->b2, D_FF, EMBEDDING_DIM);
 }
 
+// Chapter 1's cells [3]-[4] on the source from torch.manual_seed(seed) into
+// g: its words, ids and embeddings x, (n_s, d); table receives the
+// embedding table when not NULL (the caller frees it). Returns 0, or -1
+// with a message on stderr.
+static int embed_the_source(float *x, int64_t *ids, char words[][MAX_WORD],
+                            float **table, torch_rng *g, uint64_t seed) {
+    rng_seed(g, seed);
+    int n = embed_sentence(x, ids, words, table, SOURCE, VOCAB_SIZE,
+                           EMBEDDING_DIM, g);
+    if (n == N_SRC) return 0;
+    if (n == EMBED_NO_MEMORY)
+        fprintf(stderr, PROGRAM ": error: out of memory\n");
+    else
+        fprintf(stderr, PROGRAM ": error: the source must have %d words\n",
+                N_SRC);
+    if (n >= 0 && table) free(*table);
+    return -1;
+}
+
 // The notebook from torch.manual_seed(seed): chapter 1's cells [3]-[4],
 // chapter 3's [19], chapter 4's [24] (their draws), then [25] and [26],
 // then ours. Returns 0, or -1 with a message on stderr.
@@ -177,20 +196,13 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     const int n = N_SRC, d = EMBEDDING_DIM;
     memset(p, 0, sizeof *p);
     torch_rng g;
-    rng_seed(&g, seed);
-    if (dummy_tokenize(p->ids, p->words, SOURCE, VOCAB_SIZE, &g) != n) {
-        fprintf(stderr, PROGRAM ": error: the sentence must have %d words\n",
-                n);
+    if (embed_the_source(p->x, p->ids, p->words, NULL, &g, seed) != 0)
         return -1;
-    }
-    float *table = draw_embedding(p->x, p->ids, n, VOCAB_SIZE, d, &g);
     notebook_mha cell24;
-    int status = table ? 0 : -1;
-    status |= notebook_mha_alloc(&cell24, CELL_24_HEADS, n, d);
+    int status = notebook_mha_alloc(&cell24, CELL_24_HEADS, n, d);
     status |= notebook_mha_alloc(&p->enc.attn, HEADS, n, d);
     status |= notebook_mha_alloc(&p->dec.self_attn, HEADS, n, d);
     status |= notebook_mha_alloc(&p->dec.cross_attn, HEADS, n, d);
-    free(table);
     if (status == 0) {
         float u[N_SRC * N_SRC];
         for (int k = 0; k < 3; k++) rng_rand(&g, u, (size_t)n * n);  // [19]
@@ -363,19 +375,10 @@ static int layers_part_run(layers_part *s, uint64_t seed) {
     const int d = EMBEDDING_DIM;
     memset(s, 0, sizeof *s);
     torch_rng g;
-    rng_seed(&g, seed);
-    if (dummy_tokenize(s->src_ids, s->src_words, SOURCE, VOCAB_SIZE, &g)
-        != N_SRC) {
-        fprintf(stderr, PROGRAM ": error: the source must have %d words\n",
-                N_SRC);
+    float *table;
+    if (embed_the_source(s->src, s->src_ids, s->src_words, &table, &g, seed)
+        != 0)
         return -1;
-    }
-    float *table = draw_embedding(s->src, s->src_ids, N_SRC, VOCAB_SIZE, d,
-                                  &g);
-    if (!table) {
-        fprintf(stderr, PROGRAM ": error: out of memory\n");
-        return -1;
-    }
     if (dummy_tokenize(s->tgt_ids, s->tgt_words, TARGET, VOCAB_SIZE, &g)
         != N_TGT) {
         free(table);

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "nn/additive.h"
+#include "nn/attention_module.h"
 #include "core/cli.h"
 #include "text/glove.h"
 #include "nn/linear.h"
@@ -352,9 +353,7 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
                           n_q, n_k, d);                               // [11]
     torch_rng g;
     rng_seed(&g, o->seed);
-    rng_linear_init(&g, c->trainable.q_weight, c->trainable.q_bias, d, d_h);  // [14]
-    rng_linear_init(&g, c->trainable.k_weight, c->trainable.k_bias, d, d_h);
-    rng_linear_init(&g, c->trainable.v_weight, c->trainable.v_bias, d, d_h);
+    attention_module_init(&c->trainable, &g);  // [14]: Wq, Wk, Wv in that order
     int rc = trainable_attention(c->tr_out, c->tr_weights, &c->trainable,
                                  c->q_x, c->k_x, c->k_x, n_q, n_k);   // [15]
     additive_init(&c->additive, &g);                                  // [25]
