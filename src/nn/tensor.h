@@ -50,4 +50,8 @@ bool allclose(const float *a, const float *b, int n, float rtol, float atol);
 // The largest |a[i] - b[i]|.
 float max_abs_diff(const float *a, const float *b, int n);
 
+// Do the n floats of a and b have the same bits (what "the same numbers"
+// means when the arithmetic was the same)?
+bool same_bits(const float *a, const float *b, int n);
+
 #endif

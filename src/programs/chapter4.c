@@ -83,6 +83,10 @@ typedef struct {
     float narrow_weights_dk[N_TOKENS * N_TOKENS];
     // [43]: the sentence reversed, with cell [24]'s draws
     float mh_reversed_out[N_TOKENS * EMBEDDING_DIM];
+    // what [40], [41] and [43] report
+    bool causal_flag_ignored;       // mh_causal_out has mh_out's bits
+    float calls_differ_by;          // largest |mh_again_out - mh_out|
+    bool reversed_follows_tokens;   // mh_reversed_out is mh_out reversed
 } notebook_part;
 
 static void notebook_part_free(notebook_part *p) {
@@ -192,11 +196,11 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
         fprintf(stderr, PROGRAM ": error: out of memory\n");
         return -1;
     }
+    p->causal_flag_ignored = same_bits(p->mh_causal_out, p->mh_out, n * d);
+    p->calls_differ_by = max_abs_diff(p->mh_again_out, p->mh_out, n * d);
+    p->reversed_follows_tokens =
+        rows_follow_tokens(p->mh_reversed_out, p->mh_out, n, d);
     return 0;
-}
-
-static bool same_bits(const float *a, const float *b, int count) {
-    return memcmp(a, b, (size_t)count * sizeof(float)) == 0;
 }
 
 static void notebook_part_print(const notebook_part *p, FILE *f) {
@@ -224,7 +228,7 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
 
     print_cell(f, 40, "ours: the same draws with causal_masking=True");
     fputs("the same bits as without it: ", f);
-    print_bool(f, same_bits(p->mh_causal_out, p->mh_out, n * d));
+    print_bool(f, p->causal_flag_ignored);
     fputs("with the flag passed on to the heads, row 0 would be\n", f);
     print_tensor(f, p->mh_passed_on_out, 1, shape_d);
 
@@ -232,7 +236,7 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     fputs("multi_head_attn_out[0] of the second call\n", f);
     print_tensor(f, p->mh_again_out, 1, shape_d);
     fprintf(f, "largest difference between the two calls: %.4f\n",
-            (double)max_abs_diff(p->mh_again_out, p->mh_out, n * d));
+            (double)p->calls_differ_by);
 
     char title[96];
     snprintf(title, sizeof title, "ours: attention() on a head of width %d still divides by sqrt(%d)",
@@ -245,7 +249,7 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
 
     print_cell(f, 43, "ours: reverse the tokens; do the outputs just "
                       "reverse?");
-    print_bool(f, rows_follow_tokens(p->mh_reversed_out, p->mh_out, n, d));
+    print_bool(f, p->reversed_follows_tokens);
 }
 
 // ------------------------------------------------------------------ part 2
@@ -263,6 +267,7 @@ typedef struct {
     float weights_causal[N_TOKENS * N_TOKENS];
     float head_weights_causal[HEADS * N_TOKENS * N_TOKENS];
     float out_small_heads[N_TOKENS * EMBEDDING_DIM]; // (n, d) [50]
+    bool small_heads_same;                       // out_small_heads has out's bits
 } standard_part;
 
 static void standard_part_free(standard_part *s) {
@@ -347,6 +352,7 @@ static int standard_part_run(standard_part *s, uint64_t seed) {
         return -1;
     }
     heads_one_by_one(s->out_small_heads, &s->mha, s->x, n);
+    s->small_heads_same = same_bits(s->out_small_heads, s->out, n * d);
     return 0;
 }
 
@@ -389,7 +395,7 @@ static void standard_part_print(const standard_part *s, FILE *f) {
     print_cell(f, 50, "ours: heads one by one, and the cost of h heads");
     fprintf(f, "%d heads, each with its own nn.Linear(%d, %d), give the same bits: ", HEADS, d,
             HEAD_DIM);
-    print_bool(f, same_bits(s->out_small_heads, s->out, n * d));
+    print_bool(f, s->small_heads_same);
     fprintf(f, "multiply-adds for n = %d, d = %d\n", n, d);
     fputs(" h  head width  nn.MultiheadAttention  notebook's form\n", f);
     for (int heads = 1; heads <= d; heads *= 2)
