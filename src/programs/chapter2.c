@@ -55,6 +55,7 @@ typedef struct {
     float z[MAX_TOKENS * EMBEDDING_DIM];     // (n, d) causal context-aware
                                              // embeddings
     float z3_manual[EMBEDDING_DIM];          // (d) row 3 of z, from x_0 .. x_3
+    bool z3_matches;                         // allclose to row 3 of z
 } chapter2;
 
 //> notebook-mask
@@ -99,6 +100,8 @@ static void chapter2_attend(chapter2 *c) {
     // Cell [18]: z_3 from the four tokens it may see, x_0 .. x_3.
     weighted_sum(c->z3_manual, c->causal_weights + 3 * n, c->x, 4, d);
     //< manual-z3
+    // torch.allclose's defaults: rtol=1e-5, atol=1e-8.
+    c->z3_matches = allclose(c->z3_manual, c->z + 3 * d, d, 1e-5f, 1e-8f);
 }
 
 // Runs cells [2]-[4] (chapter 1's draws, in chapter 1's order) and then
@@ -146,8 +149,7 @@ static void chapter2_print(const chapter2 *c, FILE *f) {
     print_cell(f, 18, "causal_context_weighted_embeddings_3 from tokens 0..3, "
                       "allclose to row 3");
     print_tensor(f, c->z3_manual, 1, shape_d);
-    // torch.allclose's defaults: rtol=1e-5, atol=1e-8.
-    print_bool(f, allclose(c->z3_manual, c->z + 3 * d, d, 1e-5f, 1e-8f));
+    print_bool(f, c->z3_matches);
 }
 
 // Figure data: the unmasked weights of chapter 1 and the causal ones.
