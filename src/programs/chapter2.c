@@ -166,15 +166,11 @@ static int chapter2_write_data(const chapter2 *c, const char *dir) {
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
-    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
-            "\n"
-            "Causal masking of self-attention (notebook cells [14]-[18]).\n"
-            "  --seed N    torch.manual_seed(N) before the first draw; default "
-            "3570563066,\n"
-            "              the seed that reproduces the notebook's printed "
-            "numbers\n"
-            "  --data DIR  also write the figure data (chapter2-*.dat) into DIR\n"
-            "  --help      this message", &opts));
+    int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
+            "Causal masking of self-attention (notebook cells [14]-[18]).",
+            "torch.manual_seed(N) before the first draw; default 3570563066,\n"
+            "              the seed that reproduces the notebook's printed numbers",
+            &opts));
     if (done >= 0) return done;
     chapter2 c;
     int status = chapter2_run(&c, SENTENCE, opts.seed);

@@ -814,20 +814,13 @@ static void chapter3_seeds(uint64_t seed, uint64_t *param_seed,
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { SEED_NOT_GIVEN, NULL };
-    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
-            "\n"
-            "Queries, keys and values: a worked example by hand, the "
-            "notebook's\nparametrised attention, and an attention module with "
-            "biased linear maps.\n"
-            "  --seed N    torch.manual_seed(N) before part 2 and again before "
-            "part 3;\n"
-            "              without it, each part uses the seed its notebook "
-            "ran with:\n"
-            "              3570563066 for part 2 (chapter 1's) and 74104689 "
-            "for part 3\n"
-            "  --data DIR  also write the figure data (chapter3-*.dat) into "
-            "DIR\n"
-            "  --help      this message", &opts));
+    int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
+            "Queries, keys and values: a worked example by hand, the notebook's\n"
+            "parametrised attention, and an attention module with biased linear maps.",
+            "torch.manual_seed(N) before part 2 and again before part 3;\n"
+            "              without it, each part uses the seed its notebook ran with:\n"
+            "              3570563066 for part 2 (chapter 1's) and 74104689 for part 3",
+            &opts));
     if (done >= 0) return done;
     chapter3 *c = malloc(sizeof *c);
     if (!c) {

@@ -455,16 +455,12 @@ static int chapter4_write_data(const chapter4 *c, const char *dir) {
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
-    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
-            "\n"
-            "Multi-head attention: the notebook's form (cells [23]-[24]) and "
-            "PyTorch's\nnn.MultiheadAttention.\n"
-            "  --seed N    torch.manual_seed(N) before each part; default "
-            "3570563066,\n"
-            "              the seed that draws the notebook's token ids\n"
-            "  --data DIR  also write the figure data (chapter4-*.dat) into "
-            "DIR\n"
-            "  --help      this message", &opts));
+    int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
+            "Multi-head attention: the notebook's form (cells [23]-[24]) and PyTorch's\n"
+            "nn.MultiheadAttention.",
+            "torch.manual_seed(N) before each part; default 3570563066,\n"
+            "              the seed that draws the notebook's token ids",
+            &opts));
     if (done >= 0) return done;
     chapter4 *c = malloc(sizeof *c);
     if (!c) {

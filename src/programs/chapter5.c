@@ -557,17 +557,12 @@ static int chapter5_write_data(const chapter5 *c, const char *dir) {
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
-    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
-            "\n"
-            "Transformer encoder and decoder layers: the notebook's (cells "
-            "[25]-[26]) and\nPyTorch's nn.TransformerEncoderLayer and "
-            "nn.TransformerDecoderLayer.\n"
-            "  --seed N    torch.manual_seed(N) before each part; default "
-            "3570563066,\n"
-            "              the seed that draws the notebook's token ids\n"
-            "  --data DIR  also write the figure data (chapter5-*.dat) into "
-            "DIR\n"
-            "  --help      this message", &opts));
+    int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
+            "Transformer encoder and decoder layers: the notebook's (cells [25]-[26]) and\n"
+            "PyTorch's nn.TransformerEncoderLayer and nn.TransformerDecoderLayer.",
+            "torch.manual_seed(N) before each part; default 3570563066,\n"
+            "              the seed that draws the notebook's token ids",
+            &opts));
     if (done >= 0) return done;
     chapter5 *c = malloc(sizeof *c);
     if (!c) {
