@@ -103,6 +103,7 @@ static void add(float *y, const float *a, int count) {
     for (int i = 0; i < count; i++) y[i] += a[i];
 }
 
+//> sublayer
 // What a sub-layer computes: multi-head attention, its queries from the
 // sub-layer's input and its keys and values from kv (n_kv rows), or, when
 // attn is NULL, the feed-forward network.
@@ -116,7 +117,6 @@ typedef struct {
     const feedforward *ff;  // when attn is NULL
 } sublayer;
 
-//> sublayer
 // One sub-layer with its residual path and its LayerNorm (gain, bias):
 // post-norm y = LayerNorm(y + f(y)), pre-norm y = y + f(LayerNorm(y)).
 // y, the residual stream, is (n, d); t and a are scratch, (n, d) each.
@@ -139,34 +139,40 @@ static mha_status residual_sublayer(float *y, float *t, float *a,
     if (!norm_first) layernorm_forward(y, y, gain, bias, n, d, LAYERNORM_EPS);
     return MHA_OK;
 }
+
+// The residual stream through count sub-layers in turn, sub-layer k with
+// LayerNorm k (gain[k], bias[k]): x and out are (n, d), out may be x.
+static mha_status run_sublayers(float *out, const float *x,
+                                const sublayer *sublayers, int count,
+                                float *const *gain, float *const *bias,
+                                bool norm_first, int n, int d) {
+    size_t nd = (size_t)n * d;
+    float *y = malloc(nd * sizeof(float));  // the residual stream
+    float *t = malloc(nd * sizeof(float));  // a sub-layer's input
+    float *a = malloc(nd * sizeof(float));  // a sub-layer's output
+    mha_status s = y && t && a ? MHA_OK : MHA_NO_MEMORY;
+    if (s == MHA_OK) memcpy(y, x, nd * sizeof(float));
+    for (int k = 0; k < count && s == MHA_OK; k++)
+        s = residual_sublayer(y, t, a, &sublayers[k], gain[k], bias[k],
+                              norm_first, n, d);
+    if (s == MHA_OK) memcpy(out, y, nd * sizeof(float));
+    free(y); free(t); free(a);
+    return s;
+}
 //< sublayer
 
 //> encoder-layer
 // x and out are (n, d); mask is (n, n) or NULL.
 mha_status encoder_layer_forward(float *out, const encoder_layer *L,
                                  const float *x, const bool *mask, int n) {
-    const int d = L->d;
-    size_t nd = (size_t)n * d;
-    float *y = malloc(nd * sizeof(float));  // the residual stream
-    float *t = malloc(nd * sizeof(float));  // a sub-layer's input
-    float *a = malloc(nd * sizeof(float));  // a sub-layer's output
-    mha_status s = MHA_NO_MEMORY;
-    if (!y || !t || !a) goto done;
-    memcpy(y, x, nd * sizeof(float));
-    // 1. self-attention: every token looks at every token (or as masked)
-    // 2. feed-forward: every token on its own
     const sublayer sublayers[2] = {
+        // 1. self-attention: every token looks at every token (or as masked)
         { .attn = &L->self_attn, .mask = mask },
+        // 2. feed-forward: every token on its own
         { .ff = &L->ff },
     };
-    s = MHA_OK;
-    for (int k = 0; k < 2 && s == MHA_OK; k++)
-        s = residual_sublayer(y, t, a, &sublayers[k], L->norm_gain[k],
-                              L->norm_bias[k], L->norm_first, n, d);
-    if (s == MHA_OK) memcpy(out, y, nd * sizeof(float));
-done:
-    free(y); free(t); free(a);
-    return s;
+    return run_sublayers(out, x, sublayers, 2, L->norm_gain, L->norm_bias,
+                         L->norm_first, n, L->d);
 }
 //< encoder-layer
 
@@ -177,31 +183,18 @@ mha_status decoder_layer_forward(float *out, float *cross_weights,
                                  const decoder_layer *L, const float *tgt,
                                  const float *memory, const bool *tgt_mask,
                                  int n_t, int n_s) {
-    const int d = L->d;
-    size_t nd = (size_t)n_t * d;
-    float *y = malloc(nd * sizeof(float));  // the residual stream
-    float *t = malloc(nd * sizeof(float));  // a sub-layer's input
-    float *a = malloc(nd * sizeof(float));  // a sub-layer's output
-    mha_status s = MHA_NO_MEMORY;
-    if (!y || !t || !a) goto done;
-    memcpy(y, tgt, nd * sizeof(float));
-    // 1. masked self-attention: target token i sees target tokens 0 .. i
-    // 2. cross-attention: queries from the target, keys and values from
-    // the memory, the encoder's output; no mask, every source token is there
-    // 3. feed-forward
     const sublayer sublayers[3] = {
+        // 1. masked self-attention: target token i sees target tokens 0 .. i
         { .attn = &L->self_attn, .mask = tgt_mask },
+        // 2. cross-attention: queries from the target, keys and values from
+        // the memory, the encoder's output; no mask, every source token is
+        // there
         { .attn = &L->cross_attn, .kv = memory, .n_kv = n_s,
           .weights = cross_weights },
+        // 3. feed-forward
         { .ff = &L->ff },
     };
-    s = MHA_OK;
-    for (int k = 0; k < 3 && s == MHA_OK; k++)
-        s = residual_sublayer(y, t, a, &sublayers[k], L->norm_gain[k],
-                              L->norm_bias[k], L->norm_first, n_t, d);
-    if (s == MHA_OK) memcpy(out, y, nd * sizeof(float));
-done:
-    free(y); free(t); free(a);
-    return s;
+    return run_sublayers(out, tgt, sublayers, 3, L->norm_gain, L->norm_bias,
+                         L->norm_first, n_t, L->d);
 }
 //< decoder-layer
