@@ -55,7 +55,6 @@
 // common_options.seed before parsing: --seed only accepts 0..INT64_MAX, so
 // this value means "no --seed given".
 #define SEED_NOT_GIVEN UINT64_MAX
-#define MAX_WORD 64
 
 // ------------------------------------------------------------------ part 1
 // The worked example: n = 3 inputs of width d = 4, keys, queries and values
@@ -412,11 +411,17 @@ static int parametrised_run(parametrised *p, uint64_t seed) {
     torch_rng g;
     rng_seed(&g, seed);
     // chapter 1, cells [3] and [4]
-    rng_randint(&g, p->ids, N_TOKENS, 0, VOCAB_SIZE);
-    p->embedding_table = draw_embedding(p->x, p->ids, n, VOCAB_SIZE, d, &g);
-    if (!p->embedding_table) {
-        fprintf(stderr, PROGRAM ": error: out of memory for the embedding "
-                "table\n");
+    char words[MAX_TOKENS][MAX_WORD];
+    int got = embed_sentence(p->x, p->ids, words, &p->embedding_table,
+                             SENTENCE, VOCAB_SIZE, d, &g);
+    if (got != n) {
+        if (got >= 0) parametrised_free(p);
+        if (got == EMBED_NO_MEMORY)
+            fprintf(stderr, PROGRAM ": error: out of memory for the embedding "
+                    "table\n");
+        else
+            fprintf(stderr, PROGRAM ": error: the sentence must have %d "
+                    "words\n", n);
         return -1;
     }
 
