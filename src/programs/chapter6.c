@@ -393,8 +393,9 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
                                  c->q_x, c->k_x, c->k_x, n_q, n_k);   // [15]
     additive_init(&c->additive, &g);                                  // [25]
     float *scratch = malloc((size_t)n_q * d_h * sizeof(float));  // the notebook's
-    rc |= !scratch || trainable_attention(scratch, c->additive_cell_weights, &c->trainable,
-                                          c->q_x, c->k_x, c->k_x, n_q, n_k);  // mistake
+    rc |= !scratch || trainable_attention(scratch, c->additive_cell_weights,
+                                          &c->trainable, c->q_x, c->k_x, c->k_x,
+                                          n_q, n_k);                  // mistake
     free(scratch);
     additive_notebook_forward(c->equal_length_out, c->equal_length_weights,
                               &c->additive, c->q_x, c->k_x, c->k_x, n_q, n_k, d,
@@ -408,8 +409,9 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
     //< cells
     if (c->n_equal) {  // [28]: the same forward on sentences of equal length
         char equal_length_error[256];
-        if (additive_notebook_forward(c->equal_length_out, c->equal_length_weights, &c->additive, c->q_x,
-                                      c->k_x, c->k_x, n_q, c->n_equal, d, equal_length_error,
+        if (additive_notebook_forward(c->equal_length_out, c->equal_length_weights,
+                                      &c->additive, c->q_x, c->k_x, c->k_x, n_q,
+                                      c->n_equal, d, equal_length_error,
                                       sizeof equal_length_error) != 0) {
             snprintf(err, errlen, "%s", equal_length_error);
             return -1;
