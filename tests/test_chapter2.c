@@ -21,10 +21,6 @@ static void setup(void) {
     ck_assert_int_eq(chapter2_run(&ch, SENTENCE, DEFAULT_SEED), 0);
 }
 
-static bool same_bits(const float *a, const float *b, int n) {
-    return memcmp(a, b, (size_t)n * sizeof(float)) == 0;
-}
-
 // What chapter2_print writes, as one string (the caller frees it).
 static char *printed(const chapter2 *c) {
     FILE *f = tmpfile();

@@ -4,9 +4,9 @@
 // Tolerances:
 //   part 1, the worked example: keys, queries, values and scores are small
 //     integers and must be exact; the softmax must round to the 5 significant
-//     digits the seed prints and be within 1e-6 of the softmax in double
-//     precision; the outputs with the seed's rounded softmax within 1e-6 of
-//     the seed's [2.0, 7.0, 1.5] etc. (0.9 * 8 is not exact in float).
+//     digits the article prints and be within 1e-6 of the softmax in double
+//     precision; the outputs with the article's rounded softmax within 1e-6 of
+//     the article's [2.0, 7.0, 1.5] etc. (0.9 * 8 is not exact in float).
 //   golden: values PyTorch 1.13 computed from the same seeds (3570563066 for
 //     part 2, 74104689 for part 3), in
 //     GOLDEN_DIR/chapter3_seed3570563066_74104689.txt (written by
@@ -99,7 +99,7 @@ static const float KEYS[] = { 0, 1, 1, 4, 4, 0, 2, 3, 1 };
 static const float QUERIES[] = { 1, 0, 2, 2, 2, 2, 2, 1, 3 };
 static const float VALUES[] = { 1, 2, 3, 2, 8, 0, 2, 6, 3 };
 static const float SCORES[] = { 2, 4, 4, 4, 16, 12, 4, 12, 10 };
-// the softmax as the seed prints it, 5 significant digits
+// the softmax as the article prints it, 5 significant digits
 static const double SOFTMAX_PRINTED[] = {
     6.3379e-02, 4.6831e-01, 4.6831e-01,
     6.0337e-06, 9.8201e-01, 1.7986e-02,
@@ -125,7 +125,7 @@ START_TEST(scores_are_the_seeds) {
         for (int j = 0; j < 3; j++)
             ck_assert_float_eq(c.worked.scores[i * 3 + j], c.worked.scores[j * 3 + i]);
     float m[16];
-    matmul_transposed(m, WE_W_QUERY, WE_W_KEY, 4, 3, 4);
+    matmul_transposed(m, WORKED_W_QUERY, WORKED_W_KEY, 4, 3, 4);
     ck_assert_float_eq(m[0 * 4 + 2], 0.0f);
     ck_assert_float_eq(m[2 * 4 + 0], 1.0f);
 }
@@ -151,7 +151,7 @@ START_TEST(softmax_matches_the_printed_digits_and_double_precision) {
 END_TEST
 
 START_TEST(weighted_values_are_the_seeds) {
-    // the seed's step 6 tensor, (3, 3, 3)
+    // the article's step 6 tensor, (3, 3, 3)
     static const float want[] = {
         0, 0, 0,  0, 0, 0,  0, 0, 0,
         1, 4, 0,  2, 8, 0,  1.8f, 7.2f, 0,
@@ -163,7 +163,7 @@ END_TEST
 
 START_TEST(outputs_with_the_seeds_rounded_softmax) {
     static const float want[] = { 2.0f, 7.0f, 1.5f,  2.0f, 8.0f, 0.0f,  2.0f, 7.8f, 0.3f };
-    for (int i = 0; i < 9; i++) ck_assert_float_eq_tol(c.worked.outputs_seed[i], want[i], 1e-6f);
+    for (int i = 0; i < 9; i++) ck_assert_float_eq_tol(c.worked.outputs_article[i], want[i], 1e-6f);
 }
 END_TEST
 
@@ -181,28 +181,28 @@ START_TEST(outputs_with_the_exact_softmax) {
         }
     expect_golden("worked_outputs_exact", c.worked.outputs_exact, 9, 1e-6f);
     // they differ from the rounded ones: output 1's second entry by over 0.3
-    ck_assert_float_gt(fabsf(c.worked.outputs_exact[1] - c.worked.outputs_seed[1]), 0.3f);
+    ck_assert_float_gt(fabsf(c.worked.outputs_exact[1] - c.worked.outputs_article[1]), 0.3f);
 }
 END_TEST
 
 START_TEST(the_seeds_rounding_is_not_rounding) {
-    // 0.0634 rounds to 0.1; the seed typed 0.0
-    ck_assert_float_eq(WE_SOFTMAX_SEED[0], 0.0f);
+    // 0.0634 rounds to 0.1; the article typed 0.0
+    ck_assert_float_eq(WORKED_SOFTMAX_ARTICLE[0], 0.0f);
     ck_assert_float_eq(c.worked.softmax_rounded[0], 0.1f);
     for (int i = 1; i < 9; i++)
-        ck_assert_float_eq(c.worked.softmax_rounded[i], WE_SOFTMAX_SEED[i]);
+        ck_assert_float_eq(c.worked.softmax_rounded[i], WORKED_SOFTMAX_ARTICLE[i]);
     static const float want[] = { 2.1f, 7.2f, 1.8f };
     for (int k = 0; k < 3; k++)
         ck_assert_float_eq_tol(c.worked.outputs_rounded[k], want[k], 1e-6f);
-    // honest rounding leaves row 1 summing to 1.1, the seed's to 1
+    // honest rounding leaves row 1 summing to 1.1, the article's to 1
     ck_assert_float_eq_tol(c.worked.softmax_rounded[0] + c.worked.softmax_rounded[1]
                            + c.worked.softmax_rounded[2], 1.1f, 1e-6f);
-    ck_assert_float_eq(WE_SOFTMAX_SEED[0] + WE_SOFTMAX_SEED[1] + WE_SOFTMAX_SEED[2], 1.0f);
-    // and puts output 1 further from the exact one than the seed's, in
+    ck_assert_float_eq(WORKED_SOFTMAX_ARTICLE[0] + WORKED_SOFTMAX_ARTICLE[1] + WORKED_SOFTMAX_ARTICLE[2], 1.0f);
+    // and puts output 1 further from the exact one than the article's, in
     // every entry
     for (int k = 0; k < 3; k++)
         ck_assert_float_gt(fabsf(c.worked.outputs_rounded[k] - c.worked.outputs_exact[k]),
-                           fabsf(c.worked.outputs_seed[k] - c.worked.outputs_exact[k]));
+                           fabsf(c.worked.outputs_article[k] - c.worked.outputs_exact[k]));
 }
 END_TEST
 
@@ -460,7 +460,7 @@ START_TEST(module_rows_sum_to_one_and_scores_are_scaled) {
 }
 END_TEST
 
-// The notebook's own printed numbers (seed 003, cells [4], [5] and [7]),
+// The notebook's own printed numbers (its cells [4], [5] and [7]),
 // which torch.manual_seed(74104689) and the notebook's ids reproduce.
 static const float NOTEBOOK_EMBEDDED[5 * 10] = {
     -0.2835f, -0.1142f,  0.7625f,  1.8695f,  0.7673f,  0.8024f, -1.4880f,
@@ -493,7 +493,7 @@ static const float NOTEBOOK_ATTENTION[5 * 5] = {
     0.1798f, 0.2606f, 0.1428f, 0.1899f, 0.2269f,
     0.2162f, 0.1744f, 0.1309f, 0.2362f, 0.2423f,
 };
-// The seed file cuts the last row off after 7 of its 10 values.
+// The notebook file cuts the last row off after 7 of its 10 values.
 #define NOTEBOOK_HIDDEN7_PRINTED 47
 static const float NOTEBOOK_HIDDEN7[NOTEBOOK_HIDDEN7_PRINTED] = {
     -0.0965f, -0.2134f, -0.0656f,  0.3100f,  0.1607f, -0.1591f,  0.1684f,

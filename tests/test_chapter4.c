@@ -19,7 +19,9 @@
 #include <check.h>
 #include <unistd.h>
 
+#include "nn/attention_module.h"
 #include "capture.h"
+#include "cells.h"
 #include "golden.h"
 #include "suite.h"
 
@@ -112,28 +114,6 @@ static char *printed(void) {
     chapter4_print(&c, f);
     fclose(f);
     return buf;
-}
-
-// The text of cell [cell] of out, up to the next cell.
-static char *cell_text(const char *out, int cell) {
-    char head[16];
-    snprintf(head, sizeof head, "\n[%d] ", cell);
-    const char *start = strstr(out, head);
-    ck_assert_msg(start != NULL, "no cell [%d] in the output", cell);
-    const char *end = strstr(start + 1, "\n[");
-    size_t len = end ? (size_t)(end - start) : strlen(start);
-    char *s = malloc(len + 1);
-    ck_assert_ptr_nonnull(s);
-    memcpy(s, start, len);
-    s[len] = '\0';
-    return s;
-}
-
-static void expect_in_cell(const char *out, int cell, const char *text) {
-    char *s = cell_text(out, cell);
-    ck_assert_msg(strstr(s, text) != NULL,
-                  "cell [%d] does not contain \"%s\":\n%s", cell, text, s);
-    free(s);
 }
 
 static void expect_rows_sum_to_one(const float *w, int rows, int cols) {

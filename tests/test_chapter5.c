@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "cells.h"
 #include "golden.h"
 #include "suite.h"
 
@@ -105,20 +106,6 @@ static char *printed(void) {
     chapter5_print(&c, f);
     fclose(f);
     return buf;
-}
-
-static void expect_in_cell(const char *out, int cell, const char *text) {
-    char head[16];
-    snprintf(head, sizeof head, "\n[%d] ", cell);
-    const char *start = strstr(out, head);
-    ck_assert_msg(start != NULL, "no cell [%d] in the output", cell);
-    const char *end = strstr(start + 1, "\n[");
-    size_t len = end ? (size_t)(end - start) : strlen(start);
-    char *s = strndup(start, len);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_msg(strstr(s, text) != NULL,
-                  "cell [%d] does not contain \"%s\":\n%s", cell, text, s);
-    free(s);
 }
 
 // ---------------------------------------------------------------------------

@@ -208,10 +208,10 @@ START_TEST(small_chapter) {
         ck_assert_float_eq_tol(c.dot_out[4 * 4 + t], mean, 1e-6f);
     }
     // the seed's last cell: the trainable matrix again
-    ck_assert_float_eq(max_abs_diff(c.nb_weights, c.tr_weights, n_q * n_k), 0.0f);
+    ck_assert_float_eq(max_abs_diff(c.additive_cell_weights, c.tr_weights, n_q * n_k), 0.0f);
     // equal lengths: the notebook's forward works, and is one row
-    ck_assert_str_eq(c.nb_error, "");
-    ck_assert_int_eq(c.n_eq, 6);
+    ck_assert_str_eq(c.additive_forward_error, "");
+    ck_assert_int_eq(c.n_equal, 6);
     // additive: the fast scores equal the double loop
     assert_close(c.add_scores, c.add_scores_loop, (size_t)n_q * n_k, 1e-5f, "scores");
     // --data writes three heatmaps with the words as labels
@@ -484,13 +484,13 @@ START_TEST(chapter_with_glove) {
     // "a" attends uniformly in dot-product attention, not in the others
     for (int j = 0; j < n_k; j++)
         ck_assert_float_eq_tol(c.dot_weights[3 * n_k + j], 1.0f / n_k, 1e-7f);
-    ck_assert_float_gt(row_max(c.tr_weights + 3 * n_k, n_k) - row_min(c.tr_weights + 3 * n_k, n_k),
-                       1e-3f);
+    ck_assert_float_gt(c.tr_query_range[3].hi - c.tr_query_range[3].lo, 1e-3f);
     // the notebook's two bugs
-    ck_assert_float_eq(max_abs_diff(c.nb_weights, c.tr_weights, n_q * n_k), 0.0f);
-    ck_assert_str_eq(c.nb_error, "The size of tensor a (8) must match the size of tensor b (9) "
-                                 "at non-singleton dimension 0");
-    ck_assert_int_eq(c.n_eq, 8);
+    ck_assert_float_eq(max_abs_diff(c.additive_cell_weights, c.tr_weights, n_q * n_k), 0.0f);
+    ck_assert_str_eq(c.additive_forward_error,
+                     "The size of tensor a (8) must match the size of tensor b (9) "
+                     "at non-singleton dimension 0");
+    ck_assert_int_eq(c.n_equal, 8);
     // the printed output has every cell, and the numbers the book quotes
     FILE *f = tmpfile();
     chapter6_print(&c, &o, f);

@@ -83,6 +83,31 @@ START_TEST(data_directory_is_checked_first) {
 END_TEST
 
 // A failed write to standard output is an error with its reason, not exit 0.
+// A chapter program's usage, as parse_chapter_options builds it, goes to
+// stderr after a bad option.
+START_TEST(chapter_usage_is_built) {
+    common_options o = { 7, NULL };
+    const char *argv[] = { "chapterX", "--bogus" };
+    stderr_capture cap;
+    capture_begin(&cap);
+    cli_status st = parse_chapter_options(2, (char **)argv, "chapterX", "What it does.",
+                                          "torch.manual_seed(N); default 7", &o);
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(st, CLI_USAGE);
+    ck_assert_str_eq(said, "chapterX: error: unknown option '--bogus'\n"
+                           "usage: chapterX [--seed N] [--data DIR]\n"
+                           "\n"
+                           "What it does.\n"
+                           "  --seed N    torch.manual_seed(N); default 7\n"
+                           "  --data DIR  also write the figure data (chapterX-*.dat) into DIR\n"
+                           "  --help      this message\n");
+    free(said);
+    const char *good[] = { "chapterX", "--seed", "3" };
+    ck_assert_int_eq(parse_chapter_options(3, (char **)good, "chapterX", "", "", &o), CLI_OK);
+    ck_assert_uint_eq(o.seed, 3);
+}
+END_TEST
+
 START_TEST(failed_output_is_reported) {
     FILE *saved = stdout;
     stdout = fopen("/dev/full", "w");
@@ -353,6 +378,7 @@ int main(void) {
     tcase_add_test(tc, data_directory_is_checked_first);
     tcase_add_test(tc, large_seeds_are_noted);
     tcase_add_test(tc, failed_output_is_reported);
+    tcase_add_test(tc, chapter_usage_is_built);
     tcase_add_test(tc, data_files_appear_whole_or_not_at_all);
     tcase_add_test(tc, leftovers_of_killed_runs_are_removed);
     tcase_add_test(tc, two_writers_never_collide);

@@ -12,7 +12,7 @@
 #include "../src/train/gemm_reference.c"
 #include "../src/train/gemm.c"
 #include "../src/train/dense.c"
-#include "../src/train/embedding.c"
+#include "../src/train/embedding_table.c"
 #include "../src/train/mean.c"
 #include "../src/train/bce_loss.c"
 #include "../src/train/attention_head.c"

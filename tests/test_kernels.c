@@ -17,7 +17,7 @@
 
 #include "train/adam.h"
 #include "train/attention_head.h"
-#include "train/embedding.h"
+#include "train/embedding_table.h"
 #include "train/gemm_fast.h"
 #include "train/mean.h"
 #include "core/rng.h"

@@ -11,11 +11,6 @@
 #include "nn/mask.h"
 #include "nn/tensor.h"
 
-// Bit-for-bit equality of two float arrays (NaN equals only the same NaN).
-static bool same_bits(const float *a, const float *b, int n) {
-    return memcmp(a, b, (size_t)n * sizeof(float)) == 0;
-}
-
 // ------------------------------------------------------------ causal_mask
 
 START_TEST(causal_mask_3x3) {

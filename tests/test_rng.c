@@ -419,9 +419,10 @@ START_TEST(test_sequence_golden) {
 END_TEST
 
 // ---------------------------------------------------------------------------
-// The seed notebooks' own random numbers
+// The notebooks' own random numbers
 //
-// Seeds 001 and 003 never call manual_seed; a fresh 1.13 process seeds its
+// The notebooks "Attention and Transformers" (001 below) and "Studying the
+// mechanism of self-attention" (003) never call manual_seed; a fresh 1.13 process seeds its
 // generator from the operating system, so the constant 67280421310721 does
 // not replay them. Searching all 2^32 effective seeds (only the low 32 bits
 // count) for the numbers the notebooks print finds exactly one seed each:

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "train/dense.h"
-#include "train/embedding.h"
+#include "train/embedding_table.h"
 #include "core/rng.h"
 #include "train/sentiment.h"
 

@@ -126,6 +126,21 @@ cli_status parse_options_with(int argc, char **argv, const char *program,
     return CLI_OK;
 }
 
+cli_status parse_chapter_options(int argc, char **argv, const char *program,
+                                 const char *about, const char *seed_help,
+                                 common_options *opts) {
+    char usage[4096];
+    int len = snprintf(usage, sizeof usage, "[--seed N] [--data DIR]\n\n%s\n"
+                       "  --seed N    %s\n"
+                       "  --data DIR  also write the figure data (%s-*.dat) into DIR\n"
+                       "  --help      this message", about, seed_help, program);
+    if (len < 0 || (size_t)len >= sizeof usage) {
+        fprintf(stderr, "%s: error: the usage text is too long\n", program);
+        return CLI_ERROR;
+    }
+    return parse_options(argc, argv, program, usage, opts);
+}
+
 int cli_exit_status(cli_status st) {
     switch (st) {
     case CLI_EXIT_OK: return 0;

@@ -53,6 +53,20 @@ cli_status parse_options_with(int argc, char **argv, const char *program,
                               const char *usage, common_options *opts,
                               const extra_option *extra, int n_extra);
 
+// parse_options for a chapter program whose only options are --seed N,
+// --data DIR and --help, with the usage every such program has:
+//   [--seed N] [--data DIR]
+//
+//   <about>
+//     --seed N    <seed_help>
+//     --data DIR  also write the figure data (<program>-*.dat) into DIR
+//     --help      this message
+// about says what the program does; seed_help what --seed does, its lines
+// after the first indented to match.
+cli_status parse_chapter_options(int argc, char **argv, const char *program,
+                                 const char *about, const char *seed_help,
+                                 common_options *opts);
+
 // Parses a whole decimal number in [lo, hi]; false if it is not one.
 bool parse_integer(const char *s, long long lo, long long hi, long long *out);
 

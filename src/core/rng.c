@@ -17,8 +17,9 @@
 //     torch.initial_seed() differs in every fresh process (it comes from the
 //     operating system's entropy), so a notebook run without manual_seed
 //     cannot be replayed by seeding with that constant. Searching all 2^32
-//     effective seeds finds the one each seed notebook ran with: 3570563066
-//     for 001 and 74104689 for 003 (see tests/test_rng.c, "notebooks").
+//     effective seeds finds the one each notebook ran with: 3570563066
+//     for "Attention and Transformers" and 74104689 for "Studying the
+//     mechanism of self-attention" (see tests/test_rng.c, "notebooks").
 //   - manual_seed also forgets the cached normal (see rng_randn).
 #include "core/rng.h"
 

@@ -3,6 +3,7 @@
 #include "nn/tensor.h"
 
 #include <math.h>
+#include <string.h>
 
 float dot(const float *a, const float *b, int d) {
     float sum = 0.0f;
@@ -88,4 +89,8 @@ float max_abs_diff(const float *a, const float *b, int n) {
     float m = 0.0f;
     for (int i = 0; i < n; i++) m = fmaxf(m, fabsf(a[i] - b[i]));
     return m;
+}
+
+bool same_bits(const float *a, const float *b, int n) {
+    return memcmp(a, b, (size_t)n * sizeof(float)) == 0;
 }

@@ -1,6 +1,8 @@
 // tensor.h: the few matrix operations attention is made of.
 //
-// Dimension legend, used in every file of this book:
+// Dimension legend, used by every file of nn/ and by chapters 1-6: each
+// header lists the letters it uses, these with their meaning here, and
+// names any others it adds (V, B, d_ff, ...):
 //   n    tokens in the sequence
 //   d    model width (the embedding dimension)
 //   d_k  width of queries and keys
@@ -47,5 +49,9 @@ bool allclose(const float *a, const float *b, int n, float rtol, float atol);
 
 // The largest |a[i] - b[i]|.
 float max_abs_diff(const float *a, const float *b, int n);
+
+// Do the n floats of a and b have the same bits (what "the same numbers"
+// means when the arithmetic was the same)?
+bool same_bits(const float *a, const float *b, int n);
 
 #endif

@@ -17,8 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention.h"
+#include "nn/attention_weights.h"
 #include "core/cli.h"
+#include "nn/embedding.h"
 #include "nn/mask.h"
 #include "core/print.h"
 #include "core/rng.h"
@@ -54,6 +55,7 @@ typedef struct {
     float z[MAX_TOKENS * EMBEDDING_DIM];     // (n, d) causal context-aware
                                              // embeddings
     float z3_manual[EMBEDDING_DIM];          // (d) row 3 of z, from x_0 .. x_3
+    bool z3_matches;                         // allclose to row 3 of z
 } chapter2;
 
 //> notebook-mask
@@ -98,6 +100,8 @@ static void chapter2_attend(chapter2 *c) {
     // Cell [18]: z_3 from the four tokens it may see, x_0 .. x_3.
     weighted_sum(c->z3_manual, c->causal_weights + 3 * n, c->x, 4, d);
     //< manual-z3
+    // torch.allclose's defaults: rtol=1e-5, atol=1e-8.
+    c->z3_matches = allclose(c->z3_manual, c->z + 3 * d, d, 1e-5f, 1e-8f);
 }
 
 // Runs cells [2]-[4] (chapter 1's draws, in chapter 1's order) and then
@@ -108,18 +112,17 @@ static int chapter2_run(chapter2 *c, const char *sentence, uint64_t seed) {
     torch_rng g;
     rng_seed(&g, seed);
 
-    c->n = dummy_tokenize(c->ids, c->words, sentence, VOCAB_SIZE, &g);
+    c->n = embed_sentence(c->x, c->ids, c->words, NULL, sentence, VOCAB_SIZE,
+                          d, &g);
+    if (c->n == EMBED_NO_MEMORY) {
+        fprintf(stderr, PROGRAM ": error: out of memory for the embedding table\n");
+        return -1;
+    }
     if (c->n < 4) {
         fprintf(stderr, PROGRAM ": error: the sentence must have 4 to %d words "
                 "of under %d bytes\n", MAX_TOKENS, MAX_WORD);
         return -1;
     }
-    float *table = draw_embedding(c->x, c->ids, c->n, VOCAB_SIZE, d, &g);
-    if (!table) {
-        fprintf(stderr, PROGRAM ": error: out of memory for the embedding table\n");
-        return -1;
-    }
-    free(table);
 
     chapter2_attend(c);
     return 0;
@@ -146,8 +149,7 @@ static void chapter2_print(const chapter2 *c, FILE *f) {
     print_cell(f, 18, "causal_context_weighted_embeddings_3 from tokens 0..3, "
                       "allclose to row 3");
     print_tensor(f, c->z3_manual, 1, shape_d);
-    // torch.allclose's defaults: rtol=1e-5, atol=1e-8.
-    print_bool(f, allclose(c->z3_manual, c->z + 3 * d, d, 1e-5f, 1e-8f));
+    print_bool(f, c->z3_matches);
 }
 
 // Figure data: the unmasked weights of chapter 1 and the causal ones.
@@ -164,15 +166,11 @@ static int chapter2_write_data(const chapter2 *c, const char *dir) {
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
-    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
-            "\n"
-            "Causal masking of self-attention (notebook cells [14]-[18]).\n"
-            "  --seed N    torch.manual_seed(N) before the first draw; default "
-            "3570563066,\n"
-            "              the seed that reproduces the notebook's printed "
-            "numbers\n"
-            "  --data DIR  also write the figure data (chapter2-*.dat) into DIR\n"
-            "  --help      this message", &opts));
+    int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
+            "Causal masking of self-attention (notebook cells [14]-[18]).",
+            "torch.manual_seed(N) before the first draw; default 3570563066,\n"
+            "              the seed that reproduces the notebook's printed numbers",
+            &opts));
     if (done >= 0) return done;
     chapter2 c;
     int status = chapter2_run(&c, SENTENCE, opts.seed);

@@ -31,12 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention.h"
+#include "nn/attention_module.h"
 #include "core/cli.h"
+#include "nn/embedding.h"
 #include "nn/linear.h"
 #include "core/print.h"
 #include "core/rng.h"
 #include "nn/tensor.h"
+#include "nn/token_order.h"
 
 #define PROGRAM "chapter3"
 // The same seed as chapter1.c (keep them equal): the seed that draws the
@@ -53,18 +55,17 @@
 // common_options.seed before parsing: --seed only accepts 0..INT64_MAX, so
 // this value means "no --seed given".
 #define SEED_NOT_GIVEN UINT64_MAX
-#define MAX_WORD 64
 
 // ------------------------------------------------------------------ part 1
 // The worked example: n = 3 inputs of width d = 4, keys, queries and values
 // of width d_k = d_v = 3.
-#define WE_N 3
-#define WE_D 4
-#define WE_DK 3
+#define WORKED_N 3
+#define WORKED_D 4
+#define WORKED_DK 3
 
 //> worked-inputs
 // Step 1: three inputs of width 4, one per row. x is (3, 4).
-static const float WE_X[WE_N * WE_D] = {
+static const float WORKED_X[WORKED_N * WORKED_D] = {
     1, 0, 1, 0,   // Input 1
     0, 2, 0, 2,   // Input 2
     1, 1, 1, 1,   // Input 3
@@ -72,19 +73,19 @@ static const float WE_X[WE_N * WE_D] = {
 
 // Step 2: the weights, each (4, 3): an input row times one of them is a
 // key, a query or a value.
-static const float WE_W_KEY[WE_D * WE_DK] = {
+static const float WORKED_W_KEY[WORKED_D * WORKED_DK] = {
     0, 0, 1,
     1, 1, 0,
     0, 1, 0,
     1, 1, 0,
 };
-static const float WE_W_QUERY[WE_D * WE_DK] = {
+static const float WORKED_W_QUERY[WORKED_D * WORKED_DK] = {
     1, 0, 1,
     1, 0, 0,
     0, 0, 1,
     0, 1, 1,
 };
-static const float WE_W_VALUE[WE_D * WE_DK] = {
+static const float WORKED_W_VALUE[WORKED_D * WORKED_DK] = {
     0, 2, 0,
     0, 3, 0,
     1, 0, 3,
@@ -93,10 +94,10 @@ static const float WE_W_VALUE[WE_D * WE_DK] = {
 //< worked-inputs
 
 //> rounded-softmax
-// Step 5 of the seed goes on with its softmax "rounded to 1 decimal place
+// Step 5 of the article goes on with its softmax "rounded to 1 decimal place
 // for readability", typed in by hand. Its first entry is 0.0634, which
-// rounds to 0.1: the seed wrote 0.0, perhaps so that the row sums to 1.
-static const float WE_SOFTMAX_SEED[WE_N * WE_N] = {
+// rounds to 0.1: the article wrote 0.0, perhaps so that the row sums to 1.
+static const float WORKED_SOFTMAX_ARTICLE[WORKED_N * WORKED_N] = {
     0.0f, 0.5f, 0.5f,
     0.0f, 1.0f, 0.0f,
     0.0f, 0.9f, 0.1f,
@@ -104,26 +105,27 @@ static const float WE_SOFTMAX_SEED[WE_N * WE_N] = {
 //< rounded-softmax
 
 typedef struct {
-    float keys[WE_N * WE_DK];          // (n, d_k) x @ w_key
-    float queries[WE_N * WE_DK];       // (n, d_k) x @ w_query
-    float values[WE_N * WE_DK];        // (n, d_v) x @ w_value
-    float scores1[WE_N];               // (n) query 1 against every key
-    float scores[WE_N * WE_N];         // (n, n) queries @ keys^T
-    float softmax[WE_N * WE_N];        // (n, n) softmax of each row
-    float softmax_rounded[WE_N * WE_N];// (n, n) softmax rounded to 0.1
-    float weighted[WE_N * WE_N * WE_DK]; // (n, n, d_v) the seed's step 6
-    float outputs_seed[WE_N * WE_DK];  // (n, d_v) with the seed's softmax
-    float outputs_exact[WE_N * WE_DK]; // (n, d_v) with the exact softmax
-    float outputs_rounded[WE_N * WE_DK]; // (n, d_v) with honest rounding
-    float scores_scaled[WE_N * WE_N];  // (n, n) scores / sqrt(d_k)
-    float softmax_scaled[WE_N * WE_N]; // (n, n)
-    float outputs_scaled[WE_N * WE_DK];// (n, d_v)
+    float keys[WORKED_N * WORKED_DK];             // (n, d_k) x @ w_key
+    float queries[WORKED_N * WORKED_DK];          // (n, d_k) x @ w_query
+    float values[WORKED_N * WORKED_DK];           // (n, d_v) x @ w_value
+    float scores1[WORKED_N];                      // (n) query 1 against every key
+    float scores[WORKED_N * WORKED_N];            // (n, n) queries @ keys^T
+    float softmax[WORKED_N * WORKED_N];           // (n, n) softmax of each row
+    float softmax_rounded[WORKED_N * WORKED_N];   // (n, n) rounded to 0.1
+    float weighted[WORKED_N * WORKED_N * WORKED_DK]; // (n, n, d_v) step 6
+    float outputs_article[WORKED_N * WORKED_DK];  // (n, d_v) with the article's
+                                                  // softmax
+    float outputs_exact[WORKED_N * WORKED_DK];    // (n, d_v) exact softmax
+    float outputs_rounded[WORKED_N * WORKED_DK];  // (n, d_v) honest rounding
+    float scores_scaled[WORKED_N * WORKED_N];     // (n, n) scores / sqrt(d_k)
+    float softmax_scaled[WORKED_N * WORKED_N];    // (n, n)
+    float outputs_scaled[WORKED_N * WORKED_DK];   // (n, d_v)
 } worked_example;
 
 //> project
 // One projection for every input at once: out = x @ w.
 // x is (n, d), w is (d, d_k), out is (n, d_k). Row i of out is input i
-// times w, which is how the seed writes it.
+// times w, which is how the article writes it.
 static void project(float *out, const float *x, const float *w,
                     int n, int d, int d_k) {
     matmul(out, x, w, n, d, d_k);
@@ -140,7 +142,7 @@ static void scores_for_query(float *scores, const float *q, const float *keys,
 //< scores-one-query
 
 //> weighted-values
-// Step 6 as the seed's code does it,
+// Step 6 as the article's code does it,
 //   weighted_values = values[:,None] * attn_scores_softmax.T[:,:,None]
 // weighted[i, j] = weights[j, i] * values[i]: value i, scaled by how much
 // query j attends to input i.
@@ -174,18 +176,18 @@ static void round_to_tenths(float *out, const float *x, int count) {
 }
 
 static void worked_example_run(worked_example *w) {
-    const int n = WE_N, d = WE_D, d_k = WE_DK;
+    const int n = WORKED_N, d = WORKED_D, d_k = WORKED_DK;
     memset(w, 0, sizeof *w);
     //> worked-steps
-    project(w->keys, WE_X, WE_W_KEY, n, d, d_k);        // step 3
-    project(w->queries, WE_X, WE_W_QUERY, n, d, d_k);
-    project(w->values, WE_X, WE_W_VALUE, n, d, d_k);
+    project(w->keys, WORKED_X, WORKED_W_KEY, n, d, d_k);        // step 3
+    project(w->queries, WORKED_X, WORKED_W_QUERY, n, d, d_k);
+    project(w->values, WORKED_X, WORKED_W_VALUE, n, d, d_k);
     scores_for_query(w->scores1, w->queries, w->keys, n, d_k);  // step 4
     matmul_transposed(w->scores, w->queries, w->keys, n, d_k, n);
     memcpy(w->softmax, w->scores, sizeof w->scores);    // step 5
     softmax_rows(w->softmax, n, n);
-    weighted_values(w->weighted, w->values, WE_SOFTMAX_SEED, n, d_k);
-    sum_weighted_values(w->outputs_seed, w->weighted, n, d_k);  // steps 6-8
+    weighted_values(w->weighted, w->values, WORKED_SOFTMAX_ARTICLE, n, d_k);
+    sum_weighted_values(w->outputs_article, w->weighted, n, d_k);  // steps 6-8
     //< worked-steps
 
     //> exact-outputs
@@ -197,7 +199,7 @@ static void worked_example_run(worked_example *w) {
 
     //> scaled-scores
     // Scaled dot-product attention divides the scores by sqrt(d_k) before
-    // the softmax; the seed does not.
+    // the softmax; the article does not.
     memcpy(w->scores_scaled, w->scores, sizeof w->scores);
     scale(w->scores_scaled, 1.0f / sqrtf((float)d_k), n * n);
     memcpy(w->softmax_scaled, w->scores_scaled, sizeof w->scores);
@@ -216,21 +218,21 @@ static void put_list(FILE *f, const float *x, int n, int decimals) {
 }
 
 static void worked_example_print(const worked_example *w, FILE *f) {
-    const int n = WE_N, d_k = WE_DK;
-    const int shape_nd[] = { n, WE_D }, shape_dk[] = { WE_D, d_k };
+    const int n = WORKED_N, d_k = WORKED_DK;
+    const int shape_nd[] = { n, WORKED_D }, shape_dk[] = { WORKED_D, d_k };
     const int shape_nk[] = { n, d_k }, shape_nn[] = { n, n };
     const int shape_nnk[] = { n, n, d_k };
 
     print_cell(f, 1, "step 1: inputs, one per row");
-    print_tensor(f, WE_X, 2, shape_nd);
+    print_tensor(f, WORKED_X, 2, shape_nd);
 
     print_cell(f, 2, "step 2: weights for key, query and value, each 4x3");
     fputs("w_key\n", f);
-    print_tensor(f, WE_W_KEY, 2, shape_dk);
+    print_tensor(f, WORKED_W_KEY, 2, shape_dk);
     fputs("w_query\n", f);
-    print_tensor(f, WE_W_QUERY, 2, shape_dk);
+    print_tensor(f, WORKED_W_QUERY, 2, shape_dk);
     fputs("w_value\n", f);
-    print_tensor(f, WE_W_VALUE, 2, shape_dk);
+    print_tensor(f, WORKED_W_VALUE, 2, shape_dk);
 
     print_cell(f, 3, "step 3: keys = x @ w_key, querys = x @ w_query, "
                      "values = x @ w_value");
@@ -248,8 +250,8 @@ static void worked_example_print(const worked_example *w, FILE *f) {
 
     print_cell(f, 5, "step 5: softmax(attn_scores, dim=-1)");
     print_tensor(f, w->softmax, 2, shape_nn);
-    fputs("the seed goes on with these, typed in \"for readability\":\n", f);
-    for (int i = 0; i < n; i++) print_list(f, WE_SOFTMAX_SEED + i * n, n, 1);
+    fputs("the article goes on with these, typed in \"for readability\":\n", f);
+    for (int i = 0; i < n; i++) print_list(f, WORKED_SOFTMAX_ARTICLE + i * n, n, 1);
     fputs("rounding to one decimal would give:\n", f);
     for (int i = 0; i < n; i++)
         print_list(f, w->softmax_rounded + i * n, n, 1);
@@ -259,7 +261,7 @@ static void worked_example_print(const worked_example *w, FILE *f) {
     print_tensor(f, w->weighted, 3, shape_nnk);
     fputs("for output 1:\n", f);
     for (int i = 0; i < n; i++) {
-        fprintf(f, "%d: %.1f * ", i + 1, (double)WE_SOFTMAX_SEED[i]);
+        fprintf(f, "%d: %.1f * ", i + 1, (double)WORKED_SOFTMAX_ARTICLE[i]);
         put_list(f, w->values + i * d_k, d_k, 0);
         fputs(" = ", f);
         put_list(f, w->weighted + (i * n + 0) * d_k, d_k, 1);
@@ -268,12 +270,12 @@ static void worked_example_print(const worked_example *w, FILE *f) {
 
     print_cell(f, 7, "step 7: sum the weighted values to get output 1");
     fputs("Output 1: ", f);
-    print_list(f, w->outputs_seed, d_k, 1);
+    print_list(f, w->outputs_article, d_k, 1);
 
     print_cell(f, 8, "step 8: repeat for inputs 2 and 3");
     for (int j = 1; j < n; j++) {
         fprintf(f, "Output %d: ", j + 1);
-        print_list(f, w->outputs_seed + j * d_k, d_k, 1);
+        print_list(f, w->outputs_article + j * d_k, d_k, 1);
     }
 
     print_cell(f, 9, "ours: the outputs with the exact softmax, "
@@ -283,7 +285,7 @@ static void worked_example_print(const worked_example *w, FILE *f) {
         fprintf(f, "Output %d: ", j + 1);
         print_list(f, w->outputs_exact + j * d_k, d_k, 4);
     }
-    fputs("They differ from steps 7 and 8 because the seed rounded the "
+    fputs("They differ from steps 7 and 8 because the article rounded the "
           "softmax to one\ndecimal before weighting the values.\n", f);
     fputs("With the softmax rounded honestly, output 1 would be ", f);
     print_list(f, w->outputs_rounded, d_k, 1);
@@ -395,20 +397,6 @@ static void standard_attention(float *z, float *q, float *weights,
 }
 //< standard-form
 
-// Rows of x, (n, d), in reverse order. out must not overlap x.
-static void reverse_rows(float *out, const float *x, int n, int d) {
-    for (int i = 0; i < n; i++)
-        memcpy(out + (n - 1 - i) * d, x + i * d, (size_t)d * sizeof(float));
-}
-
-// Is z_reversed, (n, d), z with its rows reversed, to within float rounding?
-static bool rows_follow_tokens(const float *z_reversed, const float *z,
-                               int n, int d) {
-    float back[N_TOKENS * EMBEDDING_DIM];
-    reverse_rows(back, z_reversed, n, d);
-    return allclose(back, z, n * d, 1e-5f, 1e-5f);
-}
-
 static void parametrised_free(parametrised *p) {
     free(p->embedding_table);
     p->embedding_table = NULL;
@@ -423,11 +411,17 @@ static int parametrised_run(parametrised *p, uint64_t seed) {
     torch_rng g;
     rng_seed(&g, seed);
     // chapter 1, cells [3] and [4]
-    rng_randint(&g, p->ids, N_TOKENS, 0, VOCAB_SIZE);
-    p->embedding_table = draw_embedding(p->x, p->ids, n, VOCAB_SIZE, d, &g);
-    if (!p->embedding_table) {
-        fprintf(stderr, PROGRAM ": error: out of memory for the embedding "
-                "table\n");
+    char words[MAX_TOKENS][MAX_WORD];
+    int got = embed_sentence(p->x, p->ids, words, &p->embedding_table,
+                             SENTENCE, VOCAB_SIZE, d, &g);
+    if (got != n) {
+        if (got >= 0) parametrised_free(p);
+        if (got == EMBED_NO_MEMORY)
+            fprintf(stderr, PROGRAM ": error: out of memory for the embedding "
+                    "table\n");
+        else
+            fprintf(stderr, PROGRAM ": error: the sentence must have %d "
+                    "words\n", n);
         return -1;
     }
 
@@ -541,11 +535,10 @@ static const char *const NOTEBOOK_SET_ORDER[] = {
 #define NOTEBOOK_SET_SIZE \
     (int)(sizeof NOTEBOOK_SET_ORDER / sizeof NOTEBOOK_SET_ORDER[0])
 
-// The index of word in words (count), or -1.
-static int find_word(char (*words)[MAX_WORD], int count,
-                     const char *word) {
-    for (int i = 0; i < count; i++)
-        if (strcmp(words[i], word) == 0) return i;
+// word2index[word]: the index of word in voc, or -1 if it is not there.
+static int word_index(const vocabulary *voc, const char *word) {
+    for (int i = 0; i < voc->size; i++)
+        if (strcmp(voc->words[i], word) == 0) return i;
     return -1;
 }
 
@@ -555,8 +548,7 @@ static int find_word(char (*words)[MAX_WORD], int count,
 // or there are too many).
 static int vocabulary_build(vocabulary *voc, const char *text,
                             const char *const *order, int count) {
-    char seen[MAX_VOCAB][MAX_WORD];  // distinct words of text
-    int n_seen = 0;
+    vocabulary seen = { 0 };  // the distinct words of text
     memset(voc, 0, sizeof *voc);
     for (const char *start = text;;) {
         const char *end = strchr(start, ' ');
@@ -566,21 +558,20 @@ static int vocabulary_build(vocabulary *voc, const char *text,
         for (size_t i = 0; i < len; i++)
             word[i] = (char)tolower((unsigned char)start[i]);
         word[len] = '\0';
-        if (find_word(seen, n_seen, word) < 0) {
-            if (n_seen == MAX_VOCAB - 2) return -1;
-            strcpy(seen[n_seen++], word);
+        if (word_index(&seen, word) < 0) {
+            if (seen.size == MAX_VOCAB - 2) return -1;
+            strcpy(seen.words[seen.size++], word);
         }
         if (!end) break;
         start = end + 1;
     }
     // order holds every distinct word once and nothing else
-    if (count != n_seen) return -1;
+    if (count != seen.size) return -1;
     strcpy(voc->words[BOS_TOKEN], "BOS");
     strcpy(voc->words[EOS_TOKEN], "EOS");
     voc->size = 2;
     for (int i = 0; i < count; i++) {
-        if (find_word(seen, n_seen, order[i]) < 0 ||
-            find_word(voc->words, voc->size, order[i]) >= 0) {
+        if (word_index(&seen, order[i]) < 0 || word_index(voc, order[i]) >= 0) {
             memset(voc, 0, sizeof *voc);
             return -1;
         }
@@ -589,13 +580,6 @@ static int vocabulary_build(vocabulary *voc, const char *text,
     return 0;
 }
 //< vocabulary
-
-// word2index[word], or -1 if the word is not in the vocabulary.
-static int word_index(const vocabulary *voc, const char *word) {
-    for (int i = 0; i < voc->size; i++)
-        if (strcmp(voc->words[i], word) == 0) return i;
-    return -1;
-}
 
 //> convert
 // Cell [3], convert2tensor: the ids of the lower-cased words of sentence.
@@ -670,14 +654,6 @@ static void module_example_free(module_example *m) {
     attention_module_free(&m->fresh);
 }
 
-// nn.Linear(d_in, d_out) three times, Q, K and V in that order, each
-// weight then bias, as PyTorch builds them.
-static void attention_module_init(attention_module *m, torch_rng *g) {
-    rng_linear_init(g, m->q_weight, m->q_bias, m->d_in, m->d_out);
-    rng_linear_init(g, m->k_weight, m->k_bias, m->d_in, m->d_out);
-    rng_linear_init(g, m->v_weight, m->v_bias, m->d_in, m->d_out);
-}
-
 // Runs cells [2]-[7] from torch.manual_seed(seed). Returns 0, or -1 with a
 // message on stderr.
 static int module_example_run(module_example *m, uint64_t seed) {
@@ -708,9 +684,7 @@ static int module_example_run(module_example *m, uint64_t seed) {
     //> cells-4-7
     rng_embedding_init(&g, m->table, m->voc.size, d);   // cell [4]
     attention_module_init(&m->module, &g);
-    for (int i = 0; i < n; i++)
-        memcpy(m->embedded + i * d, m->table + m->ids[i] * d,
-               (size_t)d * sizeof(float));
+    embed(m->embedded, m->table, m->ids, n, d);
     int status = attention_module_forward(m->hidden, m->weights, NULL, NULL,
                                           NULL, NULL, &m->module,
                                           m->embedded, 1, n);  // cell [5]
@@ -823,11 +797,11 @@ static int chapter3_write_data(const chapter3 *c, const char *dir) {
         words[i] = c->module.voc.words[c->module.ids[i]];
     const int n = c->module.n;
     bool ok = write_heatmap(PROGRAM, dir, "chapter3-scores.dat",
-                            c->worked.scores, WE_N, WE_N, inputs, inputs)
+                            c->worked.scores, WORKED_N, WORKED_N, inputs, inputs)
            && write_heatmap(PROGRAM, dir, "chapter3-softmax.dat",
-                            c->worked.softmax, WE_N, WE_N, inputs, inputs)
+                            c->worked.softmax, WORKED_N, WORKED_N, inputs, inputs)
            && write_heatmap(PROGRAM, dir, "chapter3-softmax-scaled.dat",
-                            c->worked.softmax_scaled, WE_N, WE_N, inputs,
+                            c->worked.softmax_scaled, WORKED_N, WORKED_N, inputs,
                             inputs)
            && write_heatmap(PROGRAM, dir, "chapter3-module.dat",
                             c->module.attention, n, n, words, words);
@@ -845,20 +819,13 @@ static void chapter3_seeds(uint64_t seed, uint64_t *param_seed,
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { SEED_NOT_GIVEN, NULL };
-    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
-            "\n"
-            "Queries, keys and values: a worked example by hand, the "
-            "notebook's\nparametrised attention, and an attention module with "
-            "biased linear maps.\n"
-            "  --seed N    torch.manual_seed(N) before part 2 and again before "
-            "part 3;\n"
-            "              without it, each part uses the seed its notebook "
-            "ran with:\n"
-            "              3570563066 for part 2 (chapter 1's) and 74104689 "
-            "for part 3\n"
-            "  --data DIR  also write the figure data (chapter3-*.dat) into "
-            "DIR\n"
-            "  --help      this message", &opts));
+    int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
+            "Queries, keys and values: a worked example by hand, the notebook's\n"
+            "parametrised attention, and an attention module with biased linear maps.",
+            "torch.manual_seed(N) before part 2 and again before part 3;\n"
+            "              without it, each part uses the seed its notebook ran with:\n"
+            "              3570563066 for part 2 (chapter 1's) and 74104689 for part 3",
+            &opts));
     if (done >= 0) return done;
     chapter3 *c = malloc(sizeof *c);
     if (!c) {

@@ -25,8 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention.h"
+#include "nn/attention_weights.h"
 #include "core/cli.h"
+#include "nn/embedding.h"
 #include "nn/linear.h"
 #include "nn/mask.h"
 #include "nn/multihead.h"
@@ -34,6 +35,7 @@
 #include "core/print.h"
 #include "core/rng.h"
 #include "nn/tensor.h"
+#include "nn/token_order.h"
 
 #define PROGRAM "chapter4"
 #define SENTENCE "Sorry Dave, I'm afraid I can't do that."
@@ -81,18 +83,16 @@ typedef struct {
     float narrow_weights_dk[N_TOKENS * N_TOKENS];
     // [43]: the sentence reversed, with cell [24]'s draws
     float mh_reversed_out[N_TOKENS * EMBEDDING_DIM];
+    // what [40], [41] and [43] report
+    bool causal_flag_ignored;       // mh_causal_out has mh_out's bits
+    float calls_differ_by;          // largest |mh_again_out - mh_out|
+    bool reversed_follows_tokens;   // mh_reversed_out is mh_out reversed
 } notebook_part;
 
 static void notebook_part_free(notebook_part *p) {
     notebook_mha_free(&p->mh);
     notebook_mha_free(&p->mh_causal);
     notebook_mha_free(&p->mh_again);
-}
-
-// Rows of x, (n, d), in reverse order. out must not overlap x.
-static void reverse_rows(float *out, const float *x, int n, int d) {
-    for (int i = 0; i < n; i++)
-        memcpy(out + (n - 1 - i) * d, x + i * d, (size_t)d * sizeof(float));
 }
 
 // Columns first .. first + w - 1 of x, (n, d), into out, (n, w).
@@ -102,6 +102,24 @@ static void columns(float *out, const float *x, int first, int w, int n,
         memcpy(out + i * w, x + i * d + first, (size_t)w * sizeof(float));
 }
 
+// Chapter 1's cells [3]-[4] from torch.manual_seed(seed) into g: the
+// sentence's words, ids and embeddings x, (n, d). Returns 0, or -1 with a
+// message on stderr.
+static int embed_the_sentence(float *x, int64_t *ids, char words[][MAX_WORD],
+                              torch_rng *g, uint64_t seed) {
+    rng_seed(g, seed);
+    int n = embed_sentence(x, ids, words, NULL, SENTENCE, VOCAB_SIZE,
+                           EMBEDDING_DIM, g);
+    if (n == N_TOKENS) return 0;
+    if (n == EMBED_NO_MEMORY)
+        fprintf(stderr, PROGRAM ": error: out of memory for the embedding "
+                "table\n");
+    else
+        fprintf(stderr, PROGRAM ": error: the sentence must have %d words\n",
+                N_TOKENS);
+    return -1;
+}
+
 // The notebook from torch.manual_seed(seed): chapter 1's cells [3]-[4],
 // chapter 3's [19]-[20], then [23] and [24], then ours. Returns 0, or -1
 // with a message on stderr.
@@ -109,22 +127,14 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     const int n = N_TOKENS, d = EMBEDDING_DIM, h = NOTEBOOK_HEADS;
     memset(p, 0, sizeof *p);
     torch_rng g;
-    rng_seed(&g, seed);
-    if (dummy_tokenize(p->ids, p->words, SENTENCE, VOCAB_SIZE, &g) != n) {
-        fprintf(stderr, PROGRAM ": error: the sentence must have %d words\n",
-                n);
-        return -1;
-    }
-    float *table = draw_embedding(p->x, p->ids, n, VOCAB_SIZE, d, &g);
-    if (!table || notebook_mha_alloc(&p->mh, h, n, d) != 0 ||
+    if (embed_the_sentence(p->x, p->ids, p->words, &g, seed) != 0) return -1;
+    if (notebook_mha_alloc(&p->mh, h, n, d) != 0 ||
         notebook_mha_alloc(&p->mh_causal, h, n, d) != 0 ||
         notebook_mha_alloc(&p->mh_again, h, n, d) != 0) {
-        free(table);
         notebook_part_free(p);
         fprintf(stderr, PROGRAM ": error: out of memory\n");
         return -1;
     }
-    free(table);
 
     int status = 0;
     //> cells-23-24
@@ -186,20 +196,11 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
         fprintf(stderr, PROGRAM ": error: out of memory\n");
         return -1;
     }
+    p->causal_flag_ignored = same_bits(p->mh_causal_out, p->mh_out, n * d);
+    p->calls_differ_by = max_abs_diff(p->mh_again_out, p->mh_out, n * d);
+    p->reversed_follows_tokens =
+        rows_follow_tokens(p->mh_reversed_out, p->mh_out, n, d);
     return 0;
-}
-
-// Do the rows of z_reversed, (n, d), equal those of z in reverse order, to
-// within float rounding?
-static bool rows_follow_tokens(const float *z_reversed, const float *z,
-                               int n, int d) {
-    float back[N_TOKENS * EMBEDDING_DIM];
-    reverse_rows(back, z_reversed, n, d);
-    return allclose(back, z, n * d, 1e-5f, 1e-5f);
-}
-
-static bool same_bits(const float *a, const float *b, int count) {
-    return memcmp(a, b, (size_t)count * sizeof(float)) == 0;
 }
 
 static void notebook_part_print(const notebook_part *p, FILE *f) {
@@ -227,7 +228,7 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
 
     print_cell(f, 40, "ours: the same draws with causal_masking=True");
     fputs("the same bits as without it: ", f);
-    print_bool(f, same_bits(p->mh_causal_out, p->mh_out, n * d));
+    print_bool(f, p->causal_flag_ignored);
     fputs("with the flag passed on to the heads, row 0 would be\n", f);
     print_tensor(f, p->mh_passed_on_out, 1, shape_d);
 
@@ -235,7 +236,7 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     fputs("multi_head_attn_out[0] of the second call\n", f);
     print_tensor(f, p->mh_again_out, 1, shape_d);
     fprintf(f, "largest difference between the two calls: %.4f\n",
-            (double)max_abs_diff(p->mh_again_out, p->mh_out, n * d));
+            (double)p->calls_differ_by);
 
     char title[96];
     snprintf(title, sizeof title, "ours: attention() on a head of width %d still divides by sqrt(%d)",
@@ -248,7 +249,7 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
 
     print_cell(f, 43, "ours: reverse the tokens; do the outputs just "
                       "reverse?");
-    print_bool(f, rows_follow_tokens(p->mh_reversed_out, p->mh_out, n, d));
+    print_bool(f, p->reversed_follows_tokens);
 }
 
 // ------------------------------------------------------------------ part 2
@@ -266,6 +267,7 @@ typedef struct {
     float weights_causal[N_TOKENS * N_TOKENS];
     float head_weights_causal[HEADS * N_TOKENS * N_TOKENS];
     float out_small_heads[N_TOKENS * EMBEDDING_DIM]; // (n, d) [50]
+    bool small_heads_same;                       // out_small_heads has out's bits
 } standard_part;
 
 static void standard_part_free(standard_part *s) {
@@ -325,19 +327,7 @@ static int standard_part_run(standard_part *s, uint64_t seed) {
     const int n = N_TOKENS, d = EMBEDDING_DIM;
     memset(s, 0, sizeof *s);
     torch_rng g;
-    rng_seed(&g, seed);
-    if (dummy_tokenize(s->ids, s->words, SENTENCE, VOCAB_SIZE, &g) != n) {
-        fprintf(stderr, PROGRAM ": error: the sentence must have %d words\n",
-                n);
-        return -1;
-    }
-    float *table = draw_embedding(s->x, s->ids, n, VOCAB_SIZE, d, &g);
-    if (!table) {
-        fprintf(stderr, PROGRAM ": error: out of memory for the embedding "
-                "table\n");
-        return -1;
-    }
-    free(table);
+    if (embed_the_sentence(s->x, s->ids, s->words, &g, seed) != 0) return -1;
 
     //> standard-run
     multihead_attention three;  // three heads of 32 / 3 columns: refused
@@ -362,6 +352,7 @@ static int standard_part_run(standard_part *s, uint64_t seed) {
         return -1;
     }
     heads_one_by_one(s->out_small_heads, &s->mha, s->x, n);
+    s->small_heads_same = same_bits(s->out_small_heads, s->out, n * d);
     return 0;
 }
 
@@ -404,7 +395,7 @@ static void standard_part_print(const standard_part *s, FILE *f) {
     print_cell(f, 50, "ours: heads one by one, and the cost of h heads");
     fprintf(f, "%d heads, each with its own nn.Linear(%d, %d), give the same bits: ", HEADS, d,
             HEAD_DIM);
-    print_bool(f, same_bits(s->out_small_heads, s->out, n * d));
+    print_bool(f, s->small_heads_same);
     fprintf(f, "multiply-adds for n = %d, d = %d\n", n, d);
     fputs(" h  head width  nn.MultiheadAttention  notebook's form\n", f);
     for (int heads = 1; heads <= d; heads *= 2)
@@ -464,16 +455,12 @@ static int chapter4_write_data(const chapter4 *c, const char *dir) {
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
-    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
-            "\n"
-            "Multi-head attention: the notebook's form (cells [23]-[24]) and "
-            "PyTorch's\nnn.MultiheadAttention.\n"
-            "  --seed N    torch.manual_seed(N) before each part; default "
-            "3570563066,\n"
-            "              the seed that draws the notebook's token ids\n"
-            "  --data DIR  also write the figure data (chapter4-*.dat) into "
-            "DIR\n"
-            "  --help      this message", &opts));
+    int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
+            "Multi-head attention: the notebook's form (cells [23]-[24]) and PyTorch's\n"
+            "nn.MultiheadAttention.",
+            "torch.manual_seed(N) before each part; default 3570563066,\n"
+            "              the seed that draws the notebook's token ids",
+            &opts));
     if (done >= 0) return done;
     chapter4 *c = malloc(sizeof *c);
     if (!c) {

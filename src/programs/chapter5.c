@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention.h"
 #include "core/cli.h"
+#include "nn/embedding.h"
 #include "nn/layernorm.h"
 #include "nn/linear.h"
 #include "nn/mask.h"
@@ -153,9 +153,20 @@ typedef struct {
     float x[N_SRC * EMBEDDING_DIM];             // (n, d) embedded_tokens
     notebook_encoder enc;                       // cell [25]
     notebook_decoder dec;                       // cell [26]
+    // [50]: the mean and standard deviation of the encoder's normed sum,
+    // all of it and token by token
+    float normed_mean, normed_std;
+    float token_means[N_SRC], token_stds[N_SRC];
+    // [51]: the largest difference between the two linear maps and the one
+    // they make; the smallest entry of the update, and its zeros
+    float one_map_diff;
+    float update_low;
+    int update_zeros;
     // [52]: the decoder again, the last target token changed
     float changed_target_out[N_SRC * EMBEDDING_DIM];
     float changed_target_cross[HEADS * N_SRC * N_SRC];
+    bool first_output_changes;                  // changed_target_out[0] differs
+    bool cross_weights_kept;                    // changed_target_cross the same
 } notebook_part;
 
 static void notebook_part_free(notebook_part *p) {
@@ -170,6 +181,72 @@ static void notebook_linears_draw(notebook_linears *w, torch_rng *g) {
     rng_linear_init(g, w->w2, w->b2, D_FF, EMBEDDING_DIM);
 }
 
+// Mean and standard deviation (dividing by the count) of x's count values.
+static void mean_std(float *mean, float *std, const float *x, int count) {
+    double s = 0, sq = 0;
+    for (int i = 0; i < count; i++) s += x[i];
+    double m = s / count;
+    for (int i = 0; i < count; i++) sq += (x[i] - m) * (x[i] - m);
+    *mean = (float)m;
+    *std = (float)sqrt(sq / count);
+}
+
+//> one-affine-map
+// linear_2(linear_1(x)) with nothing between is x (W2 W1)^T + (W2 b1 + b2):
+// one affine map from d to d, whatever the hidden width. w_eff is (d, d),
+// b_eff is (d).
+static void collapse_linears(float *w_eff, float *b_eff,
+                             const notebook_linears *w) {
+    const int d = EMBEDDING_DIM;
+    matmul(w_eff, w->w2, w->w1, d, D_FF, d);           // (d, 2d) @ (2d, d)
+    linear_forward(b_eff, w->b1, w->w2, w->b2, 1, D_FF, d);
+}
+//< one-affine-map
+
+// Cells [50] and [51]: what the encoder's normalisation and feed-forward
+// part did, from p->enc.
+static void notebook_part_examine(notebook_part *p) {
+    const int n = N_SRC, d = EMBEDDING_DIM;
+    mean_std(&p->normed_mean, &p->normed_std, p->enc.normed, n * d);
+    for (int i = 0; i < n; i++)
+        mean_std(&p->token_means[i], &p->token_stds[i], p->enc.normed + i * d,
+                 d);
+    float w_eff[EMBEDDING_DIM * EMBEDDING_DIM], b_eff[EMBEDDING_DIM];
+    float direct[N_SRC * EMBEDDING_DIM], hidden[N_SRC * D_FF];
+    float through[N_SRC * EMBEDDING_DIM];
+    collapse_linears(w_eff, b_eff, &p->enc.lin);
+    linear_forward(direct, p->enc.normed, w_eff, b_eff, n, d, d);
+    linear_forward(hidden, p->enc.normed, p->enc.lin.w1, p->enc.lin.b1, n, d,
+                   D_FF);
+    linear_forward(through, hidden, p->enc.lin.w2, p->enc.lin.b2, n, D_FF, d);
+    p->one_map_diff = max_abs_diff(direct, through, n * d);
+    p->update_zeros = 0;
+    p->update_low = INFINITY;
+    for (int e = 0; e < n * d; e++) {
+        p->update_zeros += p->enc.update[e] == 0.0f;
+        p->update_low = fminf(p->update_low, p->enc.update[e]);
+    }
+}
+
+// Chapter 1's cells [3]-[4] on the source from torch.manual_seed(seed) into
+// g: its words, ids and embeddings x, (n_s, d); table receives the
+// embedding table when not NULL (the caller frees it). Returns 0, or -1
+// with a message on stderr.
+static int embed_the_source(float *x, int64_t *ids, char words[][MAX_WORD],
+                            float **table, torch_rng *g, uint64_t seed) {
+    rng_seed(g, seed);
+    int n = embed_sentence(x, ids, words, table, SOURCE, VOCAB_SIZE,
+                           EMBEDDING_DIM, g);
+    if (n == N_SRC) return 0;
+    if (n == EMBED_NO_MEMORY)
+        fprintf(stderr, PROGRAM ": error: out of memory\n");
+    else
+        fprintf(stderr, PROGRAM ": error: the source must have %d words\n",
+                N_SRC);
+    if (n >= 0 && table) free(*table);
+    return -1;
+}
+
 // The notebook from torch.manual_seed(seed): chapter 1's cells [3]-[4],
 // chapter 3's [19], chapter 4's [24] (their draws), then [25] and [26],
 // then ours. Returns 0, or -1 with a message on stderr.
@@ -177,20 +254,13 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     const int n = N_SRC, d = EMBEDDING_DIM;
     memset(p, 0, sizeof *p);
     torch_rng g;
-    rng_seed(&g, seed);
-    if (dummy_tokenize(p->ids, p->words, SOURCE, VOCAB_SIZE, &g) != n) {
-        fprintf(stderr, PROGRAM ": error: the sentence must have %d words\n",
-                n);
+    if (embed_the_source(p->x, p->ids, p->words, NULL, &g, seed) != 0)
         return -1;
-    }
-    float *table = draw_embedding(p->x, p->ids, n, VOCAB_SIZE, d, &g);
     notebook_mha cell24;
-    int status = table ? 0 : -1;
-    status |= notebook_mha_alloc(&cell24, CELL_24_HEADS, n, d);
+    int status = notebook_mha_alloc(&cell24, CELL_24_HEADS, n, d);
     status |= notebook_mha_alloc(&p->enc.attn, HEADS, n, d);
     status |= notebook_mha_alloc(&p->dec.self_attn, HEADS, n, d);
     status |= notebook_mha_alloc(&p->dec.cross_attn, HEADS, n, d);
-    free(table);
     if (status == 0) {
         float u[N_SRC * N_SRC];
         for (int k = 0; k < 3; k++) rng_rand(&g, u, (size_t)n * n);  // [19]
@@ -217,6 +287,11 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
         memcpy(p->changed_target_out, again.out, sizeof again.out);
         memcpy(p->changed_target_cross, again.cross_weights,
                sizeof again.cross_weights);
+        p->first_output_changes = !same_bits(p->changed_target_out, p->dec.out,
+                                             d);
+        p->cross_weights_kept = same_bits(p->changed_target_cross,
+                                          p->dec.cross_weights, HEADS * n * n);
+        notebook_part_examine(p);
     }
     if (status != 0) {
         notebook_part_free(p);
@@ -226,36 +301,9 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     return 0;
 }
 
-static bool same_bits(const float *a, const float *b, int count) {
-    return memcmp(a, b, (size_t)count * sizeof(float)) == 0;
-}
-
-// Mean and standard deviation (dividing by the count) of x's count values.
-static void mean_std(float *mean, float *std, const float *x, int count) {
-    double s = 0, sq = 0;
-    for (int i = 0; i < count; i++) s += x[i];
-    double m = s / count;
-    for (int i = 0; i < count; i++) sq += (x[i] - m) * (x[i] - m);
-    *mean = (float)m;
-    *std = (float)sqrt(sq / count);
-}
-
-//> one-affine-map
-// linear_2(linear_1(x)) with nothing between is x (W2 W1)^T + (W2 b1 + b2):
-// one affine map from d to d, whatever the hidden width. w_eff is (d, d),
-// b_eff is (d).
-static void collapse_linears(float *w_eff, float *b_eff,
-                             const notebook_linears *w) {
-    const int d = EMBEDDING_DIM;
-    matmul(w_eff, w->w2, w->w1, d, D_FF, d);           // (d, 2d) @ (2d, d)
-    linear_forward(b_eff, w->b1, w->w2, w->b2, 1, D_FF, d);
-}
-//< one-affine-map
-
 static void notebook_part_print(const notebook_part *p, FILE *f) {
     const int n = N_SRC, d = EMBEDDING_DIM;
     const int shape_nd[] = { n, d }, shape_d[] = { d }, shape_n[] = { n };
-    const int shape_nn[] = { n, n };
 
     print_cell(f, 25, "encoder_output = transformer_encoder_layer("
                       "embedded_tokens, n_heads=2)");
@@ -271,49 +319,29 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
 
     print_cell(f, 50, "ours: F.layer_norm(x + src, x.shape) normalises the "
                       "whole (8, 32) tensor");
-    float mean, std, means[N_SRC], stds[N_SRC];
-    mean_std(&mean, &std, p->enc.normed, n * d);
+    const double mean = p->normed_mean;
     fprintf(f, "mean and standard deviation of all 256 numbers: %.4f %.4f\n",
-            fabs((double)mean) < 5e-5 ? 0.0 : (double)mean, (double)std);
-    for (int i = 0; i < n; i++)
-        mean_std(&means[i], &stds[i], p->enc.normed + i * d, d);
+            fabs(mean) < 5e-5 ? 0.0 : mean, (double)p->normed_std);
     fputs("of each token's 32:\n", f);
-    print_tensor(f, means, 1, shape_n);
-    print_tensor(f, stds, 1, shape_n);
+    print_tensor(f, p->token_means, 1, shape_n);
+    print_tensor(f, p->token_stds, 1, shape_n);
 
     print_cell(f, 51, "ours: linear_2(linear_1(x)) is one affine map, and "
                       "the ReLU after it");
-    float w_eff[EMBEDDING_DIM * EMBEDDING_DIM], b_eff[EMBEDDING_DIM];
-    float direct[N_SRC * EMBEDDING_DIM], hidden[N_SRC * D_FF];
-    float through[N_SRC * EMBEDDING_DIM];
-    collapse_linears(w_eff, b_eff, &p->enc.lin);
-    linear_forward(direct, p->enc.normed, w_eff, b_eff, n, d, d);
-    linear_forward(hidden, p->enc.normed, p->enc.lin.w1, p->enc.lin.b1, n, d,
-                   D_FF);
-    linear_forward(through, hidden, p->enc.lin.w2, p->enc.lin.b2, n, D_FF, d);
     fprintf(f, "through both maps and through one (32, 32) map, the largest "
-            "difference: %.1e\n",
-            (double)max_abs_diff(direct, through, n * d));
-    int zeros = 0;
-    float low = INFINITY;
-    for (int e = 0; e < n * d; e++) {
-        zeros += p->enc.update[e] == 0.0f;
-        low = fminf(low, p->enc.update[e]);
-    }
+            "difference: %.1e\n", (double)p->one_map_diff);
     fprintf(f, "the update added to x: smallest %.4f, %d of %d entries "
-            "clipped to 0\n", (double)low, zeros, n * d);
+            "clipped to 0\n", (double)p->update_low, p->update_zeros, n * d);
 
     print_cell(f, 52, "ours: the decoder with its last target token "
                       "changed, the same weights");
     fputs("decoder_output[0] changes (no causal mask): ", f);
-    print_bool(f, !same_bits(p->changed_target_out, p->dec.out, d));
+    print_bool(f, p->first_output_changes);
     fputs("the second attention's weights keep their bits "
           "(queries and keys are the source's): ", f);
-    print_bool(f, same_bits(p->changed_target_cross, p->dec.cross_weights,
-                            HEADS * n * n));
+    print_bool(f, p->cross_weights_kept);
     fputs("its head 0 weights, row 0\n", f);
     print_tensor(f, p->dec.cross_weights, 1, shape_n);
-    (void)shape_nn;
 }
 
 // ------------------------------------------------------------------ part 2
@@ -334,6 +362,8 @@ typedef struct {
     // [59]: the target's tokens after CAUSAL_T changed
     float out_changed[N_TGT * EMBEDDING_DIM];
     float out_pre_changed[N_TGT * EMBEDDING_DIM];
+    bool post_norm_causal, pre_norm_causal;      // outputs 0 .. CAUSAL_T kept
+    float cross_sums[N_TGT];                     // (n_t) row sums of cross
 } layers_part;
 
 // [59] changes the target tokens after this one.
@@ -356,6 +386,14 @@ static mha_status layers_forward(float *memory, float *out, float *cross,
     return st;
 }
 
+// Do the rows of changed, (n, d), keep the bits of out's up to row t, and
+// row t + 1 not?
+static bool changes_after(const float *changed, const float *out, int t,
+                          int d) {
+    return same_bits(changed, out, (t + 1) * d) &&
+           !same_bits(changed, out, (t + 2) * d);
+}
+
 // Part 2 from torch.manual_seed(seed), in the twin's order: the source's
 // ids, the embedding table, the target's ids, the encoder layer, the
 // decoder layer. Returns 0, or -1 with a message on stderr.
@@ -363,19 +401,10 @@ static int layers_part_run(layers_part *s, uint64_t seed) {
     const int d = EMBEDDING_DIM;
     memset(s, 0, sizeof *s);
     torch_rng g;
-    rng_seed(&g, seed);
-    if (dummy_tokenize(s->src_ids, s->src_words, SOURCE, VOCAB_SIZE, &g)
-        != N_SRC) {
-        fprintf(stderr, PROGRAM ": error: the source must have %d words\n",
-                N_SRC);
+    float *table;
+    if (embed_the_source(s->src, s->src_ids, s->src_words, &table, &g, seed)
+        != 0)
         return -1;
-    }
-    float *table = draw_embedding(s->src, s->src_ids, N_SRC, VOCAB_SIZE, d,
-                                  &g);
-    if (!table) {
-        fprintf(stderr, PROGRAM ": error: out of memory\n");
-        return -1;
-    }
     if (dummy_tokenize(s->tgt_ids, s->tgt_words, TARGET, VOCAB_SIZE, &g)
         != N_TGT) {
         free(table);
@@ -419,6 +448,10 @@ static int layers_part_run(layers_part *s, uint64_t seed) {
         layers_part_free(s);
         return -1;
     }
+    s->post_norm_causal = changes_after(s->out_changed, s->out, CAUSAL_T, d);
+    s->pre_norm_causal = changes_after(s->out_pre_changed, s->out_pre,
+                                       CAUSAL_T, d);
+    row_sums(s->cross_sums, s->cross, N_TGT, N_SRC);
     return 0;
 }
 
@@ -470,18 +503,12 @@ static void layers_part_print(const layers_part *s, FILE *f) {
     print_cell(f, 59, "ours: causality and the cross-attention's rows");
     fprintf(f, "target tokens after %d changed; outputs 0 to %d keep their "
             "bits: post-norm ", CAUSAL_T, CAUSAL_T);
-    print_bool(f, same_bits(s->out_changed, s->out, (CAUSAL_T + 1) * d) &&
-                  !same_bits(s->out_changed, s->out, (CAUSAL_T + 2) * d));
+    print_bool(f, s->post_norm_causal);
     fputs("pre-norm ", f);
-    print_bool(f, same_bits(s->out_pre_changed, s->out_pre,
-                            (CAUSAL_T + 1) * d) &&
-                  !same_bits(s->out_pre_changed, s->out_pre,
-                             (CAUSAL_T + 2) * d));
+    print_bool(f, s->pre_norm_causal);
     fputs("row sums of the cross-attention weights, over the 8 source "
           "tokens\n", f);
-    float sums[N_TGT];
-    row_sums(sums, s->cross, N_TGT, N_SRC);
-    print_tensor(f, sums, 1, shape_n);
+    print_tensor(f, s->cross_sums, 1, shape_n);
 }
 
 // ------------------------------------------------------------------ program
@@ -530,17 +557,12 @@ static int chapter5_write_data(const chapter5 *c, const char *dir) {
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
-    int done = cli_exit_status(parse_options(argc, argv, PROGRAM, "[--seed N] [--data DIR]\n"
-            "\n"
-            "Transformer encoder and decoder layers: the notebook's (cells "
-            "[25]-[26]) and\nPyTorch's nn.TransformerEncoderLayer and "
-            "nn.TransformerDecoderLayer.\n"
-            "  --seed N    torch.manual_seed(N) before each part; default "
-            "3570563066,\n"
-            "              the seed that draws the notebook's token ids\n"
-            "  --data DIR  also write the figure data (chapter5-*.dat) into "
-            "DIR\n"
-            "  --help      this message", &opts));
+    int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
+            "Transformer encoder and decoder layers: the notebook's (cells [25]-[26]) and\n"
+            "PyTorch's nn.TransformerEncoderLayer and nn.TransformerDecoderLayer.",
+            "torch.manual_seed(N) before each part; default 3570563066,\n"
+            "              the seed that draws the notebook's token ids",
+            &opts));
     if (done >= 0) return done;
     chapter5 *c = malloc(sizeof *c);
     if (!c) {

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "nn/additive.h"
+#include "nn/attention_module.h"
 #include "core/cli.h"
 #include "core/grow.h"
 #include "text/glove.h"
@@ -112,6 +113,11 @@ static void sentence_free(sentence *s) {
     memset(s, 0, sizeof *s);
 }
 
+// The smallest and largest of some numbers.
+typedef struct {
+    float lo, hi;
+} value_range;
+
 // How a word got its vector.
 typedef enum { FOUND_EXACT, FOUND_LOWER, NOT_FOUND } found_how;
 
@@ -130,18 +136,23 @@ typedef struct {
     float *tr_weights;           // (n_q, n_k)
     float *tr_out;               // (n_q, d_h)
     // [25] the notebook's "additive" cell, which runs the trainable module
-    float *nb_weights;           // (n_q, n_k)
+    float *additive_cell_weights; // (n_q, n_k)
     // [27], [28] the notebook's AdditiveAttention.forward
     additive_attention additive; // Wq, Wk: nn.Linear(d, d_h); Ws: nn.Linear(d_h, 1)
-    char nb_error[256];          // PyTorch's message for Q + K
-    int n_eq;                    // [28] n_q, and that many key words
-    float *eq_weights;           // (1, n_eq); room for (1, max(n_q, n_k))
-    float *eq_out;               // (1, d)
+    char additive_forward_error[256]; // [27] PyTorch's message for Q + K
+    int n_equal;                 // [28] n_q, and that many key words (or 0)
+    float *equal_length_weights; // (1, n_equal); room for (1, max(n_q, n_k))
+    float *equal_length_out;     // (1, d)
+    float *diagonal_weights;     // (1, n_equal) softmax of add_scores' diagonal
     // [29] additive attention done right
     float *add_scores;           // (n_q, n_k)
     float *add_scores_loop;      // (n_q, n_k) the reference double loop
     float *add_weights;          // (n_q, n_k)
     float *add_out;              // (n_q, d)
+    // what the printout says of the words without a vector: the smallest and
+    // largest weight of each query's row, of each key's column
+    value_range *dot_query_range, *tr_query_range, *add_query_range;  // (n_q)
+    value_range *dot_key_range;  // (n_k) over the column of dot_weights
 } chapter6;
 
 static void chapter6_free(chapter6 *c) {
@@ -150,10 +161,14 @@ static void chapter6_free(chapter6 *c) {
     attention_module_free(&c->trainable);
     additive_free(&c->additive);
     float *arrays[] = { c->q_x, c->k_x, c->dot_weights, c->dot_out,
-                        c->tr_weights, c->tr_out, c->nb_weights, c->eq_weights,
-                        c->eq_out, c->add_scores, c->add_scores_loop,
+                        c->tr_weights, c->tr_out, c->additive_cell_weights,
+                        c->equal_length_weights, c->equal_length_out,
+                        c->diagonal_weights, c->add_scores, c->add_scores_loop,
                         c->add_weights, c->add_out };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) free(arrays[i]);
+    value_range *ranges[] = { c->dot_query_range, c->tr_query_range,
+                              c->add_query_range, c->dot_key_range };
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) free(ranges[i]);
     free(c->q_how);
     free(c->k_how);
     memset(c, 0, sizeof *c);
@@ -307,14 +322,30 @@ static int trainable_attention(float *out, float *weights, const attention_modul
 }
 //< trainable
 
-// Allocates count floats into each pointer given (NULL-terminated list of
-// float **). Returns false if any allocation failed.
+// Allocates count floats (at least one) into each of a, b, c2 and d2 that
+// is not NULL. Returns false if any allocation failed.
 static bool alloc_floats(size_t count, float **a, float **b, float **c2, float **d2) {
     float **all[] = { a, b, c2, d2 };
     bool ok = true;
     for (int i = 0; i < 4; i++)
         if (all[i]) ok = (*all[i] = malloc((count ? count : 1) * sizeof(float))) && ok;
     return ok;
+}
+
+// The smallest and largest entry of each row of m, (rows, cols), into
+// range, (rows); with by_column, of each column, into range, (cols).
+static void ranges_of(value_range *range, const float *m, int rows, int cols,
+                      bool by_column) {
+    int lines = by_column ? cols : rows, along = by_column ? rows : cols;
+    for (int a = 0; a < lines; a++) {
+        const float *first = by_column ? m + a : m + a * cols;
+        const int step = by_column ? cols : 1;
+        range[a].lo = range[a].hi = first[0];
+        for (int b = 1; b < along; b++) {
+            range[a].lo = fminf(range[a].lo, first[b * step]);
+            range[a].hi = fmaxf(range[a].hi, first[b * step]);
+        }
+    }
 }
 
 // Runs every cell. Returns 0, or -1 with the reason in err.
@@ -331,14 +362,19 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
     }
     if (load_sentence_vectors(c, o->glove, err, errlen) != 0) return -1;
     const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
-    c->n_eq = n_q <= n_k ? n_q : 0;  // [28]: the first n_q key words
+    c->n_equal = n_q <= n_k ? n_q : 0;  // [28]: the first n_q key words
     if (!alloc_floats((size_t)n_q * n_k, &c->dot_weights, &c->tr_weights,
-                      &c->nb_weights, &c->add_weights) ||
+                      &c->additive_cell_weights, &c->add_weights) ||
         !alloc_floats((size_t)n_q * n_k, &c->add_scores, &c->add_scores_loop, NULL, NULL) ||
         !alloc_floats((size_t)n_q * d, &c->dot_out, &c->add_out, NULL, NULL) ||
         !alloc_floats((size_t)n_q * d_h, &c->tr_out, NULL, NULL, NULL) ||
-        !alloc_floats((size_t)d, &c->eq_out, NULL, NULL, NULL) ||
-        !alloc_floats((size_t)(n_q > n_k ? n_q : n_k), &c->eq_weights, NULL, NULL, NULL) ||
+        !alloc_floats((size_t)d, &c->equal_length_out, NULL, NULL, NULL) ||
+        !alloc_floats((size_t)(n_q > n_k ? n_q : n_k), &c->equal_length_weights,
+                      &c->diagonal_weights, NULL, NULL) ||
+        !(c->dot_query_range = malloc((size_t)n_q * sizeof(value_range))) ||
+        !(c->tr_query_range = malloc((size_t)n_q * sizeof(value_range))) ||
+        !(c->add_query_range = malloc((size_t)n_q * sizeof(value_range))) ||
+        !(c->dot_key_range = malloc((size_t)n_k * sizeof(value_range))) ||
         attention_module_alloc(&c->trainable, d, d_h) != 0 ||
         additive_alloc(&c->additive, d, d, d_h) != 0) {
         snprintf(err, errlen, "out of memory");
@@ -349,34 +385,43 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
                           n_q, n_k, d);                               // [11]
     torch_rng g;
     rng_seed(&g, o->seed);
-    rng_linear_init(&g, c->trainable.q_weight, c->trainable.q_bias, d, d_h);  // [14]
-    rng_linear_init(&g, c->trainable.k_weight, c->trainable.k_bias, d, d_h);
-    rng_linear_init(&g, c->trainable.v_weight, c->trainable.v_bias, d, d_h);
+    attention_module_init(&c->trainable, &g);  // [14]: Wq, Wk, Wv in that order
     int rc = trainable_attention(c->tr_out, c->tr_weights, &c->trainable,
                                  c->q_x, c->k_x, c->k_x, n_q, n_k);   // [15]
     additive_init(&c->additive, &g);                                  // [25]
     float *scratch = malloc((size_t)n_q * d_h * sizeof(float));  // the notebook's
-    rc |= !scratch || trainable_attention(scratch, c->nb_weights, &c->trainable,
-                                          c->q_x, c->k_x, c->k_x, n_q, n_k);  // mistake
+    rc |= !scratch || trainable_attention(scratch, c->additive_cell_weights,
+                                          &c->trainable, c->q_x, c->k_x, c->k_x,
+                                          n_q, n_k);                  // mistake
     free(scratch);
-    additive_notebook_forward(c->eq_out, c->eq_weights, &c->additive, c->q_x,
-                              c->k_x, c->k_x, n_q, n_k, d,
-                              c->nb_error, sizeof c->nb_error);       // [27]
+    additive_notebook_forward(c->equal_length_out, c->equal_length_weights,
+                              &c->additive, c->q_x, c->k_x, c->k_x, n_q, n_k, d,
+                              c->additive_forward_error,
+                              sizeof c->additive_forward_error);      // [27]
     rc |= additive_scores(c->add_scores, NULL, NULL, &c->additive, c->q_x,
                           c->k_x, n_q, n_k);                          // [29]
     additive_scores_loop(c->add_scores_loop, &c->additive, c->q_x, c->k_x, n_q, n_k);
     rc |= additive_attention_forward(c->add_out, c->add_weights, &c->additive,
                                      c->q_x, c->k_x, c->k_x, n_q, n_k, d);
     //< cells
-    if (c->n_eq) {  // [28]: the same forward on sentences of equal length
-        char eq_err[256];
-        if (additive_notebook_forward(c->eq_out, c->eq_weights, &c->additive, c->q_x,
-                                      c->k_x, c->k_x, n_q, c->n_eq, d, eq_err,
-                                      sizeof eq_err) != 0) {
-            snprintf(err, errlen, "%s", eq_err);
+    if (c->n_equal) {  // [28]: the same forward on sentences of equal length
+        char equal_length_error[256];
+        if (additive_notebook_forward(c->equal_length_out, c->equal_length_weights,
+                                      &c->additive, c->q_x, c->k_x, c->k_x, n_q,
+                                      c->n_equal, d, equal_length_error,
+                                      sizeof equal_length_error) != 0) {
+            snprintf(err, errlen, "%s", equal_length_error);
             return -1;
         }
+        // softmax of the diagonal of the full score matrix of [29]
+        for (int i = 0; i < c->n_equal; i++)
+            c->diagonal_weights[i] = c->add_scores[i * n_k + i];
+        softmax_rows(c->diagonal_weights, 1, c->n_equal);
     }
+    ranges_of(c->dot_query_range, c->dot_weights, n_q, n_k, false);
+    ranges_of(c->tr_query_range, c->tr_weights, n_q, n_k, false);
+    ranges_of(c->add_query_range, c->add_weights, n_q, n_k, false);
+    ranges_of(c->dot_key_range, c->dot_weights, n_q, n_k, true);
     if (rc != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -446,34 +491,21 @@ static void print_labelled(FILE *f, const float *m, const sentence *rows,
     }
 }
 
-static float row_min(const float *x, int n) {
-    float m = x[0];
-    for (int i = 1; i < n; i++) m = fminf(m, x[i]);
-    return m;
-}
-
-static float row_max(const float *x, int n) {
-    float m = x[0];
-    for (int i = 1; i < n; i++) m = fmaxf(m, x[i]);
-    return m;
-}
-
-// For each query word without a vector: what its row of weights is.
-static void print_zero_queries(FILE *f, const chapter6 *c, const float *weights,
+// For each query word without a vector: what its row of weights is, from
+// range, (n_q), the rows' smallest and largest weights.
+static void print_zero_queries(FILE *f, const chapter6 *c, const value_range *range,
                                const char *why) {
-    const int n_k = c->key.n;
     for (int i = 0; i < c->query.n; i++) {
         if (c->q_how[i] != NOT_FOUND) continue;
-        const float *row = weights + i * n_k;
         fprintf(f, "query '%s' (a zero row): weights from %.4f to %.4f;\n  %s\n",
-                c->query.words[i], (double)row_min(row, n_k), (double)row_max(row, n_k), why);
+                c->query.words[i], (double)range[i].lo, (double)range[i].hi, why);
     }
 }
 
-static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
+// Cells [1]-[9]: the sentences, their words and their GloVe vectors.
+static void print_words_and_vectors(const chapter6 *c, const ch6_options *o, FILE *f) {
     const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
-    const int shape_w[] = { n_q, n_k }, shape_qd[] = { n_q, d };
-    const int shape_kd[] = { n_k, d }, shape_qh[] = { n_q, d_h };
+    const int shape_qd[] = { n_q, d }, shape_kd[] = { n_k, d };
 
     print_cell(f, 1, "the query and key sentences");
     fprintf(f, "query_sentence = \"%s\"\nkey_sentence = \"%s\"\n", o->query, o->key);
@@ -515,23 +547,26 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     print_size(f, 2, shape_qd);
     fputs("key_embeddings.shape = ", f);
     print_size(f, 2, shape_kd);
+}
+
+// Cells [11]-[16]: dot-product and trainable attention.
+static void print_dot_and_trainable(const chapter6 *c, const ch6_options *o, FILE *f) {
+    const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
+    const int shape_w[] = { n_q, n_k }, shape_qd[] = { n_q, d };
+    const int shape_qh[] = { n_q, d_h };
 
     print_cell(f, 11, "dot-product attention: attn_matrix, attn_output[:, :4]");
     print_tensor(f, c->dot_weights, 2, shape_w);
     print_columns(f, c->dot_out, n_q, d, SHOW_COLS);
     print_size(f, 2, shape_qd);
-    print_zero_queries(f, c, c->dot_weights, "every score q.k is 0: uniform weights, and "
+    print_zero_queries(f, c, c->dot_query_range, "every score q.k is 0: uniform weights, and "
                        "the output is the plain average of the keys");
     for (int j = 0; j < n_k; j++) {
         if (c->k_how[j] != NOT_FOUND) continue;
-        float lo = c->dot_weights[j], hi = lo;  // over column j
-        for (int i = 1; i < n_q; i++) {
-            lo = fminf(lo, c->dot_weights[i * n_k + j]);
-            hi = fmaxf(hi, c->dot_weights[i * n_k + j]);
-        }
         fprintf(f, "key '%s' (a zero row): score 0 for every query, weights from %.4f "
                 "to %.4f;\n  its value adds nothing to the outputs, but its weight is "
-                "taken from the other keys\n", c->key.words[j], (double)lo, (double)hi);
+                "taken from the other keys\n", c->key.words[j],
+                (double)c->dot_key_range[j].lo, (double)c->dot_key_range[j].hi);
     }
 
     print_cell(f, 13, "plot_attention(query_tokens, key_tokens, attn_matrix)");
@@ -544,55 +579,56 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     print_tensor(f, c->tr_weights, 2, shape_w);
     print_columns(f, c->tr_out, n_q, d_h, SHOW_COLS);
     print_size(f, 2, shape_qh);
-    print_zero_queries(f, c, c->tr_weights, "Wq maps a zero row to its bias, "
+    print_zero_queries(f, c, c->tr_query_range, "Wq maps a zero row to its bias, "
                        "so the weights are no longer uniform");
 
     print_cell(f, 16, "plot_attention(..., trainable_attn_matrix)");
     print_labelled(f, c->tr_weights, &c->query, &c->key, 2);
+}
+
+// Cells [25]-[30]: the notebook's additive cells, its AdditiveAttention,
+// additive attention done right, and what each costs.
+static void print_additive(const chapter6 *c, FILE *f) {
+    const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
+    const int shape_w[] = { n_q, n_k }, shape_qd[] = { n_q, d };
 
     print_cell(f, 25, "additive_attention = AdditiveAttention(); the notebook then "
                       "calls trainable_attention");
     fprintf(f, "AdditiveAttention draws Wq, Wk = nn.Linear(%d, %d) and Ws = nn.Linear(%d, 1);\n"
             "it is never called.\n", d, d_h, d_h);
     fprintf(f, "max |additive_attn_matrix - trainable_attn_matrix| = %g\n",
-            (double)max_abs_diff(c->nb_weights, c->tr_weights, n_q * n_k));
+            (double)max_abs_diff(c->additive_cell_weights, c->tr_weights, n_q * n_k));
 
     print_cell(f, 26, "plot_attention(..., additive_attn_matrix): the trainable "
                       "matrix of [16] again");
-    print_labelled(f, c->nb_weights, &c->query, &c->key, 2);
+    print_labelled(f, c->additive_cell_weights, &c->query, &c->key, 2);
 
     print_cell(f, 27, "ours: the notebook's AdditiveAttention.forward, "
                       "Ws(tanh(Q + K)).transpose(-2, -1)");
     fprintf(f, "Q = Wq(query_embeddings) is (%d, %d), K = Wk(key_embeddings) is (%d, %d)\n",
             n_q, d_h, n_k, d_h);
-    if (c->nb_error[0])
+    if (c->additive_forward_error[0])
         fprintf(f, "%s raises RuntimeError:\n  %s\n",
-                strncmp(c->nb_error, "mat1", 4) == 0 ? "attn_matrix @ V" : "Q + K", c->nb_error);
+                strncmp(c->additive_forward_error, "mat1", 4) == 0 ? "attn_matrix @ V" : "Q + K", c->additive_forward_error);
     else
         fprintf(f, "Q + K broadcasts to (%d, %d): no error with these sentences\n",
                 n_q > n_k ? n_q : n_k, d_h);
 
     print_cell(f, 28, "ours: the same forward when both sentences have the same length");
-    if (c->n_eq) {
-        fprintf(f, "queries: the %d query words\nkeys: the first %d key words,", n_q, c->n_eq);
-        for (int j = 0; j < c->n_eq; j++) fprintf(f, " %s", c->key.words[j]);
+    if (c->n_equal) {
+        fprintf(f, "queries: the %d query words\nkeys: the first %d key words,", n_q, c->n_equal);
+        for (int j = 0; j < c->n_equal; j++) fprintf(f, " %s", c->key.words[j]);
         fputc('\n', f);
-        const int shape_1n[] = { 1, c->n_eq }, shape_1d[] = { 1, d };
+        const int shape_1n[] = { 1, c->n_equal }, shape_1d[] = { 1, d };
         fputs("attn_matrix, ", f);
         print_size(f, 2, shape_1n);
-        print_tensor(f, c->eq_weights, 2, shape_1n);
+        print_tensor(f, c->equal_length_weights, 2, shape_1n);
         fputs("attn_output, ", f);
         print_size(f, 2, shape_1d);
         fputs("one row, not one per query: entry i scores query i against key i alone,\n"
               "and the softmax runs over the pairs. It is the softmax of the diagonal\n"
               "of the full score matrix of [29]:\n", f);
-        float *diag = malloc((size_t)c->n_eq * sizeof(float));
-        if (diag) {
-            for (int i = 0; i < c->n_eq; i++) diag[i] = c->add_scores[i * n_k + i];
-            softmax_rows(diag, 1, c->n_eq);
-            print_tensor(f, diag, 2, shape_1n);
-            free(diag);
-        }
+        print_tensor(f, c->diagonal_weights, 2, shape_1n);
     } else {
         fputs("the key sentence is shorter than the query sentence: no example\n", f);
     }
@@ -604,7 +640,7 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     print_size(f, 2, shape_qd);
     fprintf(f, "max |scores - scores of the plain double loop| = %.2g\n",
             (double)max_abs_diff(c->add_scores, c->add_scores_loop, n_q * n_k));
-    print_zero_queries(f, c, c->add_weights, "Wq maps a zero row to its bias");
+    print_zero_queries(f, c, c->add_query_range, "Wq maps a zero row to its bias");
     print_labelled(f, c->add_weights, &c->query, &c->key, 2);
 
     print_cell(f, 30, "ours: what the two score functions cost here");
@@ -620,6 +656,12 @@ static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
     fprintf(f, "self-attention over %lld tokens: that tensor is (%lld, %lld, %d), %lld floats, "
             "%lld MiB,\n  where the dot-product scores are one (%lld, %lld) matrix, %lld MiB\n",
             n, n, n, d_h, big, big * 4 >> 20, n, n, n * n * 4 >> 20);
+}
+
+static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
+    print_words_and_vectors(c, o, f);
+    print_dot_and_trainable(c, o, f);
+    print_additive(c, f);
 }
 
 // The three matrices for the figures.

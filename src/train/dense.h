@@ -1,7 +1,7 @@
 // dense.h: the dense layer of chapter 7's classifiers, flax's nn.Dense,
 // forward and backward, and its starting values.
 //
-// Dimension legend (llm.c's, with the seed's names):
+// Dimension legend (llm.c's, with the notebook's names):
 //   B     chunks in a batch (BATCH_SIZE, 64)
 //   L     tokens in a chunk (SEQUENCE_LENGTH, 32)
 //   N     rows a layer sees at once: B, or B * L for a per-token layer

@@ -1,7 +1,7 @@
 // mean.h: the mean over the positions of each chunk, the step of chapter 7's
 // classifiers from tokens to one vector a chunk, forward and backward.
 //
-// Dimension legend (llm.c's, with the seed's names):
+// Dimension legend (llm.c's, with the notebook's names):
 //   B     chunks in a batch (BATCH_SIZE, 64)
 //   L     tokens in a chunk (SEQUENCE_LENGTH, 32)
 //   N     rows a layer sees at once: B, or B * L for a per-token layer

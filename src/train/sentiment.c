@@ -8,7 +8,7 @@
 #include "train/attention_head.h"
 #include "train/bce_loss.h"
 #include "train/dense.h"
-#include "train/embedding.h"
+#include "train/embedding_table.h"
 #include "train/mean.h"
 
 const char *model_name(model_kind kind) {

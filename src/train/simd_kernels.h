@@ -177,7 +177,7 @@ TARGET void KERNEL(softmax_backward_rows)(float *g, const float *w, int rows, in
 
 // ---------------------------------------------------------------- embedding
 
-// Replaces the loop of embedding_backward (embedding.c), with the same bits:
+// Replaces the loop of embedding_backward (embedding_table.c), with the same bits:
 // row ids[t] of table (V, d) += row t of src (n, d), token after token, a
 // vector at a time; the rows a few tokens ahead are asked for early, since
 // they are scattered over the table.

@@ -1,7 +1,7 @@
-// embedding.c: looking rows of the table up, and adding their gradients
-// back. Dimension legend in embedding.h. The loops are the readable code;
+// embedding_table.c: looking rows of the table up, and adding their gradients
+// back. Dimension legend in embedding_table.h. The loops are the readable code;
 // the kernel FAST_KERNEL names (simd_kernels.h) the fast one, same bits.
-#include "train/embedding.h"
+#include "train/embedding_table.h"
 
 #include <string.h>
 

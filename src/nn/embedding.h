@@ -1,0 +1,37 @@
+// embedding.h: nn.Embedding, a table with one row of width d per token id,
+// in float for chapters 1-6. (train/embedding_table.h's embedding_forward is chapter
+// 7's trainable layer, in `real`, over a batch of padded reviews.)
+//
+// Dimension legend (as in tensor.h):
+//   n  tokens
+//   d  embedding width
+//   V  vocabulary size
+#ifndef ATTN_EMBEDDING_H
+#define ATTN_EMBEDDING_H
+
+#include <stdint.h>
+
+#include "core/rng.h"
+#include "nn/dummy_tokenizer.h"
+
+// nn.Embedding's lookup: x[i] = table[ids[i]]. table is (V, d), x is (n, d).
+void embed(float *x, const float *table, const int64_t *ids, int n, int d);
+
+// nn.Embedding(V, d) as the notebook builds it: draws the whole (V, d) table
+// from g, standard normal, then looks up the n ids into x, (n, d). Returns
+// the table (the caller frees it), or NULL when out of memory.
+float *draw_embedding(float *x, const int64_t *ids, int n, int vocab_size,
+                      int d, torch_rng *g);
+
+// The notebook's cells [3] and [4] on a sentence: dummy_tokenize draws its
+// ids (into ids and words, as there), then draw_embedding its table and
+// embeddings x, (n, d). *table receives the table when table is not NULL
+// (the caller frees it); else it is freed. Returns the number of tokens n,
+// EMBED_BAD_SENTENCE when dummy_tokenize refuses the sentence, or
+// EMBED_NO_MEMORY.
+enum { EMBED_BAD_SENTENCE = -1, EMBED_NO_MEMORY = -2 };
+int embed_sentence(float *x, int64_t *ids, char words[][MAX_WORD],
+                   float **table, const char *sentence, int vocab_size, int d,
+                   torch_rng *g);
+
+#endif
