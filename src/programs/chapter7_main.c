@@ -1,7 +1,6 @@
 // chapter7_main.c: the program around chapter7.c's cells: its command
 // line, its three modes (training, --tokenize, --convert-glove), each its
-// own function, and main, which only picks one; and the figure data the
-// cells write with --data DIR.
+// own function, and main, which only picks one.
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
@@ -63,56 +62,6 @@ static const char USAGE[] =
     "package " PUNKT_DEBIAN_PACKAGE " (make installs it); without\n"
     "either the program falls back to Punkt with no learned parameters and says so.\n"
     "Progress lines go to stderr.";
-
-// ---------------------------------------------------------------- figure data
-
-// Figure data: rank, count and the coverage of the top `rank` words, at
-// every rank up to 100 and then at ranks 2% apart (about 500 lines).
-int write_zipf(const int64_t *sorted, size_t n, const char *dir) {
-    FILE *f = open_data_file(PROGRAM, dir, "chapter7-zipf.dat");
-    if (!f) return -1;
-    fputs("# rank count coverage\n", f);
-    double all = 0, kept = 0;
-    for (size_t r = 0; r < n; r++) all += (double)sorted[r];
-    size_t next = 1;
-    for (size_t r = 1; r <= n; r++) {
-        kept += (double)sorted[r - 1];
-        if (r == next || r == n) {
-            fprintf(f, "%zu %" PRId64 " %.6f\n", r, sorted[r - 1], kept / all);
-            next = r < 100 ? r + 1 : (size_t)((double)r * 1.02) + 1;
-        }
-    }
-    return close_data_file(PROGRAM, f, dir, "chapter7-zipf.dat") ? 0 : -1;
-}
-
-// The softmax model's attention over the heatmap's chunk, into DIR.
-static int write_attention(const sentiment_model *m, sentiment_acts *a, const ch7_state *s,
-                           const char *dir, const char *name) {
-    size_t c = heatmap_chunk(s);
-    const int32_t *ids = s->data.X_test + c * SEQUENCE_LENGTH;
-    sentiment_forward(m, a, ids, 1);
-    const char *words[SEQUENCE_LENGTH];
-    for (int t = 0; t < SEQUENCE_LENGTH; t++) words[t] = strmap_key(&s->vocab.words, (size_t)ids[t]);
-    float w[SEQUENCE_LENGTH * SEQUENCE_LENGTH];
-    for (int i = 0; i < SEQUENCE_LENGTH * SEQUENCE_LENGTH; i++) w[i] = (float)a->w[i];
-    return write_heatmap(PROGRAM, dir, name, w, SEQUENCE_LENGTH, SEQUENCE_LENGTH, words, words) ? 0 : -1;
-}
-
-// What chapter 7 keeps of a model once trained (trainer_options.trained):
-// with --data DIR, its figure data.
-int write_figure_data(const run_result *r, const sentiment_model *m, sentiment_acts *a,
-                      void *ctx, char *err, size_t errlen) {
-    const figure_target *t = ctx;
-    if (!t->dir) return 0;
-    int rc = write_epoch_data(r, PROGRAM, t->dir);
-    if (rc == 0 && r->kind == MODEL_SOFTMAX_ATTENTION) {
-        char name[128];
-        snprintf(name, sizeof name, "chapter7-attention-%g-%s.dat", r->lr, embeddings_word(r->frozen));
-        rc = write_attention(m, a, t->s, t->dir, name);
-    }
-    if (rc < 0) snprintf(err, errlen, "cannot write the figure data into %s", t->dir);
-    return rc;
-}
 
 // ---------------------------------------------------------------- the program
 

@@ -1,0 +1,33 @@
+// chapter7_figures.h: the figure data chapter 7 writes with --data DIR
+// (chapter7_figures.c). It knows the library's types only, not the cells':
+// chapter7.c calls it, and it calls nothing back.
+#ifndef ATTN_CHAPTER7_FIGURES_H
+#define ATTN_CHAPTER7_FIGURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "text/vocab.h"
+#include "train/sentiment.h"
+#include "train/trainer.h"
+
+// Zipf's counts: rank, count and the coverage of the top `rank` words, at
+// every rank up to 100 and then at ranks 2% apart, into dir. sorted is (n),
+// the counts from the largest down. 0, or -1 after a message.
+int write_zipf(const int64_t *sorted, size_t n, const char *dir);
+
+// Where the figure data of a trained model goes, and the test chunk whose
+// attention the heatmap shows.
+typedef struct {
+    const trainer_data *data;
+    const vocab *vocab;
+    size_t chunk;      // a test chunk: data->X_test row
+    const char *dir;   // --data DIR, or NULL: nothing is written
+} figure_target;
+
+// What chapter 7 keeps of a model once trained: the trainer's
+// options.trained, with a figure_target as its ctx.
+int write_figure_data(const run_result *r, const sentiment_model *m, sentiment_acts *a,
+                      void *ctx, char *err, size_t errlen);
+
+#endif
