@@ -432,7 +432,7 @@ START_TEST(punkt_json_reader) {
     punkt_free(p);
     // each malformed file is refused with the file and what is wrong
     const char *bad[][2] = {
-        {"{\"AbbrevTypes\": {\"mr\": 1}, \"Collocations\": {", "malformed JSON at byte"},
+        {"{\"AbbrevTypes\": {\"mr\": 1},\n \"Collocations\": {", ":2: malformed JSON (byte"},
         {"[1, 2]", "expected a JSON object"},
         {"{\"AbbrevTypes\": {}, \"Collocations\": {}, \"SentStarters\": {}}", "no object \"OrthoContext\""},
         {"{\"AbbrevTypes\": {\"mr\": 2}, \"Collocations\": {}, \"SentStarters\": {}, \"OrthoContext\": {}}",
@@ -441,7 +441,7 @@ START_TEST(punkt_json_reader) {
          "Collocations[\"ab\"]: expected two types joined by a comma"},
         {"{\"AbbrevTypes\": {}, \"Collocations\": {}, \"SentStarters\": {}, \"OrthoContext\": {\"x\": 1.5}}",
          "OrthoContext[\"x\"]: expected a small whole number"},
-        {"", "malformed JSON at byte 0"},
+        {"", ":1: malformed JSON (byte 0)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_file(d, "english.json", bad[i][0]);

@@ -13,6 +13,7 @@
 
 #include "core/grow.h"
 #include "core/readfile.h"
+#include "text/json.h"
 #include "text/utf8.h"
 
 punkt_params *punkt_empty(void) {
@@ -271,14 +272,10 @@ punkt_params *punkt_load_json(const char *path, char *err, size_t errlen) {
 
 punkt_params *punkt_parse_json(const char *buf, size_t len, const char *path,
                                char *err, size_t errlen) {
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-    if (!root || !cJSON_IsObject(root)) {
-        if (root)
-            snprintf(err, errlen, "%s: expected a JSON object", path);
-        else
-            snprintf(err, errlen, "%s: malformed JSON at byte %zu", path,
-                     end && end >= buf && end <= buf + len ? (size_t)(end - buf) : len);
+    cJSON *root = json_parse(buf, len, path, err, errlen);
+    if (!root) return NULL;
+    if (!cJSON_IsObject(root)) {
+        snprintf(err, errlen, "%s: expected a JSON object", path);
         cJSON_Delete(root);
         return NULL;
     }
