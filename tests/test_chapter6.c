@@ -13,6 +13,7 @@
 #include "../src/programs/chapter6.c"
 
 #include <check.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -141,6 +142,27 @@ START_TEST(reader_dimension) {
     }
     ck_assert_int_eq(glove_dimension(&d, "/nonexistent/glove.txt", err, sizeof err), -1);
     ck_assert_str_eq(err, "cannot read /nonexistent/glove.txt: No such file or directory");
+    // a FIFO is refused at once by both readers (its open() would wait for a
+    // writer); alarm() turns a hang into a failure
+    char fifo[] = "/tmp/attn_test_fifo.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(fifo));
+    ck_assert_int_eq(rmdir(fifo), 0);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    alarm(5);
+    snprintf(want, sizeof want, "cannot read %s: not a regular file (a FIFO, a socket or a device)",
+             fifo);
+    ck_assert_int_eq(glove_dimension(&d, fifo, err, sizeof err), -1);
+    ck_assert_str_eq(err, want);
+    strmap w;
+    strmap_init(&w);
+    float v[3];
+    bool found[1];
+    size_t n;
+    ck_assert_int_eq(glove_lookup(v, found, &n, fifo, 3, &w, err, sizeof err), -1);
+    ck_assert_str_eq(err, want);
+    alarm(0);
+    strmap_free(&w);
+    remove(fifo);
     char *p = tmp_with("w 1 2 3 4 5\n");
     ck_assert_int_eq(glove_dimension(&d, p, err, sizeof err), 0);
     ck_assert_uint_eq(d, 5);

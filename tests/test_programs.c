@@ -72,6 +72,10 @@ static void teardown(void) {
     ck_assert_int_eq(system(cmd), 0);
 }
 
+// Seconds a program run by run() may take before SIGALRM ends it; 0 for
+// no limit.
+static unsigned run_limit;
+
 // Runs PROGRAM_DIR/p with p's own arguments (if own) and then extra (NULL
 // ended), stdout into out_path and stderr into scratch/err. Returns the
 // exit status, or -1 if it died of a signal.
@@ -96,6 +100,7 @@ static int run(const program *p, bool own, const char *const *extra, const char 
         dup2(in, 0);
         dup2(out, 1);
         dup2(er, 2);
+        if (run_limit) alarm(run_limit);  // kept across execv
         execv(path, (char *const *)argv);
         _exit(127);
     }
@@ -186,9 +191,17 @@ START_TEST(unwritable_data_dir_fails_first) {
 END_TEST
 
 // Each option that takes an input file (FILE in --help: --glove, --imdb) is
-// tried with a missing file and with a directory: exit 1 before any output,
-// the file named on stderr with the reason.
+// tried with a missing file, a directory, a dangling symbolic link, a FIFO
+// with no writer (whose open() would wait for one forever) and a device:
+// exit 1 at once before any output, the file named on stderr with the
+// reason.
 START_TEST(missing_inputs_fail_first) {
+    char fifo[128], dangling[128];
+    snprintf(fifo, sizeof fifo, "%s", out_file("fifo"));
+    snprintf(dangling, sizeof dangling, "%s", out_file("dangling"));
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(symlink("missing", dangling), 0);
+    run_limit = 20;
     for (int i = 0; i < n_programs; i++) {
         const program *p = &programs[i];
         char *text = help_text(p);
@@ -199,8 +212,11 @@ START_TEST(missing_inputs_fail_first) {
             char flag[32];
             snprintf(flag, sizeof flag, "%.*s", (int)(at - start), start);
             const char *cases[][2] = {{"/nonexistent/input", "No such file or directory"},
-                                      {"/tmp", "Is a directory"}};
-            for (int k = 0; k < 2; k++) {
+                                      {"/tmp", "Is a directory"},
+                                      {dangling, "No such file or directory"},
+                                      {fifo, "not a regular file"},
+                                      {"/dev/zero", "not a regular file"}};
+            for (int k = 0; k < 5; k++) {
                 const char *args[] = {flag, cases[k][0], NULL};
                 ck_assert_int_eq(run(p, true, args, out_file("out")), 1);
                 char want[128];
@@ -214,6 +230,7 @@ START_TEST(missing_inputs_fail_first) {
         }
         free(text);
     }
+    run_limit = 0;
 }
 END_TEST
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/readfile.h"
@@ -59,11 +60,55 @@ START_TEST(says_why_it_cannot) {
 }
 END_TEST
 
+// Only a regular file is an input: a FIFO (whose open() would wait for a
+// writer forever), a device (/dev/zero never ends), a directory and a
+// dangling symbolic link are refused at once, each with its reason. alarm()
+// turns a hang into a failure.
+START_TEST(refuses_what_is_not_a_regular_file) {
+    char dir[] = "/tmp/test_readfile.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char fifo[600], link[600];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    ck_assert_int_eq(symlink("missing", link), 0);
+    alarm(5);
+    const struct { const char *path; int err; const char *why; } cases[] = {
+        { fifo, ENOTREGULAR, "not a regular file (a FIFO, a socket or a device)" },
+        { "/dev/zero", ENOTREGULAR, "not a regular file (a FIFO, a socket or a device)" },
+        { dir, EISDIR, "Is a directory" },
+        { link, ENOENT, "No such file or directory" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len;
+        errno = 0;
+        ck_assert_msg(!file_readable(cases[i].path), "%s", cases[i].path);
+        ck_assert_int_eq(errno, cases[i].err);
+        errno = 0;
+        ck_assert_ptr_null(read_whole_file(cases[i].path, &len));
+        ck_assert_int_eq(errno, cases[i].err);
+        ck_assert_str_eq(file_error(errno), cases[i].why);
+        errno = 0;
+        ck_assert_ptr_null(open_input_file(cases[i].path));
+        ck_assert_int_eq(errno, cases[i].err);
+    }
+    alarm(0);
+    // a link to a regular file is followed
+    ck_assert_int_eq(remove(link), 0);
+    ck_assert_int_eq(symlink("/etc/passwd", link), 0);
+    ck_assert(file_readable(link));
+    remove(link);
+    remove(fifo);
+    rmdir(dir);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("readfile");
     TCase *tc = tcase_create("readfile");
     tcase_add_test(tc, reads_the_whole_file);
     tcase_add_test(tc, says_why_it_cannot);
+    tcase_add_test(tc, refuses_what_is_not_a_regular_file);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

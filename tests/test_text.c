@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "skip.h"
@@ -380,6 +381,19 @@ START_TEST(punkt_load_errors) {
     write_file(d, "collocations.tab", "a\tb\tc\n");
     ck_assert_ptr_null(punkt_load(d, err, sizeof err));
     ck_assert_msg(strstr(err, "collocations.tab:1:") != NULL, "%s", err);
+    // a FIFO in place of a file is refused at once (open() would wait for a
+    // writer), by name; alarm() turns a hang into a failure
+    write_file(d, "collocations.tab", "##number##\tst\n");
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/sent_starters.txt", d);
+    ck_assert_int_eq(remove(fifo), 0);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    alarm(5);
+    ck_assert_ptr_null(punkt_load(d, err, sizeof err));
+    alarm(0);
+    char want[700];
+    snprintf(want, sizeof want, "cannot read %s: ", fifo);
+    ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
     remove_dir(d);
     free(d);
     // the same reader on text in memory: flags are whole numbers up to

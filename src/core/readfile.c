@@ -1,35 +1,54 @@
-// readfile.c: reading a whole file into memory.
+// readfile.c: reading a whole file into memory, and opening input files.
 #define _POSIX_C_SOURCE 200809L
 #include "core/readfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/grow.h"
 
-// fopen(path, "rb"), refusing a directory (which fopen accepts) with EISDIR.
-static FILE *open_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+const char *file_error(int err) {
+    return err == ENOTREGULAR ? "not a regular file (a FIFO, a socket or a device)" : strerror(err);
+}
+
+FILE *open_input_file(const char *path) {
+    // O_NONBLOCK: open() of a FIFO with no writer would wait for one forever
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return NULL;
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        errno = EISDIR;
-        return NULL;
+    int err = 0;
+    if (fstat(fd, &st) != 0)
+        err = errno;
+    else if (S_ISDIR(st.st_mode))
+        err = EISDIR;
+    else if (!S_ISREG(st.st_mode))
+        err = ENOTREGULAR;
+    else {
+        int flags = fcntl(fd, F_GETFL);  // a regular file: back to blocking reads
+        if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) err = errno;
+    }
+    FILE *f = err ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        if (!err) err = errno;
+        close(fd);
+        errno = err;
     }
     return f;
 }
 
 bool file_readable(const char *path) {
-    FILE *f = open_file(path);
+    FILE *f = open_input_file(path);
     if (f) fclose(f);
     return f != NULL;
 }
 
 char *read_whole_file(const char *path, size_t *len) {
-    FILE *f = open_file(path);
+    FILE *f = open_input_file(path);
     if (!f) return NULL;
     char *buf = NULL;
     size_t cap = 0, n = 0;  // cap bytes, the last kept for the NUL

@@ -1,16 +1,33 @@
-// readfile.h: reading a whole file into memory.
+// readfile.h: reading a whole file into memory, and opening input files.
 #ifndef ATTN_READFILE_H
 #define ATTN_READFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+
+// The errno of an input path that names a FIFO, a socket or a device: such
+// a file could block (a FIFO with no writer), never end (/dev/zero) or be
+// read only once, so every reader here refuses it. file_error names it.
+#define ENOTREGULAR EINVAL
+
+// strerror(err), but "not a regular file (a FIFO, a socket or a device)"
+// for ENOTREGULAR.
+const char *file_error(int err);
+
+// fopen(path, "rb") for an input file: refuses, at once and without
+// blocking, anything but a regular file (a directory with EISDIR, a FIFO,
+// socket or device with ENOTREGULAR). NULL with errno set on failure.
+FILE *open_input_file(const char *path);
 
 // Reads a whole file into a new NUL-terminated buffer (its length in *len,
-// not counting the NUL). NULL with errno set on failure.
+// not counting the NUL). NULL with errno set on failure; refuses what
+// open_input_file refuses.
 char *read_whole_file(const char *path, size_t *len);
 
-// Whether path opens for reading and is not a directory: what a program
-// checks of its input files before any work. False with errno set if not.
+// Whether path opens for reading as open_input_file opens it: what a
+// program checks of its input files before any work. False with errno set
+// if not.
 bool file_readable(const char *path);
 
 #endif

@@ -174,7 +174,7 @@ static int train_mode(ch7_options *o, int argc, char **argv) {
     const char *inputs[] = {o->imdb_path, o->glove_path};
     for (size_t i = 0; i < 2; i++) {
         if (!file_readable(inputs[i])) {
-            fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], strerror(errno));
+            fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], file_error(errno));
             if (errno == ENOENT && strncmp(inputs[i], "data/", 5) == 0)
                 fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
             return 1;

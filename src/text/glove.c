@@ -32,7 +32,7 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
     if (progress) fprintf(progress, "glove: reading %s\n", json_path);
     char *buf = read_whole_file(json_path, &len);
     if (!buf) {
-        snprintf(err, errlen, "cannot read %s: %s", json_path, strerror(errno));
+        snprintf(err, errlen, "cannot read %s: %s", json_path, file_error(errno));
         return -1;
     }
     cJSON *root = json_parse(buf, len, json_path, err, errlen);
@@ -169,9 +169,9 @@ done:
 
 int glove_lookup(float *vecs, bool *found, size_t *nwords, const char *path, size_t d,
                  const strmap *wanted, char *err, size_t errlen) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_input_file(path);
     if (!f) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot read %s: %s", path, file_error(errno));
         return -1;
     }
     int rc = glove_lookup_stream(vecs, found, nwords, f, path, d, wanted, err, errlen);
@@ -180,9 +180,9 @@ int glove_lookup(float *vecs, bool *found, size_t *nwords, const char *path, siz
 }
 
 int glove_dimension(size_t *d, const char *path, char *err, size_t errlen) {
-    FILE *f = fopen(path, "rb");
+    FILE *f = open_input_file(path);
     if (!f) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot read %s: %s", path, file_error(errno));
         return -1;
     }
     int rc = glove_dimension_stream(d, f, path, err, errlen);
