@@ -13,6 +13,7 @@
 #include "../src/programs/chapter6.c"
 
 #include <check.h>
+#include <float.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,6 +96,34 @@ START_TEST(reader_good_file) {
 }
 END_TEST
 
+// A number is read whole, however long (a field of 64 characters and more
+// had been cut to its first 63: 1.000...e-5 read as 1); float's largest
+// numbers are kept, as written or rounded down to FLT_MAX.
+START_TEST(reader_reads_numbers_whole) {
+    char text[400], *p;
+    snprintf(text, sizeof text, "good 1.%066de-5 %.70f 3\nbad 3.4028235e38 -3.4028235677973e38 0\n",
+             0, 0.25);
+    strmap w;
+    strmap_init(&w);
+    strmap_intern(&w, "good", 4, NULL);
+    strmap_intern(&w, "bad", 3, NULL);
+    float v[2 * 3];
+    bool found[2];
+    size_t n;
+    char err[1024];
+    p = tmp_with(text);
+    ck_assert_msg(glove_lookup(v, found, &n, p, 3, &w, err, sizeof err) == 0, "%s", err);
+    ck_assert(found[0] && found[1]);
+    ck_assert_float_eq(v[0], 1e-5f);
+    ck_assert_float_eq(v[1], 0.25f);
+    ck_assert_float_eq(v[3], FLT_MAX);
+    ck_assert_float_eq(v[4], -FLT_MAX);
+    strmap_free(&w);
+    remove(p);
+    free(p);
+}
+END_TEST
+
 // Each bad file is refused with its name and the line at fault.
 START_TEST(reader_bad_files) {
     const struct { const char *content, *line, *what; } cases[] = {
@@ -109,6 +138,16 @@ START_TEST(reader_bad_files) {
         // newline gives away
         { "good 1 2 3\nbad 1 2", ":2:", "the last line has no newline" },
         { "good 1 2 3\nbad 1 2 3.1", ":2:", "the last line has no newline" },
+        // numbers that are not finite floats, as read or once rounded to
+        // float (1e39), or beyond double (1e400)
+        { "good 1 nan 3\n", ":1:", "\"nan\" is not a finite float" },
+        { "good 1 2 3\nbad inf 2 3\n", ":2:", "\"inf\" is not a finite float" },
+        { "bad 1 -Infinity 3\n", ":1:", "\"-Infinity\" is not a finite float" },
+        { "bad 1 2 1e39\n", ":1:", "\"1e39\" is not a finite float" },
+        { "good -1e400 2 3\n", ":1:", "\"-1e400\" is not a finite float" },
+        // a field is read whole, however long: 64 characters and more
+        { "good 1 2 1.00000000000000000000000000000000000000000000000000000000000000x\n",
+          ":1:", "\"1.00000000000000000000000000000000000000000000000000000000000000x\" is not a number" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *p, err[1024], where[600];
@@ -286,7 +325,7 @@ START_TEST(chapter_errors) {
     bad = tmp_with("the 1 2 nan 4\n");
     o = (ch6_options){ "the", "the", bad, 0 };
     ck_assert_int_eq(chapter6_run(&c, &o, err, sizeof err), -1);
-    snprintf(want, sizeof want, "%s: the vector of \"the\" holds nan", bad);
+    snprintf(want, sizeof want, "%s:1: \"nan\" is not a finite float", bad);
     ck_assert_str_eq(err, want);
     chapter6_free(&c);
     remove(bad);
@@ -540,6 +579,7 @@ int main(void) {
     TCase *tc = tcase_create("chapter6");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, reader_good_file);
+    tcase_add_test(tc, reader_reads_numbers_whole);
     tcase_add_test(tc, reader_bad_files);
     tcase_add_test(tc, reader_dimension);
     tcase_add_test(tc, round_like_numpy);

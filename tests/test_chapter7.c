@@ -284,9 +284,12 @@ START_TEST(glove_bad_input) {
     remove(p);
     free(p);
     // wrong dimensions and non-numbers: file and line
-    const char *bad[] = {"good 1 2 3\nother 4 5\n", "good 1 2 3 4\n", "good 1 x 3\n"};
-    const char *line[] = {":2:", ":1:", ":1:"};
-    for (int i = 0; i < 3; i++) {
+    // and numbers that are not finite floats (chapter 7 had trained on nan)
+    const char *bad[] = {"good 1 2 3\nother 4 5\n", "good 1 2 3 4\n", "good 1 x 3\n",
+                         "good 1 2 3\nbad 4 nan 6\n", "good 1 2 3\nbad 4 5 -inf\n"};
+    const char *line[] = {":2:", ":1:", ":1:", ":2: \"nan\" is not a finite float",
+                          ":2: \"-inf\" is not a finite float"};
+    for (int i = 0; i < 5; i++) {
         p = tmp_with(bad[i]);
         ck_assert_int_eq(glove_lookup(v, found, &n, p, 3, &w, err, sizeof err), -1);
         char where[600];
@@ -325,6 +328,21 @@ START_TEST(glove_convert) {
     ck_assert(!exists(tmp));
     remove(bad);
     free(bad);
+    // a number beyond double (1e400 parses as inf) or float is refused, by
+    // word and place, and nothing is written
+    const char *huge[] = {"1e400", "-1e400", "1e39"};
+    for (int i = 0; i < 3; i++) {
+        char json[200];
+        snprintf(json, sizeof json, "{\"dimensions\": 2, \"vectors\": {\"the\": [0.5, 1, 1, 2],"
+                 " \"big\": [1, %s, 1, 2]}}", huge[i]);
+        bad = tmp_with(json);
+        ck_assert_int_eq(glove_convert_wink(bad, out, NULL, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, ": number 2 of the vector of \"big\" is not a finite float"),
+                      "%s", err);
+        ck_assert(!exists(out));
+        remove(bad);
+        free(bad);
+    }
     // an output that cannot be written is named as given, and a directory is
     // refused before the input is read
     ck_assert_int_eq(glove_convert_wink(in, "/nonexistent/out.txt", NULL, err, sizeof err), -1);

@@ -21,6 +21,14 @@ int format_shortest(char *buf, size_t n, double x) {
     return len;
 }
 
+// Whether x is a number a GloVe vector may hold: finite, and finite still
+// when rounded to float, as the readers keep it (1e39 is not: from the
+// midpoint between FLT_MAX and 2^128 up, float rounding gives inf). The
+// readers and the converter share this check.
+static bool glove_number_ok(double x) {
+    return isfinite(x) && fabs(x) < 0x1.ffffffp+127;
+}
+
 long glove_convert_wink(const char *json_path, const char *out_path, FILE *progress,
                         char *err, size_t errlen) {
     size_t len;
@@ -80,6 +88,11 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
                 snprintf(err, errlen, "%s: the vector of \"%s\" holds a non-number", json_path, w->string);
                 goto done;
             }
+            if (!glove_number_ok(x->valuedouble)) {  // 1e400 parses as inf
+                snprintf(err, errlen, "%s: number %d of the vector of \"%s\" is not a finite "
+                         "float (it reads as %g)", json_path, k + 1, w->string, x->valuedouble);
+                goto done;
+            }
             char num[64];
             format_shortest(num, sizeof num, x->valuedouble);
             fputc(' ', f);
@@ -132,15 +145,15 @@ int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const
         size_t k = 0;
         while (py_split_next(line, len, PY_SPACE, &i, &start, &flen)) {
             if (k < d && id >= 0) {
-                // like np.asarray(values, dtype='float32'): read, then round to float
-                char num[64], *end;
-                if (flen >= sizeof num) flen = sizeof num - 1;
-                memcpy(num, line + start, flen);
-                num[flen] = '\0';
+                // like np.asarray(values, dtype='float32'): read the whole
+                // field, then round to float
+                char *num = line + start, *end;
+                num[flen] = '\0';  // over the space after it, already read past
                 double x = strtod(num, &end);
-                if (*end || end == num) {
-                    snprintf(err, errlen, "%s:%zu: \"%s\" is not a number",
-                             path, lineno, num);
+                const char *why = end != num + flen ? "is not a number"
+                                  : !glove_number_ok(x) ? "is not a finite float" : NULL;
+                if (why) {
+                    snprintf(err, errlen, "%s:%zu: \"%s\" %s", path, lineno, num, why);
                     rc = -1;
                     goto done;
                 }
