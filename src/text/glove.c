@@ -1,5 +1,5 @@
 // glove.c: see glove.h.
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700  // POSIX 2008 with realpath
 #include "text/glove.h"
 
 #include <errno.h>
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/readfile.h"
 #include "text/json.h"
@@ -29,26 +30,101 @@ static bool glove_number_ok(double x) {
     return isfinite(x) && fabs(x) < 0x1.ffffffp+127;
 }
 
-long glove_convert_wink(const char *json_path, const char *out_path, FILE *progress,
-                        char *err, size_t errlen) {
-    size_t len;
-    struct stat st;
-    if (stat(out_path, &st) == 0 && S_ISDIR(st.st_mode)) {  // before the work, not at the rename
+// Where glove_convert_wink writes out_path: into target (n bytes), the
+// regular file to replace, with the mode the new file gets in *mode. That
+// is out_path itself, or the file a symbolic link there leads to (replaced,
+// the link kept), or out_path when nothing is there yet. A rename puts a
+// regular file in place of whatever the target was, so anything else is
+// refused: a directory, a device (as root, /dev/null would be gone), a FIFO
+// or a socket, a link that leads nowhere, and the input file itself.
+// Returns 0, or -1 with the reason in err.
+static int output_target(char *target, size_t n, mode_t *mode, const char *out_path,
+                         const char *json_path, char *err, size_t errlen) {
+    struct stat st, in;
+    if (lstat(out_path, &st) != 0) {
+        if (errno != ENOENT) {
+            snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(errno));
+            return -1;
+        }
+        mode_t mask = umask(0);  // a new file: the mode fopen would give it
+        umask(mask);
+        *mode = 0666 & ~mask;
+        if (snprintf(target, n, "%s", out_path) >= (int)n) {
+            snprintf(err, errlen, "path too long: %s", out_path);
+            return -1;
+        }
+        return 0;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        char *real = realpath(out_path, NULL);
+        if (!real || stat(real, &st) != 0) {  // a dangling link: refused, not created
+            snprintf(err, errlen, "cannot write %s: a symbolic link that leads nowhere (%s)",
+                     out_path, strerror(errno));
+            free(real);
+            return -1;
+        }
+        int len = snprintf(target, n, "%s", real);
+        free(real);
+        if (len >= (int)n) {
+            snprintf(err, errlen, "path too long: %s", out_path);
+            return -1;
+        }
+    } else if (snprintf(target, n, "%s", out_path) >= (int)n) {
+        snprintf(err, errlen, "path too long: %s", out_path);
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(EISDIR));
         return -1;
     }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "cannot write %s: not a regular file (a FIFO, a socket or a "
+                 "device), which the converter does not replace", out_path);
+        return -1;
+    }
+    if (stat(json_path, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
+        snprintf(err, errlen, "cannot write %s: it is the input file %s", out_path, json_path);
+        return -1;
+    }
+    *mode = st.st_mode & 07777;
+    return 0;
+}
+
+long glove_convert_wink(const char *json_path, const char *out_path, FILE *progress,
+                        char *err, size_t errlen) {
+    // the output first, before the work: the file it replaces, then a new
+    // file beside it with a name of its own (a temporary file left by a run
+    // that was killed is never taken for the output, which appears only by
+    // the rename)
+    char target[4096], tmp[4200];
+    mode_t mode;
+    if (output_target(target, sizeof target, &mode, out_path, json_path, err, errlen) != 0)
+        return -1;
+    const char *slash = strrchr(target, '/');
+    int dirlen = slash ? (int)(slash - target + 1) : 0;
+    snprintf(tmp, sizeof tmp, "%.*s.%s.XXXXXX", dirlen, target, target + dirlen);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 && fchmod(fd, mode) == 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {  // named as the user gave it: the temporary name is ours
+        snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
+        return -1;
+    }
+    long written = -1;
+    size_t len;
+    cJSON *root = NULL;
     if (progress) fprintf(progress, "glove: reading %s\n", json_path);
     char *buf = read_whole_file(json_path, &len);
     if (!buf) {
         snprintf(err, errlen, "cannot read %s: %s", json_path, file_error(errno));
-        return -1;
+        goto done;
     }
-    cJSON *root = json_parse(buf, len, json_path, err, errlen);
+    root = json_parse(buf, len, json_path, err, errlen);
     free(buf);
-    if (!root) return -1;
-    long written = -1;
-    char tmp[4096];
-    FILE *f = NULL;
+    if (!root) goto done;
     const cJSON *dims = cJSON_GetObjectItemCaseSensitive(root, "dimensions");
     const cJSON *vectors = cJSON_GetObjectItemCaseSensitive(root, "vectors");
     if (!cJSON_IsNumber(dims) || dims->valuedouble < 1 || dims->valuedouble > 100000 ||
@@ -57,15 +133,6 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
         goto done;
     }
     int d = (int)dims->valuedouble;
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", out_path) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "path too long: %s", out_path);
-        goto done;
-    }
-    f = fopen(tmp, "w");
-    if (!f) {  // named as the user gave it: the temporary name is ours
-        snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(errno));
-        goto done;
-    }
     long n = 0, skipped = 0, total = cJSON_GetArraySize(vectors);
     const cJSON *w;
     cJSON_ArrayForEach(w, vectors) {
@@ -101,14 +168,19 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
         fputc('\n', f);
         if (++n % 50000 == 0 && progress) fprintf(progress, "glove: %ld of %ld words\n", n, total);
     }
-    if (fclose(f) != 0) {
-        f = NULL;
+    // on the disk before the rename, so that the name never holds a part
+    if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
         goto done;
     }
+    int closed = fclose(f);
     f = NULL;
-    if (rename(tmp, out_path) != 0) {
-        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, out_path, strerror(errno));
+    if (closed != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    if (rename(tmp, target) != 0) {
+        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, target, strerror(errno));
         goto done;
     }
     if (progress) fprintf(progress, "glove: wrote %ld words to %s (%ld skipped: whitespace in the word)\n", n, out_path, skipped);

@@ -21,10 +21,15 @@
 // 1e-4; above, it does so from 1e16 only, where every double is whole.)
 int format_shortest(char *buf, size_t n, double x);
 
-// Writes the vectors of wink's JSON (json_path) as GloVe text to out_path,
-// through out_path.tmp and a rename, so an interrupted run leaves nothing
-// half-written. Progress lines go to progress (may be NULL). Returns the
-// number of words written, or -1 with the reason in err.
+// Writes the vectors of wink's JSON (json_path) as GloVe text to out_path:
+// into a new file of a unique name beside it (mkstemp), renamed over it at
+// the end, so an interrupted run leaves nothing half-written under that
+// name. out_path may be new, a regular file (replaced, its mode kept) or a
+// symbolic link to one (the file it leads to is replaced, the link kept).
+// Refused before any work: a directory, a device, a FIFO or a socket, a
+// link that leads nowhere, json_path itself. Progress lines go to progress
+// (may be NULL). Returns the number of words written, or -1 with the reason
+// in err.
 long glove_convert_wink(const char *json_path, const char *out_path, FILE *progress,
                         char *err, size_t errlen);
 
