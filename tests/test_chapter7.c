@@ -295,6 +295,12 @@ START_TEST(glove_bad_input) {
         remove(p);
         free(p);
     }
+    // one number a word: the count in the error agrees with it
+    p = tmp_with("good 1\nbad 1 2\n");
+    ck_assert_int_eq(glove_lookup(v, found, &n, p, 1, &w, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, ":2: expected 1 number after the word, found 2"), "%s", err);
+    remove(p);
+    free(p);
     strmap_free(&w);
     // cosine: a zero vector gives 0; parallel vectors 1
     float a[3] = {1, 2, 3}, b[3] = {2, 4, 6}, z[3] = {0, 0, 0};
@@ -412,7 +418,7 @@ START_TEST(options) {
                       {"chapter7", "--convert-glove", "in.json", NULL},
                       {"chapter7", "--data", "", NULL}};
     const char *said[] = {"unknown option '--frobnicate'", "--epochs needs", "--model needs", "unknown option 'x'",
-                          "--lr needs", "--limit needs", "--test-limit needs a number of test reviews from 1 to 25000",
+                          "--lr needs", "--limit needs", "--test-limit needs a whole number from 1 to 25000 (test reviews)",
                           "--test-limit needs", "--convert-glove IN OUT", "--convert-glove IN OUT",
                           "--data needs a directory"};  // an empty --data once meant "/"
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -98,10 +98,11 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
     bool frozen = false;
     extra_option extra[] = {
         {"--model", OPT_STRING, &models, 0, 0, "model names: baseline, notebook-attention, softmax-attention"},
-        {"--lr", OPT_NUMBER, &lr, 1e-9, 10, "a learning rate in (0, 10]"},
-        {"--epochs", OPT_INTEGER, &epochs, 0, 1000000, "a whole number of epochs"},
-        {"--limit", OPT_INTEGER, &limit, 10 * BATCH_SIZE, 1e12, "a number of training chunks >= 640 (ten batches)"},
-        {"--test-limit", OPT_INTEGER, &test_limit, 1, IMDB_REVIEWS / 2, "a number of test reviews from 1 to 25000"},
+        // the numbers' errors state lo and hi themselves; `what` only adds a note
+        {"--lr", OPT_NUMBER, &lr, 1e-9, 10, "Adam's learning rate"},
+        {"--epochs", OPT_INTEGER, &epochs, 0, 1000000, "epochs"},
+        {"--limit", OPT_INTEGER, &limit, 10 * BATCH_SIZE, 1e12, "training chunks, ten batches at least"},
+        {"--test-limit", OPT_INTEGER, &test_limit, 1, IMDB_REVIEWS / 2, "test reviews"},
         {"--freeze-embeddings", OPT_FLAG, &frozen, 0, 0, ""},
         {"--imdb", OPT_STRING, &o->imdb_path, 0, 0, "a file"},
         {"--glove", OPT_STRING, &o->glove_path, 0, 0, "a file"},
