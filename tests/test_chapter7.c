@@ -442,6 +442,89 @@ START_TEST(options) {
 }
 END_TEST
 
+// A reviews file in the format of text/imdb.h: 50,000 reviews in blocks of
+// 12,500 (test/neg, train/neg, test/pos, train/pos), all empty but the
+// first `short_ones` of each block, "a fine film ." (one chunk each). The
+// caller removes it and frees the path.
+static char *tiny_reviews(int short_ones) {
+    size_t cap = 50000 * 24 + 2, len = 0;
+    char *json = malloc(cap);
+    ck_assert_ptr_nonnull(json);
+    json[len++] = '[';
+    for (int i = 0; i < IMDB_REVIEWS; i++)
+        len += (size_t)snprintf(json + len, cap - len, "%s{\"t\": \"%s\", \"s\": %d}", i ? ",\n" : "",
+                                i % IMDB_BLOCK < short_ones ? "a fine film ." : "", i / IMDB_BLOCK >= 2);
+    snprintf(json + len, cap - len, "]");
+    char *p = tmp_with(json);
+    free(json);
+    return p;
+}
+
+// A GloVe file with the two words cell [136] compares, 100 numbers each.
+static char *tiny_glove(void) {
+    char text[2048];
+    size_t len = 0;
+    const char *words[] = {"excellent", "terrible"};
+    for (int w = 0; w < 2; w++) {
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s", words[w]);
+        for (int k = 0; k < EMBED_DIM; k++)
+            len += (size_t)snprintf(text + len, sizeof text - len, " %d", (k + w) % 3);
+        len += (size_t)snprintf(text + len, sizeof text - len, "\n");
+    }
+    return tmp_with(text);
+}
+
+// ./chapter7 --imdb IMDB --glove GLOVE --epochs 1: its exit status, what it
+// printed (*printed) and said on stderr (*said).
+static int run_chapter7(const char *imdb, const char *glove, char **printed, char **said) {
+    char *argv[] = {"chapter7", "--imdb", (char *)imdb, "--glove", (char *)glove, "--epochs", "1", NULL};
+    ch7_options o;
+    ck_assert_int_eq(parse_args(7, argv, &o), -1);
+    FILE *saved = stdout;
+    stdout = tmpfile();
+    ck_assert_ptr_nonnull(stdout);
+    stderr_capture cap;
+    capture_begin(&cap);
+    int rc = train_mode(&o, 7, argv);
+    *said = capture_end(&cap);
+    rewind(stdout);
+    size_t len = 0;
+    *printed = calloc(1, 1 << 20);
+    ck_assert_ptr_nonnull(*printed);
+    len = fread(*printed, 1, (1 << 20) - 1, stdout);
+    (*printed)[len] = '\0';
+    fclose(stdout);
+    stdout = saved;
+    return rc;
+}
+
+// Fewer training chunks than one batch: an error that says how many there
+// are and how many training needs, not a read past the shuffled pool.
+START_TEST(too_few_training_chunks) {
+    char *glove = tiny_glove(), *printed, *said;
+    char *imdb = tiny_reviews(3);  // 3 + 3 training reviews, a chunk each
+    ck_assert_int_eq(run_chapter7(imdb, glove, &printed, &said), 1);
+    ck_assert_msg(strstr(said, "chapter7: error: ") &&
+                  strstr(said, ": the training reviews give 6 chunks of 32 tokens; training needs "
+                               "at least 64, one batch\n"), "%s", said);
+    ck_assert_ptr_null(strstr(printed, "Epoch 1"));
+    free(printed);
+    free(said);
+    remove(imdb);
+    free(imdb);
+    imdb = tiny_reviews(32);  // exactly one batch: it trains
+    ck_assert_int_eq(run_chapter7(imdb, glove, &printed, &said), 0);
+    ck_assert_msg(strstr(printed, "batch 64, 1 steps an epoch") && strstr(printed, "\nEpoch 1, "),
+                  "%s", printed);
+    free(printed);
+    free(said);
+    remove(imdb);
+    free(imdb);
+    remove(glove);
+    free(glove);
+}
+END_TEST
+
 START_TEST(training_helpers) {
     // --limit: every (C/N)-th chunk, so that both halves (labels) are used
     trainer_data s = {.L = SEQUENCE_LENGTH, .reviews = IMDB_REVIEWS / 2};
@@ -551,6 +634,10 @@ START_TEST(trainer_runs) {
     ck_assert_ptr_nonnull(strstr(b, "\nEpoch 2, "));
     ck_assert_int_eq(r[0].epochs, 2);
     ck_assert_int_eq(r[1].epochs, 2);
+    // two steps an epoch: each ends five tenths of the loss curve, and each
+    // tenth gets the mean loss of its step (none is left at 0)
+    for (int k = 0; k < 20; k++) ck_assert_msg(r[0].tenths[k] > 0, "tenth %d: %g", k, r[0].tenths[k]);
+    ck_assert(r[0].tenths[0] == r[0].tenths[4] && r[0].tenths[5] == r[0].tenths[9]);
     ck_assert_int_le(best_epoch(&r[1], true), 1);
     // its figure data, named for the program, the model and the run
     char dir[] = "/tmp/chapter7-trainer-XXXXXX", path[256];
@@ -569,6 +656,18 @@ START_TEST(trainer_runs) {
         free(r[i].per_epoch);
         free(r[i].tenths);
     }
+    // a pool smaller than one batch trains nothing: refused, and said why
+    d.n_pool = 1;
+    run_result one = {.kind = MODEL_BASELINE, .lr = 0.1};
+    out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_int_eq(train_model(&one, &d, &o, out, err, sizeof err), -1);
+    fclose(out);
+    ck_assert_str_eq(err, "1 training chunk: training needs at least 2, one batch");
+    ck_assert_str_eq(text, "");
+    free(text);
+    free(one.per_epoch);
+    free(one.tenths);
 }
 END_TEST
 
@@ -584,6 +683,7 @@ int main(void) {
     tcase_add_test(tc, options);
     tcase_add_test(tc, training_helpers);
     tcase_add_test(tc, trainer_runs);
+    tcase_add_test(tc, too_few_training_chunks);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)

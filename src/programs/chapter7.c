@@ -492,6 +492,12 @@ static trainer_options training_options(const ch7_state *s, const ch7_options *o
 int cell_141_training(run_result *results, int *nresults, ch7_state *s,
                              const ch7_options *o, FILE *out, char *err, size_t errlen) {
     trainer_data *d = &s->data;
+    // the trainer and show_broadcast's first batch need one whole batch
+    if (d->n_train < BATCH_SIZE) {
+        snprintf(err, errlen, "%s: the training reviews give %zu chunks of %d tokens; training "
+                 "needs at least %d, one batch", o->imdb_path, d->n_train, SEQUENCE_LENGTH, BATCH_SIZE);
+        return -1;
+    }
     d->pool = training_pool(&d->n_pool, d->n_train, o->limit);
     if (!d->pool) {
         snprintf(err, errlen, "out of memory");

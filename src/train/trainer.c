@@ -87,14 +87,17 @@ int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
 
 // For the figure's loss curve: adds the loss of step (0 .. steps-1) of
 // epoch (1 ..) to *sum, and at the end of each tenth of the epoch stores
-// the tenth's mean loss in r->tenths and starts the next.
+// the tenth's mean loss in r->tenths and starts the next. An epoch of
+// fewer than ten steps ends several tenths in one step: each gets its mean.
 static void record_tenths(run_result *r, long epoch, size_t step, size_t steps, double loss,
                           double *sum, long *count) {
     *sum += loss;
     (*count)++;
-    long tenth = (long)((step + 1) * 10 / steps);  // tenths of the epoch done
-    if (tenth != (long)(step * 10 / steps)) {
+    long done = (long)((step + 1) * 10 / steps);  // tenths of the epoch done
+    long before = (long)(step * 10 / steps);
+    for (long tenth = before + 1; tenth <= done; tenth++)
         r->tenths[(epoch - 1) * 10 + tenth - 1] = *sum / (double)*count;
+    if (done != before) {
         *sum = 0;
         *count = 0;
     }
@@ -133,7 +136,13 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
     float *logits = malloc((d->n_test ? d->n_test : 1) * sizeof *logits);
     r->per_epoch = calloc((size_t)o->epochs, sizeof *r->per_epoch);
     r->tenths = calloc((size_t)o->epochs * 10, sizeof *r->tenths);
+    // rc: 0, -1 out of memory, -2 a failure err already describes
     int rc = rc_opt < 0 || !perm || !X || !Y || !logits || !r->per_epoch || !r->tenths ? -1 : 0;
+    if (rc == 0 && d->n_pool < (size_t)B) {  // not one batch: no step would be taken
+        snprintf(err, errlen, "%zu training chunk%s: training needs at least %d, one batch",
+                 d->n_pool, d->n_pool == 1 ? "" : "s", B);
+        rc = -2;
+    }
     //> cell-141
     size_t steps = d->n_pool / B;  // TRAIN_SIZE // BATCH_SIZE: the last partial batch is dropped
     for (long epoch = 1; rc == 0 && epoch <= o->epochs; epoch++) {
@@ -165,8 +174,9 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
     //< cell-141
     if (rc == 0 && o->trained)
         rc = o->trained(r, &m, &a, o->ctx, err, errlen);
-    else if (rc < 0)
+    else if (rc == -1)
         snprintf(err, errlen, "out of memory training the %s model", model_name(r->kind));
+    rc = rc < 0 ? -1 : 0;
     free(perm);
     free(X);
     free(Y);

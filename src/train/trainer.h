@@ -92,7 +92,8 @@ void gather_batch(int32_t *X, int32_t *Y, const trainer_data *d, const int64_t *
 
 // Trains one model of r's kind, lr and embedding for o->epochs epochs,
 // printing a line per epoch to out; fills r's results. Returns 0, or -1
-// with the reason in err.
+// with the reason in err. A pool of fewer than o->B chunks, which holds no
+// whole batch, is refused.
 int train_model(run_result *r, const trainer_data *d, const trainer_options *o, FILE *out,
                 char *err, size_t errlen);
 
