@@ -442,6 +442,54 @@ START_TEST(options) {
 }
 END_TEST
 
+// A model whose loss stops being finite (a learning rate of infinity: its
+// second step's loss is not a number) stops there with an error that names
+// it, its run, the epoch and the step; the model before it prints as
+// always, nothing of it or of the models after it is printed (they stop),
+// and the error is the same with one thread or two.
+START_TEST(diverged_training_stops) {
+    float table[3] = {-1, 0, 2};
+    int32_t X[4 * SEQUENCE_LENGTH], Y[4] = {0, 1, 0, 1}, review[4] = {0, 0, 1, 1};
+    for (int i = 0; i < 4 * SEQUENCE_LENGTH; i++) X[i] = (i / SEQUENCE_LENGTH) % 2 ? 2 : 0;
+    size_t pool[4] = {0, 1, 2, 3};
+    trainer_data d = {.L = SEQUENCE_LENGTH, .X_train = X, .Y_train = Y, .n_train = 4, .pool = pool,
+                      .n_pool = 4, .X_test = X, .Y_test = Y, .test_review = review, .n_test = 4,
+                      .reviews = 2};
+    trainer_options o = {.epochs = 2, .B = 2, .seed = 1, .embedding = table, .V = 3, .d = 1, .d_k = 1};
+    char first_err[256] = "";
+    for (int threads = 1; threads <= 2; threads++) {
+        parallel_set_threads(threads);
+        run_result r[3] = {{.kind = MODEL_BASELINE, .lr = 0.1},
+                           {.kind = MODEL_SOFTMAX_ATTENTION, .lr = INFINITY},
+                           {.kind = MODEL_BASELINE, .lr = 0.1, .frozen = true}};
+        char *text, err[256] = "";
+        size_t len;
+        FILE *out = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(out);
+        ck_assert_int_eq(train_models(r, 3, &d, &o, out, err, sizeof err), -1);
+        fclose(out);
+        ck_assert_msg(strstr(err, "the softmax-attention model (lr inf, embeddings trained) diverged: "
+                                  "its training loss is ") &&
+                      strstr(err, " at epoch 1, step 2 of 2; try a smaller --lr"), "%s", err);
+        ck_assert_msg(strstr(text, "baseline, lr 0.1, embeddings trained:\nEpoch 1, ") == text &&
+                      strstr(text, "\nEpoch 2, ") && !strstr(text, "lr inf") && !strstr(text, "frozen"),
+                      "%s", text);
+        ck_assert_int_eq(r[0].epochs, 2);
+        ck_assert_int_eq(r[1].epochs, 0);
+        // one thread trains the attention model first, then the baselines:
+        // the last one, after the failure, stops at its first step
+        if (threads == 1) ck_assert_int_eq(r[2].epochs, 0);
+        if (threads == 1) snprintf(first_err, sizeof first_err, "%s", err);
+        else ck_assert_str_eq(err, first_err);
+        free(text);
+        for (int i = 0; i < 3; i++) {
+            free(r[i].per_epoch);
+            free(r[i].tenths);
+        }
+    }
+}
+END_TEST
+
 // A reviews file in the format of text/imdb.h: 50,000 reviews in blocks of
 // 12,500 (test/neg, train/neg, test/pos, train/pos), all empty but the
 // first `short_ones` of each block, "a fine film ." (one chunk each). The
@@ -684,6 +732,7 @@ int main(void) {
     tcase_add_test(tc, training_helpers);
     tcase_add_test(tc, trainer_runs);
     tcase_add_test(tc, too_few_training_chunks);
+    tcase_add_test(tc, diverged_training_stops);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "train/trainer.h"
 
+#include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -103,6 +105,20 @@ static void record_tenths(run_result *r, long epoch, size_t step, size_t steps, 
     }
 }
 
+// Why training stopped at `step` (1 .. steps) of `epoch`, into err: a loss
+// that is not finite, else the caller's o->stop. Returns -2, train_model's
+// "err says why".
+static int stopped(char *err, size_t errlen, const run_result *r, long epoch, size_t step,
+                   size_t steps, double loss) {
+    if (isfinite(loss))
+        snprintf(err, errlen, "the %s model stopped: a model before it failed", model_name(r->kind));
+    else
+        snprintf(err, errlen, "the %s model (lr %g, embeddings %s) diverged: its training loss is "
+                 "%s at epoch %ld, step %zu of %zu; try a smaller --lr", model_name(r->kind), r->lr,
+                 embeddings_word(r->frozen), isnan(loss) ? "nan" : "infinite", epoch, step, steps);
+    return -2;
+}
+
 //> batch
 // Batch `step` of an epoch whose order of the pool's chunks is perm: its
 // chunks' ids into X (B, L) and their labels into Y (B).
@@ -153,12 +169,17 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
             gather_batch(X, Y, d, perm, step, B);
             int correct;
             double loss = sentiment_train_step(&m, &a, &opt, X, Y, B, !r->frozen, &correct);
+            if (!isfinite(loss) || (o->stop && o->stop(o->stop_arg))) {
+                rc = stopped(err, errlen, r, epoch, step + 1, steps, loss);
+                break;
+            }
             loss_sum += loss;
             correct_sum += correct;
             record_tenths(r, epoch, step, steps, loss, &tenth_sum, &tenth_steps);
             progress(o->progress, model_name(r->kind), (int)epoch, step + 1, steps,
                      loss_sum / (double)(step + 1), t0, &last);
         }
+        if (rc != 0) break;  // nothing of an epoch cut short is kept
         epoch_result *e = &r->per_epoch[epoch - 1];
         e->train_loss = steps ? loss_sum / (double)steps : 0;
         e->train_accuracy = steps ? (double)correct_sum / ((double)steps * B) : 0;
@@ -190,6 +211,8 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
 // One model of train_models, trained into its own output.
 typedef struct {
     run_result *result;
+    int index;                  // in results
+    atomic_int *first_failed;   // the first of results that failed so far (n: none)
     char *text;       // what it prints
     size_t len;
     int rc;
@@ -197,19 +220,33 @@ typedef struct {
     char err[256];
 } training_job;
 
+// trainer_options.stop of a job: a model before it in results failed, so
+// its own output would never be printed nor its failure reported.
+static bool earlier_failed(const void *job) {
+    const training_job *j = job;
+    return atomic_load_explicit(j->first_failed, memory_order_relaxed) < j->index;
+}
+
 static void run_job(training_job *j, const trainer_data *d, const trainer_options *o) {
     FILE *f = open_memstream(&j->text, &j->len);
     if (!f) {
         j->rc = -1;
         snprintf(j->err, sizeof j->err, "out of memory");
-        return;
+    } else {
+        const run_result *r = j->result;
+        trainer_options mine = *o;
+        mine.stop = earlier_failed;
+        mine.stop_arg = j;
+        fprintf(f, "%s, lr %g, embeddings %s:\n", model_name(r->kind), r->lr, embeddings_word(r->frozen));
+        j->rc = train_model(j->result, d, &mine, f, j->err, sizeof j->err);
+        if (fclose(f) != 0 && j->rc == 0) {
+            j->rc = -1;
+            snprintf(j->err, sizeof j->err, "out of memory");
+        }
     }
-    const run_result *r = j->result;
-    fprintf(f, "%s, lr %g, embeddings %s:\n", model_name(r->kind), r->lr, embeddings_word(r->frozen));
-    j->rc = train_model(j->result, d, o, f, j->err, sizeof j->err);
-    if (fclose(f) != 0 && j->rc == 0) {
-        j->rc = -1;
-        snprintf(j->err, sizeof j->err, "out of memory");
+    if (j->rc < 0) {  // first_failed = min(first_failed, index)
+        int seen = atomic_load(j->first_failed);
+        while (j->index < seen && !atomic_compare_exchange_weak(j->first_failed, &seen, j->index)) {}
     }
 }
 
@@ -223,7 +260,9 @@ int train_models(run_result *results, int n, const trainer_data *d, const traine
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    for (int i = 0; i < n; i++) jobs[i].result = &results[i];
+    atomic_int first_failed = n;
+    for (int i = 0; i < n; i++) jobs[i] = (training_job){.result = &results[i], .index = i,
+                                                         .first_failed = &first_failed};
     for (int pass = 0, k = 0; pass < 2; pass++)
         for (int i = 0; i < n; i++)
             if ((results[i].kind == MODEL_BASELINE) == (pass == 1)) order[k++] = i;

@@ -64,6 +64,10 @@ typedef struct {
     int (*trained)(const run_result *r, const sentiment_model *m, sentiment_acts *a, void *ctx,
                    char *err, size_t errlen);
     void *ctx;
+    // Asked once a step (may be NULL): true stops the training, which then
+    // fails. train_models sets it.
+    bool (*stop)(const void *arg);
+    const void *stop_arg;
 } trainer_options;
 
 // "frozen" or "trained": what happens to a model's embedding.
@@ -93,7 +97,9 @@ void gather_batch(int32_t *X, int32_t *Y, const trainer_data *d, const int64_t *
 // Trains one model of r's kind, lr and embedding for o->epochs epochs,
 // printing a line per epoch to out; fills r's results. Returns 0, or -1
 // with the reason in err. A pool of fewer than o->B chunks, which holds no
-// whole batch, is refused.
+// whole batch, is refused. A training loss that is not finite (a learning
+// rate too large) stops it at that step, the model, epoch and step named
+// in err; nothing of that epoch is printed or kept.
 int train_model(run_result *r, const trainer_data *d, const trainer_options *o, FILE *out,
                 char *err, size_t errlen);
 
@@ -102,7 +108,10 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
 // prints into its own buffer, a line naming it and its epochs, and the
 // buffers go to out in the order of results as soon as they and those
 // before them are done: the output is the same whatever the number of
-// threads. Returns 0, or -1 with the first failure's reason in err.
+// threads. Returns 0, or -1 with the reason of the first model in results
+// that failed in err; the models after it stop at their next step, and
+// neither its output nor theirs is printed. The error is the same whatever
+// the number of threads.
 int train_models(run_result *results, int n, const trainer_data *d, const trainer_options *o,
                  FILE *out, char *err, size_t errlen);
 
