@@ -644,7 +644,7 @@ START_TEST(training_helpers) {
     // chunk goes, and the share is of 12,500 reviews
     keep_test_reviews(&s, 12500);
     ck_assert_uint_eq(s.n_test, 2);
-    ck_assert_uint_eq(s.review_step, 2);
+    ck_assert_uint_eq(s.scored, 12500);
     ck_assert_int_eq(review[0], 0);
     ck_assert_int_eq(review[1], 0);
     ck_assert_int_eq(X[SEQUENCE_LENGTH], 0);  // the second chunk kept in place
@@ -653,6 +653,57 @@ START_TEST(training_helpers) {
     ck_assert_double_eq_tol(reviews, 1.0 / 12500.0, 1e-12);
     sentiment_acts_free(&a);
     sentiment_model_free(&m);
+}
+END_TEST
+
+// --test-limit N scores exactly N of the 25,000 test reviews, spread evenly,
+// for every N (an N above 12,500 once gave a step of 1: all of them); a
+// divisor of 25,000 keeps every (25000/N)-th, as before.
+START_TEST(test_limit_scores_n_reviews) {
+    enum { R = IMDB_REVIEWS / 2 };
+    int32_t *X = malloc((size_t)R * SEQUENCE_LENGTH * sizeof *X), *Y = malloc(R * sizeof *Y),
+            *review = malloc(R * sizeof *review);
+    float *logits = malloc(R * sizeof *logits), table[3] = {-1, 0, 2};
+    ck_assert(X && Y && review && logits);
+    torch_rng g;
+    rng_seed(&g, 0);
+    sentiment_model m;
+    sentiment_acts a;
+    ck_assert_int_eq(sentiment_model_init(&m, MODEL_BASELINE, table, 3, 1, 1, SEQUENCE_LENGTH, &g), 0);
+    ck_assert_int_eq(sentiment_acts_init(&a, &m, 2), 0);
+    m.p.wo[0] = 1;
+    m.p.bo[0] = 0;
+    long limits[] = {1000, 12500, 12501, 24999, 7, 25000};
+    for (size_t k = 0; k < sizeof limits / sizeof *limits; k++) {
+        long n = limits[k];
+        // a chunk a review, each with logit 2 and a positive label: all right
+        for (int c = 0; c < R; c++) {
+            for (int t = 0; t < SEQUENCE_LENGTH; t++) X[(size_t)c * SEQUENCE_LENGTH + t] = 2;
+            Y[c] = 1;
+            review[c] = c;
+        }
+        trainer_data d = {.L = SEQUENCE_LENGTH, .X_test = X, .Y_test = Y, .test_review = review,
+                          .n_test = R, .reviews = R};
+        keep_test_reviews(&d, n);
+        ck_assert_msg(d.n_test == (size_t)n, "--test-limit %ld kept %zu reviews", n, d.n_test);
+        size_t scored = 0;
+        for (size_t r = 0; r < R; r++) scored += test_review_scored(&d, r);
+        ck_assert_uint_eq(scored, (size_t)n);
+        for (long i = 0; i < n; i++)  // review floor(i R / n), in order
+            ck_assert_int_eq(review[i], (int32_t)((size_t)i * R / (size_t)n));
+        if (R % n == 0)
+            for (long i = 0; i < n; i++) ck_assert_int_eq(review[i], (int32_t)(i * (R / n)));
+        double chunks, reviews;
+        ck_assert_int_eq(evaluate(&chunks, &reviews, logits, &m, &a, &d), 0);
+        ck_assert_double_eq(chunks, 1.0);
+        ck_assert_double_eq(reviews, 1.0);  // of the n scored, not of all 25,000
+    }
+    sentiment_acts_free(&a);
+    sentiment_model_free(&m);
+    free(X);
+    free(Y);
+    free(review);
+    free(logits);
 }
 END_TEST
 
@@ -730,6 +781,7 @@ int main(void) {
     tcase_add_test(tc, tokenize_lines);
     tcase_add_test(tc, options);
     tcase_add_test(tc, training_helpers);
+    tcase_add_test(tc, test_limit_scores_n_reviews);
     tcase_add_test(tc, trainer_runs);
     tcase_add_test(tc, too_few_training_chunks);
     tcase_add_test(tc, diverged_training_stops);

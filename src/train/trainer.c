@@ -24,16 +24,24 @@ size_t *training_pool(size_t *n, size_t n_train, long limit) {
     return pool;
 }
 
+bool test_review_scored(const trainer_data *d, size_t r) {
+    size_t n = d->scored, R = d->reviews;
+    if (n == 0 || n >= R) return true;
+    // r = floor(i R / n) for some i: the first i with i R >= r n is below (r + 1) n / R
+    size_t i = (r * n + R - 1) / R;
+    return i * R < (r + 1) * n;
+}
+
 void keep_test_reviews(trainer_data *d, long n) {
-    size_t step = d->reviews / (size_t)n, kept = 0, L = (size_t)d->L;
+    size_t kept = 0, L = (size_t)d->L;
+    d->scored = (size_t)n < d->reviews ? (size_t)n : 0;
     for (size_t c = 0; c < d->n_test; c++) {
-        if ((size_t)d->test_review[c] % step != 0) continue;
+        if (!test_review_scored(d, (size_t)d->test_review[c])) continue;
         memmove(d->X_test + kept * L, d->X_test + c * L, L * sizeof *d->X_test);
         d->Y_test[kept] = d->Y_test[c];
         d->test_review[kept++] = d->test_review[c];
     }
     d->n_test = kept;
-    d->review_step = step;
 }
 
 // The progress line of an epoch, on f: rewritten in place on a terminal,
@@ -59,7 +67,7 @@ static void progress(FILE *f, const char *who, int epoch, size_t step, size_t st
 int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
              const sentiment_model *m, sentiment_acts *a, const trainer_data *d) {
     if (sentiment_logits(logits, m, a, d->X_test, d->n_test) < 0) return -1;
-    size_t reviews = d->reviews, right = 0, step = d->review_step ? d->review_step : 1;
+    size_t reviews = d->reviews, right = 0, scored = 0;
     double *sum = calloc(reviews, sizeof *sum);       // of each review's logits
     int *count = calloc(reviews, sizeof *count);      // chunks of each review
     int *label = calloc(reviews, sizeof *label);
@@ -76,10 +84,13 @@ int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
         label[d->test_review[c]] = d->Y_test[c];
     }
     size_t reviews_right = 0;
-    for (size_t r = 0; r < reviews; r += step)  // a review without chunks counts as wrong
+    for (size_t r = 0; r < reviews; r++) {  // a review without chunks counts as wrong
+        if (!test_review_scored(d, r)) continue;
+        scored++;
         reviews_right += count[r] > 0 && (sum[r] / count[r] > 0) == (label[r] == 1);
+    }
     *chunk_accuracy = (double)right / (double)d->n_test;
-    *review_accuracy = (double)reviews_right / (double)((reviews + step - 1) / step);
+    *review_accuracy = (double)reviews_right / (double)scored;
     free(sum);
     free(label);
     free(count);

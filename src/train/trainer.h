@@ -31,7 +31,7 @@ typedef struct {
     int32_t *test_review;        // (n_test) the review each test chunk comes from, in order
     size_t n_test;
     size_t reviews;              // the test reviews: test_review[c] < reviews
-    size_t review_step;          // those scored: every review_step-th (0 or 1: all)
+    size_t scored;               // how many of them are scored (0: all), spread evenly
 } trainer_data;
 
 // The numbers of one epoch of one model.
@@ -79,9 +79,14 @@ const char *embeddings_word(bool frozen);
 // of indices, or NULL when out of memory.
 size_t *training_pool(size_t *n, size_t n_train, long limit);
 
-// Keeps the chunks of every (reviews/n)-th test review only, in place, so
-// that a short run is not mostly evaluation; sets d->review_step.
+// Keeps the chunks of n test reviews only, in place, so that a short run is
+// not mostly evaluation: reviews floor(i * reviews / n), i = 0 .. n-1, every
+// (reviews/n)-th when n divides reviews; sets d->scored. n of reviews or
+// more keeps them all.
 void keep_test_reviews(trainer_data *d, long n);
+
+// Whether test review r (0 .. d->reviews-1) is one of those scored.
+bool test_review_scored(const trainer_data *d, size_t r);
 
 // The test accuracy per chunk and per review of a model into
 // *chunk_accuracy and *review_accuracy; logits (n_test) gets its logits.
