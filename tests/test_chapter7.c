@@ -300,6 +300,12 @@ START_TEST(glove_bad_input) {
         remove(p);
         free(p);
     }
+    // one number a word: the count in the error agrees with it
+    p = tmp_with("good 1\nbad 1 2\n");
+    ck_assert_int_eq(glove_lookup(v, found, &n, p, 1, &w, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, ":2: expected 1 number after the word, found 2"), "%s", err);
+    remove(p);
+    free(p);
     strmap_free(&w);
     // cosine: a zero vector gives 0; parallel vectors 1
     float a[3] = {1, 2, 3}, b[3] = {2, 4, 6}, z[3] = {0, 0, 0};
@@ -575,11 +581,19 @@ START_TEST(options) {
                       {"chapter7", "--test-limit", "25001", NULL},
                       {"chapter7", "--epochs", "1", "--convert-glove", NULL},
                       {"chapter7", "--convert-glove", "in.json", NULL},
-                      {"chapter7", "--data", "", NULL}};
+                      {"chapter7", "--data", "", NULL},
+                      {"chapter7", "--tokenize", "--epochs", "3", NULL},
+                      {"chapter7", "--lr", "0.1", "--tokenize", NULL},
+                      {"chapter7", "--tokenize", "--imdb", "/nonexistent", NULL},
+                      {"chapter7", "--convert-glove", "--lr", "out.txt", NULL},
+                      {"chapter7", "--imdb", "--glove", "x", NULL}};
     const char *said[] = {"unknown option '--frobnicate'", "--epochs needs", "--model needs", "unknown option 'x'",
-                          "--lr needs", "--limit needs", "--test-limit needs a number of test reviews from 1 to 25000",
+                          "--lr needs", "--limit needs", "--test-limit needs a whole number from 1 to 25000 (test reviews)",
                           "--test-limit needs", "--convert-glove IN OUT", "--convert-glove IN OUT",
-                          "--data needs a directory"};  // an empty --data once meant "/"
+                          "--data needs a directory",  // an empty --data once meant "/"
+                          "--epochs does not apply to --tokenize", "--lr does not apply to --tokenize",
+                          "--imdb does not apply to --tokenize", "not the option '--lr'",
+                          "--imdb needs a value, not the option '--glove'"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int argc = 0;
         while (bad[i][argc]) argc++;
@@ -590,6 +604,19 @@ START_TEST(options) {
         ck_assert_msg(strstr(msg, said[i]) != NULL, "case %zu said: %s", i, msg);
         free(msg);
     }
+    // --tokenize uses no --data folder: it is refused, and not created
+    char parent[] = "/tmp/chapter7-options-XXXXXX", data[64];
+    ck_assert_ptr_nonnull(mkdtemp(parent));
+    snprintf(data, sizeof data, "%s/figures", parent);
+    char *a7[] = {"chapter7", "--data", data, "--tokenize", NULL};
+    capture_begin(&cap);
+    int rc7 = parse_args(4, a7, &o);
+    char *msg7 = capture_end(&cap);
+    ck_assert_int_eq(rc7, 2);
+    ck_assert_msg(strstr(msg7, "chapter7: error: --data does not apply to --tokenize"), "%s", msg7);
+    free(msg7);
+    ck_assert(!exists(data));
+    ck_assert_int_eq(rmdir(parent), 0);
     // --help: to stdout, exit 0
     FILE *saved = stdout;
     stdout = tmpfile();
@@ -598,6 +625,137 @@ START_TEST(options) {
     fclose(stdout);
     stdout = saved;
     ck_assert_int_eq(rc, 0);
+}
+END_TEST
+
+// A model whose loss stops being finite (a learning rate of infinity: its
+// second step's loss is not a number) stops there with an error that names
+// it, its run, the epoch and the step; the model before it prints as
+// always, nothing of it or of the models after it is printed (they stop),
+// and the error is the same with one thread or two.
+START_TEST(diverged_training_stops) {
+    float table[3] = {-1, 0, 2};
+    int32_t X[4 * SEQUENCE_LENGTH], Y[4] = {0, 1, 0, 1}, review[4] = {0, 0, 1, 1};
+    for (int i = 0; i < 4 * SEQUENCE_LENGTH; i++) X[i] = (i / SEQUENCE_LENGTH) % 2 ? 2 : 0;
+    size_t pool[4] = {0, 1, 2, 3};
+    trainer_data d = {.L = SEQUENCE_LENGTH, .X_train = X, .Y_train = Y, .n_train = 4, .pool = pool,
+                      .n_pool = 4, .X_test = X, .Y_test = Y, .test_review = review, .n_test = 4,
+                      .reviews = 2};
+    trainer_options o = {.epochs = 2, .B = 2, .seed = 1, .embedding = table, .V = 3, .d = 1, .d_k = 1};
+    char first_err[256] = "";
+    for (int threads = 1; threads <= 2; threads++) {
+        parallel_set_threads(threads);
+        run_result r[3] = {{.kind = MODEL_BASELINE, .lr = 0.1},
+                           {.kind = MODEL_SOFTMAX_ATTENTION, .lr = INFINITY},
+                           {.kind = MODEL_BASELINE, .lr = 0.1, .frozen = true}};
+        char *text, err[256] = "";
+        size_t len;
+        FILE *out = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(out);
+        ck_assert_int_eq(train_models(r, 3, &d, &o, out, err, sizeof err), -1);
+        fclose(out);
+        ck_assert_msg(strstr(err, "the softmax-attention model (lr inf, embeddings trained) diverged: "
+                                  "its training loss is ") &&
+                      strstr(err, " at epoch 1, step 2 of 2; try a smaller --lr"), "%s", err);
+        ck_assert_msg(strstr(text, "baseline, lr 0.1, embeddings trained:\nEpoch 1, ") == text &&
+                      strstr(text, "\nEpoch 2, ") && !strstr(text, "lr inf") && !strstr(text, "frozen"),
+                      "%s", text);
+        ck_assert_int_eq(r[0].epochs, 2);
+        ck_assert_int_eq(r[1].epochs, 0);
+        // one thread trains the attention model first, then the baselines:
+        // the last one, after the failure, stops at its first step
+        if (threads == 1) ck_assert_int_eq(r[2].epochs, 0);
+        if (threads == 1) snprintf(first_err, sizeof first_err, "%s", err);
+        else ck_assert_str_eq(err, first_err);
+        free(text);
+        for (int i = 0; i < 3; i++) {
+            free(r[i].per_epoch);
+            free(r[i].tenths);
+        }
+    }
+}
+END_TEST
+
+// A reviews file in the format of text/imdb.h: 50,000 reviews in blocks of
+// 12,500 (test/neg, train/neg, test/pos, train/pos), all empty but the
+// first `short_ones` of each block, "a fine film ." (one chunk each). The
+// caller removes it and frees the path.
+static char *tiny_reviews(int short_ones) {
+    size_t cap = 50000 * 24 + 2, len = 0;
+    char *json = malloc(cap);
+    ck_assert_ptr_nonnull(json);
+    json[len++] = '[';
+    for (int i = 0; i < IMDB_REVIEWS; i++)
+        len += (size_t)snprintf(json + len, cap - len, "%s{\"t\": \"%s\", \"s\": %d}", i ? ",\n" : "",
+                                i % IMDB_BLOCK < short_ones ? "a fine film ." : "", i / IMDB_BLOCK >= 2);
+    snprintf(json + len, cap - len, "]");
+    char *p = tmp_with(json);
+    free(json);
+    return p;
+}
+
+// A GloVe file with the two words cell [136] compares, 100 numbers each.
+static char *tiny_glove(void) {
+    char text[2048];
+    size_t len = 0;
+    const char *words[] = {"excellent", "terrible"};
+    for (int w = 0; w < 2; w++) {
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s", words[w]);
+        for (int k = 0; k < EMBED_DIM; k++)
+            len += (size_t)snprintf(text + len, sizeof text - len, " %d", (k + w) % 3);
+        len += (size_t)snprintf(text + len, sizeof text - len, "\n");
+    }
+    return tmp_with(text);
+}
+
+// ./chapter7 --imdb IMDB --glove GLOVE --epochs 1: its exit status, what it
+// printed (*printed) and said on stderr (*said).
+static int run_chapter7(const char *imdb, const char *glove, char **printed, char **said) {
+    char *argv[] = {"chapter7", "--imdb", (char *)imdb, "--glove", (char *)glove, "--epochs", "1", NULL};
+    ch7_options o;
+    ck_assert_int_eq(parse_args(7, argv, &o), -1);
+    FILE *saved = stdout;
+    stdout = tmpfile();
+    ck_assert_ptr_nonnull(stdout);
+    stderr_capture cap;
+    capture_begin(&cap);
+    int rc = train_mode(&o, 7, argv);
+    *said = capture_end(&cap);
+    rewind(stdout);
+    size_t len = 0;
+    *printed = calloc(1, 1 << 20);
+    ck_assert_ptr_nonnull(*printed);
+    len = fread(*printed, 1, (1 << 20) - 1, stdout);
+    (*printed)[len] = '\0';
+    fclose(stdout);
+    stdout = saved;
+    return rc;
+}
+
+// Fewer training chunks than one batch: an error that says how many there
+// are and how many training needs, not a read past the shuffled pool.
+START_TEST(too_few_training_chunks) {
+    char *glove = tiny_glove(), *printed, *said;
+    char *imdb = tiny_reviews(3);  // 3 + 3 training reviews, a chunk each
+    ck_assert_int_eq(run_chapter7(imdb, glove, &printed, &said), 1);
+    ck_assert_msg(strstr(said, "chapter7: error: ") &&
+                  strstr(said, ": the training reviews give 6 chunks of 32 tokens; training needs "
+                               "at least 64, one batch\n"), "%s", said);
+    ck_assert_ptr_null(strstr(printed, "Epoch 1"));
+    free(printed);
+    free(said);
+    remove(imdb);
+    free(imdb);
+    imdb = tiny_reviews(32);  // exactly one batch: it trains
+    ck_assert_int_eq(run_chapter7(imdb, glove, &printed, &said), 0);
+    ck_assert_msg(strstr(printed, "batch 64, 1 steps an epoch") && strstr(printed, "\nEpoch 1, "),
+                  "%s", printed);
+    free(printed);
+    free(said);
+    remove(imdb);
+    free(imdb);
+    remove(glove);
+    free(glove);
 }
 END_TEST
 
@@ -672,7 +830,7 @@ START_TEST(training_helpers) {
     // chunk goes, and the share is of 12,500 reviews
     keep_test_reviews(&s, 12500);
     ck_assert_uint_eq(s.n_test, 2);
-    ck_assert_uint_eq(s.review_step, 2);
+    ck_assert_uint_eq(s.scored, 12500);
     ck_assert_int_eq(review[0], 0);
     ck_assert_int_eq(review[1], 0);
     ck_assert_int_eq(X[SEQUENCE_LENGTH], 0);  // the second chunk kept in place
@@ -681,6 +839,57 @@ START_TEST(training_helpers) {
     ck_assert_double_eq_tol(reviews, 1.0 / 12500.0, 1e-12);
     sentiment_acts_free(&a);
     sentiment_model_free(&m);
+}
+END_TEST
+
+// --test-limit N scores exactly N of the 25,000 test reviews, spread evenly,
+// for every N (an N above 12,500 once gave a step of 1: all of them); a
+// divisor of 25,000 keeps every (25000/N)-th, as before.
+START_TEST(test_limit_scores_n_reviews) {
+    enum { R = IMDB_REVIEWS / 2 };
+    int32_t *X = malloc((size_t)R * SEQUENCE_LENGTH * sizeof *X), *Y = malloc(R * sizeof *Y),
+            *review = malloc(R * sizeof *review);
+    float *logits = malloc(R * sizeof *logits), table[3] = {-1, 0, 2};
+    ck_assert(X && Y && review && logits);
+    torch_rng g;
+    rng_seed(&g, 0);
+    sentiment_model m;
+    sentiment_acts a;
+    ck_assert_int_eq(sentiment_model_init(&m, MODEL_BASELINE, table, 3, 1, 1, SEQUENCE_LENGTH, &g), 0);
+    ck_assert_int_eq(sentiment_acts_init(&a, &m, 2), 0);
+    m.p.wo[0] = 1;
+    m.p.bo[0] = 0;
+    long limits[] = {1000, 12500, 12501, 24999, 7, 25000};
+    for (size_t k = 0; k < sizeof limits / sizeof *limits; k++) {
+        long n = limits[k];
+        // a chunk a review, each with logit 2 and a positive label: all right
+        for (int c = 0; c < R; c++) {
+            for (int t = 0; t < SEQUENCE_LENGTH; t++) X[(size_t)c * SEQUENCE_LENGTH + t] = 2;
+            Y[c] = 1;
+            review[c] = c;
+        }
+        trainer_data d = {.L = SEQUENCE_LENGTH, .X_test = X, .Y_test = Y, .test_review = review,
+                          .n_test = R, .reviews = R};
+        keep_test_reviews(&d, n);
+        ck_assert_msg(d.n_test == (size_t)n, "--test-limit %ld kept %zu reviews", n, d.n_test);
+        size_t scored = 0;
+        for (size_t r = 0; r < R; r++) scored += test_review_scored(&d, r);
+        ck_assert_uint_eq(scored, (size_t)n);
+        for (long i = 0; i < n; i++)  // review floor(i R / n), in order
+            ck_assert_int_eq(review[i], (int32_t)((size_t)i * R / (size_t)n));
+        if (R % n == 0)
+            for (long i = 0; i < n; i++) ck_assert_int_eq(review[i], (int32_t)(i * (R / n)));
+        double chunks, reviews;
+        ck_assert_int_eq(evaluate(&chunks, &reviews, logits, &m, &a, &d), 0);
+        ck_assert_double_eq(chunks, 1.0);
+        ck_assert_double_eq(reviews, 1.0);  // of the n scored, not of all 25,000
+    }
+    sentiment_acts_free(&a);
+    sentiment_model_free(&m);
+    free(X);
+    free(Y);
+    free(review);
+    free(logits);
 }
 END_TEST
 
@@ -710,6 +919,10 @@ START_TEST(trainer_runs) {
     ck_assert_ptr_nonnull(strstr(b, "\nEpoch 2, "));
     ck_assert_int_eq(r[0].epochs, 2);
     ck_assert_int_eq(r[1].epochs, 2);
+    // two steps an epoch: each ends five tenths of the loss curve, and each
+    // tenth gets the mean loss of its step (none is left at 0)
+    for (int k = 0; k < 20; k++) ck_assert_msg(r[0].tenths[k] > 0, "tenth %d: %g", k, r[0].tenths[k]);
+    ck_assert(r[0].tenths[0] == r[0].tenths[4] && r[0].tenths[5] == r[0].tenths[9]);
     ck_assert_int_le(best_epoch(&r[1], true), 1);
     // its figure data, named for the program, the model and the run
     char dir[] = "/tmp/chapter7-trainer-XXXXXX", path[256];
@@ -728,6 +941,18 @@ START_TEST(trainer_runs) {
         free(r[i].per_epoch);
         free(r[i].tenths);
     }
+    // a pool smaller than one batch trains nothing: refused, and said why
+    d.n_pool = 1;
+    run_result one = {.kind = MODEL_BASELINE, .lr = 0.1};
+    out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_int_eq(train_model(&one, &d, &o, out, err, sizeof err), -1);
+    fclose(out);
+    ck_assert_str_eq(err, "1 training chunk: training needs at least 2, one batch");
+    ck_assert_str_eq(text, "");
+    free(text);
+    free(one.per_epoch);
+    free(one.tenths);
 }
 END_TEST
 
@@ -743,7 +968,10 @@ int main(void) {
     tcase_add_test(tc, tokenize_lines);
     tcase_add_test(tc, options);
     tcase_add_test(tc, training_helpers);
+    tcase_add_test(tc, test_limit_scores_n_reviews);
     tcase_add_test(tc, trainer_runs);
+    tcase_add_test(tc, too_few_training_chunks);
+    tcase_add_test(tc, diverged_training_stops);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)

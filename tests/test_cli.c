@@ -309,15 +309,16 @@ typedef struct {
     bool flag;
     const char *text;
     long long count;
-    double rate;
+    double rate, step;
 } own_options;
 
 static cli_status parse_own(int argc, const char **argv, own_options *v, char **said) {
     const extra_option extra[] = {
         {"--flag", OPT_FLAG, &v->flag, 0, 0, ""},
         {"--text", OPT_STRING, &v->text, 0, 0, "a sentence"},
-        {"--count", OPT_INTEGER, &v->count, 1, 10, "a whole number from 1 to 10"},
-        {"--rate", OPT_NUMBER, &v->rate, 0, 1, "a number from 0 to 1"},
+        {"--count", OPT_INTEGER, &v->count, 1, 1e12, "things"},
+        {"--rate", OPT_NUMBER, &v->rate, 1e-9, 10, "a rate"},
+        {"--step", OPT_NUMBER, &v->step, -0.5, 0.125, ""},
     };
     common_options o = { 7, NULL };
     stderr_capture cap;
@@ -329,7 +330,7 @@ static cli_status parse_own(int argc, const char **argv, own_options *v, char **
 }
 
 START_TEST(own_options_are_read) {
-    own_options v = { false, "default", 3, 0.5 };
+    own_options v = { false, "default", 3, 0.5, 0 };
     const char *argv[] = { "prog", "--count", "10", "--flag", "--text", "a b", "--rate", "1e-3" };
     char *said;
     ck_assert_int_eq(parse_own(8, argv, &v, &said), CLI_OK);
@@ -344,16 +345,25 @@ END_TEST
 
 START_TEST(own_options_reject_bad_values) {
     const char *cases[][3] = {
-        { "--count", "11", "--count needs a whole number from 1 to 10" },
-        { "--count", "x", "--count needs a whole number from 1 to 10" },
-        { "--rate", "nan", "--rate needs a number from 0 to 1" },
-        { "--rate", "2", "--rate needs a number from 0 to 1" },
+        // the range is stated from the bounds enforced, whatever `what` says
+        { "--count", "1000000000001", "--count needs a whole number from 1 to 1000000000000 (things)\n" },
+        { "--count", "x", "--count needs a whole number from 1 to 1000000000000 (things)\n" },
+        { "--count", "-1", "--count needs a whole number from 1 to 1000000000000 (things)\n" },
+        { "--rate", "nan", "--rate needs a number from 1e-09 to 10 (a rate)\n" },
+        { "--rate", "1e-10", "--rate needs a number from 1e-09 to 10 (a rate)\n" },
+        { "--step", "1", "--step needs a number from -0.5 to 0.125\n" },
         { "--text", "", "--text needs a sentence" },
         { "--text", NULL, "--text needs a sentence" },
+        // a value that is an option: the option before it has none
+        { "--text", "--flag", "--text needs a value, not the option '--flag'" },
+        { "--count", "--rate", "--count needs a value, not the option '--rate'" },
+        { "--seed", "--data", "--seed needs a value, not the option '--data'" },
+        { "--data", "--text", "--data needs a value, not the option '--text'" },
+        { "--seed", "9223372036854775808", "--seed needs a whole number from 0 to 9223372036854775807\n" },
         { "--other", NULL, "unknown option '--other'" },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        own_options v = { false, "default", 3, 0.5 };
+        own_options v = { false, "default", 3, 0.5, 0 };
         const char *argv[] = { "prog", cases[k][0], cases[k][1] };
         char *said;
         ck_assert_int_eq(parse_own(cases[k][1] ? 3 : 2, argv, &v, &said), CLI_USAGE);

@@ -58,6 +58,46 @@ static cli_status usage_error(const char *program, const char *usage,
     return CLI_USAGE;
 }
 
+// x as the shortest text that reads back as x: 1e-09, 0.05, 10.
+static void format_bound(char *buf, size_t len, double x) {
+    if (x == floor(x) && fabs(x) < 1e15) {  // 10, not 1e+01
+        snprintf(buf, len, "%.0f", x);
+        return;
+    }
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x) return;
+    }
+}
+
+// What a numeric option needs, from the bounds the parser enforces, so that
+// the two cannot disagree: "a whole number from 0 to 1000000 (epochs)".
+static cli_status range_error(const char *program, const char *usage, const char *name,
+                              bool whole, double lo, double hi, const char *what) {
+    char need[256], a[32], b[32];
+    if (whole) {
+        snprintf(a, sizeof a, "%lld", (long long)lo);
+        snprintf(b, sizeof b, "%lld", (long long)hi);
+    } else {
+        format_bound(a, sizeof a, lo);
+        format_bound(b, sizeof b, hi);
+    }
+    snprintf(need, sizeof need, "a %s from %s to %s%s%s%s", whole ? "whole number" : "number", a, b,
+             what && *what ? " (" : "", what && *what ? what : "", what && *what ? ")" : "");
+    return usage_error(program, usage, name, need);
+}
+
+// A value that is itself an option (--query --key): the option before it
+// was given none. A value may begin with one '-' (-1), never with two.
+static bool is_option(const char *s) { return s && strncmp(s, "--", 2) == 0; }
+
+static cli_status value_is_option(const char *program, const char *usage, const char *name,
+                                  const char *next) {
+    fprintf(stderr, "%s: error: %s needs a value, not the option '%s'\n", program, name, next);
+    usage_to(stderr, program, usage);
+    return CLI_USAGE;
+}
+
 // --data DIR: a directory the program can write into, created if missing.
 static bool data_dir_usable(const char *program, const char *dir) {
     struct stat st;
@@ -91,10 +131,16 @@ cli_status parse_options_with(int argc, char **argv, const char *program,
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage_to(stdout, program, usage);
             return finish_output(program) ? CLI_EXIT_OK : CLI_ERROR;
+        } else if ((strcmp(a, "--seed") == 0 || strcmp(a, "--data") == 0) && is_option(next)) {
+            return value_is_option(program, usage, a, next);
         } else if (strcmp(a, "--seed") == 0) {
             long long v;
-            if (!next || !parse_integer(next, 0, INT64_MAX, &v))
-                return usage_error(program, usage, a, "a whole number >= 0");
+            if (!next || !parse_integer(next, 0, INT64_MAX, &v)) {
+                fprintf(stderr, "%s: error: %s needs a whole number from 0 to %lld\n", program, a,
+                        (long long)INT64_MAX);
+                usage_to(stderr, program, usage);
+                return CLI_USAGE;
+            }
             opts->seed = (uint64_t)v;
             if (opts->seed > UINT32_MAX)
                 fprintf(stderr, "%s: note: --seed %llu draws what --seed %llu draws: "
@@ -115,7 +161,12 @@ cli_status parse_options_with(int argc, char **argv, const char *program,
                 return CLI_USAGE;
             }
             if (o->kind != OPT_FLAG) {
-                if (!next || !read_extra(o, next)) return usage_error(program, usage, a, o->what);
+                if (is_option(next)) return value_is_option(program, usage, a, next);
+                if (!next || !read_extra(o, next)) {
+                    if (o->kind == OPT_STRING) return usage_error(program, usage, a, o->what);
+                    return range_error(program, usage, a, o->kind == OPT_INTEGER, o->lo, o->hi,
+                                       o->what);
+                }
                 i++;
             } else {
                 read_extra(o, NULL);

@@ -44,11 +44,17 @@ typedef struct {
     option_kind kind;
     void *value;
     double lo, hi;      // the accepted range of OPT_INTEGER and OPT_NUMBER
-    const char *what;   // what the value is, for errors: "a number of epochs"
+    // What the value is, for errors. OPT_STRING: the whole of it, "a file".
+    // OPT_INTEGER and OPT_NUMBER: a note after the range the parser states
+    // from lo and hi, "epochs" in "--epochs needs a whole number from 0 to
+    // 1000000 (epochs)"; may be empty.
+    const char *what;
 } extra_option;
 
 // parse_options, plus the n_extra options in extra. A bad value names the
-// option and what it wanted, then prints the usage: CLI_USAGE.
+// option and what it wanted, then prints the usage: CLI_USAGE. So does a
+// value that begins with "--" (--query --key): it is an option, and the one
+// before it was given no value; a value may begin with a single '-'.
 cli_status parse_options_with(int argc, char **argv, const char *program,
                               const char *usage, common_options *opts,
                               const extra_option *extra, int n_extra);

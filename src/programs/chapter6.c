@@ -511,11 +511,12 @@ static void print_words_and_vectors(const chapter6 *c, const ch6_options *o, FIL
 
     print_cell(f, 8, "the GloVe vectors of the words: the word, else it lower-cased, "
                      "else zeros");
-    fprintf(f, "%s: %zu lines, %zu numbers a word", o->glove, c->glove_lines, c->d);
+    fprintf(f, "%s: %zu lines, %zu number%s a word", o->glove, c->glove_lines, c->d,
+            c->d == 1 ? "" : "s");
     if (c->d != 100)
         fprintf(f, " (not 100: the maps below become nn.Linear(%zu, %d))", c->d, d_h);
-    fprintf(f, "\nnp.round(..., decimals=6) moved %zu of the %zu numbers of these words' "
-            "vectors\n", c->rounded, c->numbers);
+    fprintf(f, "\nnp.round(..., decimals=6) moved %zu of the %zu number%s of these words' "
+            "vectors\n", c->rounded, c->numbers, c->numbers == 1 ? "" : "s");
     const sentence *both[] = { &c->query, &c->key };
     const found_how *hows[] = { c->q_how, c->k_how };
     const char *names[] = { "query", "key" };

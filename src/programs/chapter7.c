@@ -492,6 +492,12 @@ static trainer_options training_options(const ch7_state *s, const ch7_options *o
 int cell_141_training(run_result *results, int *nresults, ch7_state *s,
                              const ch7_options *o, FILE *out, char *err, size_t errlen) {
     trainer_data *d = &s->data;
+    // the trainer and show_broadcast's first batch need one whole batch
+    if (d->n_train < BATCH_SIZE) {
+        snprintf(err, errlen, "%s: the training reviews give %zu chunks of %d tokens; training "
+                 "needs at least %d, one batch", o->imdb_path, d->n_train, SEQUENCE_LENGTH, BATCH_SIZE);
+        return -1;
+    }
     d->pool = training_pool(&d->n_pool, d->n_train, o->limit);
     if (!d->pool) {
         snprintf(err, errlen, "out of memory");
@@ -504,9 +510,13 @@ int cell_141_training(run_result *results, int *nresults, ch7_state *s,
                 d->n_pool, d->n_train, o->epochs, o->epochs == 1 ? "" : "s", NUM_EPOCHS);
     fprintf(out, "batch %d, %zu steps an epoch, seed %" PRIu64 "; after each epoch, the test accuracy\n"
                  "per chunk and per review\n", BATCH_SIZE, d->n_pool / BATCH_SIZE, o->seed);
-    if (d->review_step > 1)
-        fprintf(out, "A SHORT TEST: %zu of the 25000 test reviews (one in %zu), their %zu chunks\n",
-                (d->reviews + d->review_step - 1) / d->review_step, d->review_step, d->n_test);
+    if (d->scored > 0 && d->reviews % d->scored == 0)
+        fprintf(out, "A SHORT TEST: %zu of the %zu test reviews (one in %zu), their %zu chunks\n",
+                d->scored, d->reviews, d->reviews / d->scored, d->n_test);
+    else if (d->scored > 0)
+        fprintf(out, "A SHORT TEST: %zu of the %zu test reviews (spread evenly, one in %.2f), "
+                "their %zu chunks\n", d->scored, d->reviews, (double)d->reviews / (double)d->scored,
+                d->n_test);
     for (int kind = 0; kind < 3; kind++)
         if (o->runs[0].models[kind]) {
             if (show_broadcast(s, o, (model_kind)kind, out) < 0) {

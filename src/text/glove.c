@@ -138,7 +138,8 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
     cJSON_ArrayForEach(w, vectors) {
         // each entry: d numbers, then the vector's norm and the word's index
         if (!cJSON_IsArray(w) || cJSON_GetArraySize(w) < d) {
-            snprintf(err, errlen, "%s: the vector of \"%s\" has fewer than %d numbers", json_path, w->string, d);
+            snprintf(err, errlen, "%s: the vector of \"%s\" has fewer than %d number%s", json_path,
+                     w->string, d, d == 1 ? "" : "s");
             goto done;
         }
         // the text format holds a word that str.split() keeps whole: not
@@ -234,8 +235,8 @@ int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const
             k++;
         }
         if (k != d) {
-            snprintf(err, errlen, "%s:%zu: expected %zu numbers after the word, found %zu",
-                     path, lineno, d, k);
+            snprintf(err, errlen, "%s:%zu: expected %zu number%s after the word, found %zu",
+                     path, lineno, d, d == 1 ? "" : "s", k);
             rc = -1;
             goto done;
         }

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "train/trainer.h"
 
+#include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,16 +24,24 @@ size_t *training_pool(size_t *n, size_t n_train, long limit) {
     return pool;
 }
 
+bool test_review_scored(const trainer_data *d, size_t r) {
+    size_t n = d->scored, R = d->reviews;
+    if (n == 0 || n >= R) return true;
+    // r = floor(i R / n) for some i: the first i with i R >= r n is below (r + 1) n / R
+    size_t i = (r * n + R - 1) / R;
+    return i * R < (r + 1) * n;
+}
+
 void keep_test_reviews(trainer_data *d, long n) {
-    size_t step = d->reviews / (size_t)n, kept = 0, L = (size_t)d->L;
+    size_t kept = 0, L = (size_t)d->L;
+    d->scored = (size_t)n < d->reviews ? (size_t)n : 0;
     for (size_t c = 0; c < d->n_test; c++) {
-        if ((size_t)d->test_review[c] % step != 0) continue;
+        if (!test_review_scored(d, (size_t)d->test_review[c])) continue;
         memmove(d->X_test + kept * L, d->X_test + c * L, L * sizeof *d->X_test);
         d->Y_test[kept] = d->Y_test[c];
         d->test_review[kept++] = d->test_review[c];
     }
     d->n_test = kept;
-    d->review_step = step;
 }
 
 // The progress line of an epoch, on f: rewritten in place on a terminal,
@@ -57,7 +67,7 @@ static void progress(FILE *f, const char *who, int epoch, size_t step, size_t st
 int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
              const sentiment_model *m, sentiment_acts *a, const trainer_data *d) {
     if (sentiment_logits(logits, m, a, d->X_test, d->n_test) < 0) return -1;
-    size_t reviews = d->reviews, right = 0, step = d->review_step ? d->review_step : 1;
+    size_t reviews = d->reviews, right = 0, scored = 0;
     double *sum = calloc(reviews, sizeof *sum);       // of each review's logits
     int *count = calloc(reviews, sizeof *count);      // chunks of each review
     int *label = calloc(reviews, sizeof *label);
@@ -74,10 +84,13 @@ int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
         label[d->test_review[c]] = d->Y_test[c];
     }
     size_t reviews_right = 0;
-    for (size_t r = 0; r < reviews; r += step)  // a review without chunks counts as wrong
+    for (size_t r = 0; r < reviews; r++) {  // a review without chunks counts as wrong
+        if (!test_review_scored(d, r)) continue;
+        scored++;
         reviews_right += count[r] > 0 && (sum[r] / count[r] > 0) == (label[r] == 1);
+    }
     *chunk_accuracy = (double)right / (double)d->n_test;
-    *review_accuracy = (double)reviews_right / (double)((reviews + step - 1) / step);
+    *review_accuracy = (double)reviews_right / (double)scored;
     free(sum);
     free(label);
     free(count);
@@ -87,17 +100,34 @@ int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
 
 // For the figure's loss curve: adds the loss of step (0 .. steps-1) of
 // epoch (1 ..) to *sum, and at the end of each tenth of the epoch stores
-// the tenth's mean loss in r->tenths and starts the next.
+// the tenth's mean loss in r->tenths and starts the next. An epoch of
+// fewer than ten steps ends several tenths in one step: each gets its mean.
 static void record_tenths(run_result *r, long epoch, size_t step, size_t steps, double loss,
                           double *sum, long *count) {
     *sum += loss;
     (*count)++;
-    long tenth = (long)((step + 1) * 10 / steps);  // tenths of the epoch done
-    if (tenth != (long)(step * 10 / steps)) {
+    long done = (long)((step + 1) * 10 / steps);  // tenths of the epoch done
+    long before = (long)(step * 10 / steps);
+    for (long tenth = before + 1; tenth <= done; tenth++)
         r->tenths[(epoch - 1) * 10 + tenth - 1] = *sum / (double)*count;
+    if (done != before) {
         *sum = 0;
         *count = 0;
     }
+}
+
+// Why training stopped at `step` (1 .. steps) of `epoch`, into err: a loss
+// that is not finite, else the caller's o->stop. Returns -2, train_model's
+// "err says why".
+static int stopped(char *err, size_t errlen, const run_result *r, long epoch, size_t step,
+                   size_t steps, double loss) {
+    if (isfinite(loss))
+        snprintf(err, errlen, "the %s model stopped: a model before it failed", model_name(r->kind));
+    else
+        snprintf(err, errlen, "the %s model (lr %g, embeddings %s) diverged: its training loss is "
+                 "%s at epoch %ld, step %zu of %zu; try a smaller --lr", model_name(r->kind), r->lr,
+                 embeddings_word(r->frozen), isnan(loss) ? "nan" : "infinite", epoch, step, steps);
+    return -2;
 }
 
 //> batch
@@ -133,7 +163,13 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
     float *logits = malloc((d->n_test ? d->n_test : 1) * sizeof *logits);
     r->per_epoch = calloc((size_t)o->epochs, sizeof *r->per_epoch);
     r->tenths = calloc((size_t)o->epochs * 10, sizeof *r->tenths);
+    // rc: 0, -1 out of memory, -2 a failure err already describes
     int rc = rc_opt < 0 || !perm || !X || !Y || !logits || !r->per_epoch || !r->tenths ? -1 : 0;
+    if (rc == 0 && d->n_pool < (size_t)B) {  // not one batch: no step would be taken
+        snprintf(err, errlen, "%zu training chunk%s: training needs at least %d, one batch",
+                 d->n_pool, d->n_pool == 1 ? "" : "s", B);
+        rc = -2;
+    }
     //> cell-141
     size_t steps = d->n_pool / B;  // TRAIN_SIZE // BATCH_SIZE: the last partial batch is dropped
     for (long epoch = 1; rc == 0 && epoch <= o->epochs; epoch++) {
@@ -144,12 +180,17 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
             gather_batch(X, Y, d, perm, step, B);
             int correct;
             double loss = sentiment_train_step(&m, &a, &opt, X, Y, B, !r->frozen, &correct);
+            if (!isfinite(loss) || (o->stop && o->stop(o->stop_arg))) {
+                rc = stopped(err, errlen, r, epoch, step + 1, steps, loss);
+                break;
+            }
             loss_sum += loss;
             correct_sum += correct;
             record_tenths(r, epoch, step, steps, loss, &tenth_sum, &tenth_steps);
             progress(o->progress, model_name(r->kind), (int)epoch, step + 1, steps,
                      loss_sum / (double)(step + 1), t0, &last);
         }
+        if (rc != 0) break;  // nothing of an epoch cut short is kept
         epoch_result *e = &r->per_epoch[epoch - 1];
         e->train_loss = steps ? loss_sum / (double)steps : 0;
         e->train_accuracy = steps ? (double)correct_sum / ((double)steps * B) : 0;
@@ -165,8 +206,9 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
     //< cell-141
     if (rc == 0 && o->trained)
         rc = o->trained(r, &m, &a, o->ctx, err, errlen);
-    else if (rc < 0)
+    else if (rc == -1)
         snprintf(err, errlen, "out of memory training the %s model", model_name(r->kind));
+    rc = rc < 0 ? -1 : 0;
     free(perm);
     free(X);
     free(Y);
@@ -180,6 +222,8 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
 // One model of train_models, trained into its own output.
 typedef struct {
     run_result *result;
+    int index;                  // in results
+    atomic_int *first_failed;   // the first of results that failed so far (n: none)
     char *text;       // what it prints
     size_t len;
     int rc;
@@ -187,19 +231,33 @@ typedef struct {
     char err[256];
 } training_job;
 
+// trainer_options.stop of a job: a model before it in results failed, so
+// its own output would never be printed nor its failure reported.
+static bool earlier_failed(const void *job) {
+    const training_job *j = job;
+    return atomic_load_explicit(j->first_failed, memory_order_relaxed) < j->index;
+}
+
 static void run_job(training_job *j, const trainer_data *d, const trainer_options *o) {
     FILE *f = open_memstream(&j->text, &j->len);
     if (!f) {
         j->rc = -1;
         snprintf(j->err, sizeof j->err, "out of memory");
-        return;
+    } else {
+        const run_result *r = j->result;
+        trainer_options mine = *o;
+        mine.stop = earlier_failed;
+        mine.stop_arg = j;
+        fprintf(f, "%s, lr %g, embeddings %s:\n", model_name(r->kind), r->lr, embeddings_word(r->frozen));
+        j->rc = train_model(j->result, d, &mine, f, j->err, sizeof j->err);
+        if (fclose(f) != 0 && j->rc == 0) {
+            j->rc = -1;
+            snprintf(j->err, sizeof j->err, "out of memory");
+        }
     }
-    const run_result *r = j->result;
-    fprintf(f, "%s, lr %g, embeddings %s:\n", model_name(r->kind), r->lr, embeddings_word(r->frozen));
-    j->rc = train_model(j->result, d, o, f, j->err, sizeof j->err);
-    if (fclose(f) != 0 && j->rc == 0) {
-        j->rc = -1;
-        snprintf(j->err, sizeof j->err, "out of memory");
+    if (j->rc < 0) {  // first_failed = min(first_failed, index)
+        int seen = atomic_load(j->first_failed);
+        while (j->index < seen && !atomic_compare_exchange_weak(j->first_failed, &seen, j->index)) {}
     }
 }
 
@@ -213,7 +271,9 @@ int train_models(run_result *results, int n, const trainer_data *d, const traine
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    for (int i = 0; i < n; i++) jobs[i].result = &results[i];
+    atomic_int first_failed = n;
+    for (int i = 0; i < n; i++) jobs[i] = (training_job){.result = &results[i], .index = i,
+                                                         .first_failed = &first_failed};
     for (int pass = 0, k = 0; pass < 2; pass++)
         for (int i = 0; i < n; i++)
             if ((results[i].kind == MODEL_BASELINE) == (pass == 1)) order[k++] = i;

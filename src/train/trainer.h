@@ -31,7 +31,7 @@ typedef struct {
     int32_t *test_review;        // (n_test) the review each test chunk comes from, in order
     size_t n_test;
     size_t reviews;              // the test reviews: test_review[c] < reviews
-    size_t review_step;          // those scored: every review_step-th (0 or 1: all)
+    size_t scored;               // how many of them are scored (0: all), spread evenly
 } trainer_data;
 
 // The numbers of one epoch of one model.
@@ -64,6 +64,10 @@ typedef struct {
     int (*trained)(const run_result *r, const sentiment_model *m, sentiment_acts *a, void *ctx,
                    char *err, size_t errlen);
     void *ctx;
+    // Asked once a step (may be NULL): true stops the training, which then
+    // fails. train_models sets it.
+    bool (*stop)(const void *arg);
+    const void *stop_arg;
 } trainer_options;
 
 // "frozen" or "trained": what happens to a model's embedding.
@@ -75,9 +79,14 @@ const char *embeddings_word(bool frozen);
 // of indices, or NULL when out of memory.
 size_t *training_pool(size_t *n, size_t n_train, long limit);
 
-// Keeps the chunks of every (reviews/n)-th test review only, in place, so
-// that a short run is not mostly evaluation; sets d->review_step.
+// Keeps the chunks of n test reviews only, in place, so that a short run is
+// not mostly evaluation: reviews floor(i * reviews / n), i = 0 .. n-1, every
+// (reviews/n)-th when n divides reviews; sets d->scored. n of reviews or
+// more keeps them all.
 void keep_test_reviews(trainer_data *d, long n);
+
+// Whether test review r (0 .. d->reviews-1) is one of those scored.
+bool test_review_scored(const trainer_data *d, size_t r);
 
 // The test accuracy per chunk and per review of a model into
 // *chunk_accuracy and *review_accuracy; logits (n_test) gets its logits.
@@ -92,7 +101,10 @@ void gather_batch(int32_t *X, int32_t *Y, const trainer_data *d, const int64_t *
 
 // Trains one model of r's kind, lr and embedding for o->epochs epochs,
 // printing a line per epoch to out; fills r's results. Returns 0, or -1
-// with the reason in err.
+// with the reason in err. A pool of fewer than o->B chunks, which holds no
+// whole batch, is refused. A training loss that is not finite (a learning
+// rate too large) stops it at that step, the model, epoch and step named
+// in err; nothing of that epoch is printed or kept.
 int train_model(run_result *r, const trainer_data *d, const trainer_options *o, FILE *out,
                 char *err, size_t errlen);
 
@@ -101,7 +113,10 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
 // prints into its own buffer, a line naming it and its epochs, and the
 // buffers go to out in the order of results as soon as they and those
 // before them are done: the output is the same whatever the number of
-// threads. Returns 0, or -1 with the first failure's reason in err.
+// threads. Returns 0, or -1 with the reason of the first model in results
+// that failed in err; the models after it stop at their next step, and
+// neither its output nor theirs is printed. The error is the same whatever
+// the number of threads.
 int train_models(run_result *results, int n, const trainer_data *d, const trainer_options *o,
                  FILE *out, char *err, size_t errlen);
 
