@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "skip.h"
@@ -315,6 +317,97 @@ START_TEST(imdb_labels_are_the_integers_0_and_1) {
     ck_assert_int_eq(r.label[0], 0);
     ck_assert_int_eq(r.label[1], 1);
     imdb_free(&r);
+}
+END_TEST
+
+// Sanitizers reserve terabytes of address space at start and stop the
+// program when an allocation fails: no room for a limit there.
+#if defined(__SANITIZE_ADDRESS__)
+#define ASAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASAN_BUILD 1
+#endif
+#endif
+
+// The error of json_parse (imdb = false) or imdb_parse (true) on text, run
+// in a child whose address space may grow by only 16 MB more than it holds
+// now: a tree many times the text's size cannot be built. Returns false
+// (with a note in err) where the limit does not hold, as under valgrind.
+static bool parse_in_16_mb(const char *text, size_t len, bool imdb, char *err, size_t errlen) {
+    int fd[2];
+    ck_assert_int_eq(pipe(fd), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(fd[0]);
+        char msg[512] = "";
+        long pages = 0;
+        FILE *f = fopen("/proc/self/statm", "r");
+        if (!f || fscanf(f, "%ld", &pages) != 1) _exit(2);
+        fclose(f);
+        struct rlimit lim;
+        lim.rlim_cur = lim.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (16u << 20);
+        if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(3);
+        void *probe = malloc(64u << 20);
+        if (probe) {
+            snprintf(msg, sizeof msg, "the address-space limit does not hold here");
+        } else if (imdb) {
+            imdb_reviews r;
+            if (imdb_parse(&r, text, len, "big.json", msg, sizeof msg) == 0) snprintf(msg, sizeof msg, "read");
+        } else {
+            cJSON *root = json_parse(text, len, "big.json", msg, sizeof msg);
+            if (root) snprintf(msg, sizeof msg, "read");
+        }
+        ssize_t w = write(fd[1], msg, strlen(msg));
+        _exit(w < 0 || probe ? 4 : 0);
+    }
+    close(fd[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < errlen && (r = read(fd[0], err + n, errlen - 1 - n)) > 0) n += (size_t)r;
+    err[n] = '\0';
+    close(fd[0]);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status), "the child died: %s", err);
+    return WEXITSTATUS(status) == 0;
+}
+
+START_TEST(json_out_of_memory_says_so) {
+#ifdef ASAN_BUILD
+    printf("json_out_of_memory_says_so: not under AddressSanitizer\n");
+#else
+    // 1,000,000 zeros: 2 MB of text, 64 MB of cJSON's tree
+    size_t n = 1000000, len = 2 * n + 1;
+    char *text = malloc(len + 1);
+    ck_assert_ptr_nonnull(text);
+    text[0] = '[';
+    for (size_t i = 0; i < n; i++) memcpy(text + 1 + 2 * i, i + 1 < n ? "0," : "0]", 2);
+    char err[512];
+    if (!parse_in_16_mb(text, len, false, err, sizeof err)) {
+        printf("json_out_of_memory_says_so: %s\n", err);
+        free(text);
+        return;
+    }
+    ck_assert_str_eq(err, "out of memory reading big.json");
+    free(text);
+    // 200,000 reviews: 3 MB of text
+    const char *review = "{\"t\": \"a\", \"s\": 0}";
+    size_t rl = strlen(review);
+    n = 200000;
+    len = 1 + n * (rl + 1);
+    text = malloc(len + 1);
+    ck_assert_ptr_nonnull(text);
+    text[0] = '[';
+    for (size_t i = 0; i < n; i++) {
+        memcpy(text + 1 + i * (rl + 1), review, rl);
+        text[1 + i * (rl + 1) + rl] = i + 1 < n ? ',' : ']';
+    }
+    ck_assert(parse_in_16_mb(text, len, true, err, sizeof err));
+    ck_assert_str_eq(err, "out of memory reading big.json");
+    free(text);
+#endif
 }
 END_TEST
 
@@ -752,6 +845,7 @@ int main(void) {
     tcase_add_test(tc, json_nesting_and_lines);
     tcase_add_test(tc, json_values_as_python_has_them);
     tcase_add_test(tc, imdb_labels_are_the_integers_0_and_1);
+    tcase_add_test(tc, json_out_of_memory_says_so);
     tcase_add_test(tc, grow_array_doubles);
     tcase_add_test(tc, golden_cases);
     tcase_add_test(tc, word_tokenizer_rules);

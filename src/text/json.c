@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "core/strmap.h"
 #include "text/utf8.h"
@@ -18,6 +19,23 @@ size_t line_of(const char *buf, size_t at) {
     size_t line = 1;
     for (size_t i = 0; i < at; i++) line += buf[i] == '\n';
     return line;
+}
+
+// ---------------------------------------------------------------- memory
+// cJSON returns NULL both for bad input and for a failed allocation. Its
+// allocations go through these wrappers, which note a failure for the
+// thread that parses, so that json_parse can tell the two apart.
+static thread_local bool alloc_failed;
+
+static void *noting_malloc(size_t n) {
+    void *p = malloc(n);
+    if (!p) alloc_failed = true;
+    return p;
+}
+
+static void install_hooks(void) {
+    cJSON_Hooks hooks = {noting_malloc, free};
+    cJSON_InitHooks(&hooks);
 }
 
 // ---------------------------------------------------------------- checker
@@ -279,8 +297,16 @@ static bool check_document(checker *c, cJSON *root) {
 }
 
 cJSON *json_parse(const char *buf, size_t len, const char *path, char *err, size_t errlen) {
+    static once_flag hooks_installed = ONCE_FLAG_INIT;
+    call_once(&hooks_installed, install_hooks);
+    alloc_failed = false;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+    if (alloc_failed) {
+        cJSON_Delete(root);
+        snprintf(err, errlen, "out of memory reading %s", path);
+        return NULL;
+    }
     // with cJSON's tree, the checker marks whole numbers and merges repeated
     // keys; without it (cJSON refused the text), it finds the first problem
     checker c = {.buf = buf, .len = len};
@@ -292,7 +318,7 @@ cJSON *json_parse(const char *buf, size_t len, const char *path, char *err, size
         c.malformed = true;
     }
     cJSON_Delete(root);
-    if (c.out_of_memory)
+    if (c.out_of_memory || alloc_failed)
         snprintf(err, errlen, "out of memory reading %s", path);
     else
         snprintf(err, errlen, c.malformed ? "%s:%zu: malformed JSON (byte %zu): %s" : "%s:%zu: byte %zu: %s",

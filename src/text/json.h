@@ -29,7 +29,9 @@ size_t line_of(const char *buf, size_t at);
 //
 // Returns NULL with the reason in err: "path:line: malformed JSON (byte n):
 // what" for what Python refuses too, "path:line: byte n: what" for what
-// Python accepts but these readers refuse. The tree is the caller's to cJSON_Delete.
+// Python accepts but these readers refuse, "out of memory reading path" when
+// an allocation failed (cJSON's own included: json_parse installs
+// cJSON_InitHooks wrappers that note a failure for the parsing thread). The tree is the caller's to cJSON_Delete.
 cJSON *json_parse(const char *buf, size_t len, const char *path, char *err, size_t errlen);
 
 // True if item is a number written as a whole number, without a fraction or
