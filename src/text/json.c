@@ -118,7 +118,7 @@ static bool check_string(checker *c) {
         }
         if (i + 1 >= n) return bad(c, i, "a string without its closing quote");
         char e = s[i + 1];
-        if (strchr("\"\\/bfnrt", e) && e) {
+        if (e && strchr("\"\\/bfnrt", e)) {
             i += 2;
             continue;
         }
