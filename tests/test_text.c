@@ -241,6 +241,12 @@ START_TEST(json_nesting_and_lines) {
     const char *t = "{\"a\": [1,\n 2],\n \"b\": 1.}";
     ck_assert_ptr_null(json_parse(t, strlen(t), "l.json", err, sizeof err));
     ck_assert_str_eq(err, "l.json:3: malformed JSON (byte 23): a decimal point not followed by a digit");
+    // where each item of an array starts, for errors about valid JSON
+    t = "[1, [2, 3], \"x,]\" ,\n{}]";
+    static const size_t at[] = {1, 4, 12, 20, 23};
+    for (size_t i = 0; i < 5; i++) ck_assert_uint_eq(json_item_offset(t, strlen(t), i), at[i]);
+    ck_assert_uint_eq(json_item_offset(" [ ] ", 5, 0), 5);
+    ck_assert_uint_eq(json_item_offset("{}", 2, 0), 2);
     t = "[\"ok\",\n\"\\ud800\"]";
     ck_assert_ptr_null(json_parse(t, strlen(t), "s.json", err, sizeof err));
     ck_assert_msg(strncmp(err, "s.json:2: byte 8: an unpaired surrogate", 39) == 0, "%s", err);
@@ -306,9 +312,9 @@ START_TEST(imdb_labels_are_the_integers_0_and_1) {
     imdb_reviews r;
     char text[128], err[512];
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        snprintf(text, sizeof text, "[{\"t\": \"a\", \"s\": 0}, {\"t\": \"b\", \"s\": %s}]", bad[i]);
+        snprintf(text, sizeof text, "[{\"t\": \"a,[{\\\"\", \"s\": 0},\n {\"t\": \"b\", \"s\": %s}]", bad[i]);
         ck_assert_int_eq(imdb_parse(&r, text, strlen(text), "r.json", err, sizeof err), -1);
-        ck_assert_msg(strstr(err, "r.json: review 1: expected {\"t\": text, \"s\": the integer 0 or 1}"),
+        ck_assert_msg(strstr(err, "r.json:2: review 1: expected {\"t\": text, \"s\": the integer 0 or 1}"),
                       "%s: %s", bad[i], err);
     }
     // -0 is Python's int 0; a repeated "s" counts by its last value

@@ -52,8 +52,8 @@ int imdb_parse(imdb_reviews *out, const char *buf, size_t len, const char *path,
         // not labels
         if (!cJSON_IsObject(item) || !cJSON_IsString(t) || !json_is_integer(s) ||
             (s->valuedouble != 0 && s->valuedouble != 1)) {
-            snprintf(err, errlen, "%s: review %zu: expected {\"t\": text, \"s\": the integer 0 or 1}",
-                     path, i);
+            snprintf(err, errlen, "%s:%zu: review %zu: expected {\"t\": text, \"s\": the integer 0 or 1}",
+                     path, line_of(buf, json_item_offset(buf, len, i)), i);
             goto done;
         }
         total += strlen(t->valuestring) + 1;

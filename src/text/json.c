@@ -296,6 +296,37 @@ static bool check_document(checker *c, cJSON *root) {
     return true;
 }
 
+size_t json_item_offset(const char *buf, size_t len, size_t i) {
+    checker c = {.buf = buf, .len = len};
+    skip_space(&c);
+    if (peek(&c) != '[') return len;
+    c.at++;
+    // the items are valid JSON: only strings, which may hold brackets and
+    // commas, and the nesting need following
+    size_t item = 0;
+    int depth = 0;
+    skip_space(&c);
+    while (c.at < len) {
+        if (item == i && depth == 0) return peek(&c) == ']' ? len : c.at;
+        char b = buf[c.at];
+        if (b == '"') {
+            for (c.at++; c.at < len && buf[c.at] != '"'; c.at++)
+                if (buf[c.at] == '\\') c.at++;
+        } else if (b == '[' || b == '{') {
+            depth++;
+        } else if (b == ']' || b == '}') {
+            if (depth-- == 0) return len;
+        } else if (b == ',' && depth == 0) {
+            item++;
+            c.at++;
+            skip_space(&c);
+            continue;
+        }
+        c.at++;
+    }
+    return len;
+}
+
 cJSON *json_parse(const char *buf, size_t len, const char *path, char *err, size_t errlen) {
     static once_flag hooks_installed = ONCE_FLAG_INIT;
     call_once(&hooks_installed, install_hooks);

@@ -34,6 +34,12 @@ size_t line_of(const char *buf, size_t at);
 // cJSON_InitHooks wrappers that note a failure for the parsing thread). The tree is the caller's to cJSON_Delete.
 cJSON *json_parse(const char *buf, size_t len, const char *path, char *err, size_t errlen);
 
+// The byte offset in buf of item i (0-based) of the array buf holds, buf
+// being text json_parse has read; len if the array has no item i. With
+// line_of, it names the line of an item that is valid JSON but not what the
+// reader wants.
+size_t json_item_offset(const char *buf, size_t len, size_t i);
+
 // True if item is a number written as a whole number, without a fraction or
 // an exponent ("1", "-0"; not "1.0" or "1e0"), as Python reads into an int.
 // Only for trees from json_parse.
