@@ -173,6 +173,7 @@ static const struct {
     JSON_CASE("[Infinity]", "byte 1: Infinity"),                    // [inf]; cJSON alone: refused
     JSON_CASE("[-Infinity]", "byte 1: -Infinity"),                  // [-inf]; cJSON alone: refused
     JSON_CASE("[nan]", "(byte 1): expected a value"),               // Expecting value
+    JSON_CASE("[-Inf]", "(byte 1): expected a value"),              // Expecting value
     JSON_CASE("[1e400]", "byte 1: a number beyond the range of a double"),  // [inf]; cJSON alone: [inf]
     JSON_CASE("[-1e400]", "byte 1: a number beyond the range"),     // [-inf]
     JSON_CASE("[1e-400, -0, 0.5, 1E+2, 123456789012345678901234567890]", NULL),  // [0.0, 0, 0.5, 100.0, 1234...890]

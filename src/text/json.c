@@ -150,7 +150,8 @@ static bool check_number(checker *c, cJSON *item) {
     size_t start = c->at, i = start, n = c->len;
     bool integer = true;
     if (i < n && s[i] == '-') i++;
-    if (i < n && s[i] == 'I') return refused(c, start, "-Infinity: Python reads it as a number, but it is not finite");
+    if (n - i >= 8 && memcmp(s + i, "Infinity", 8) == 0)
+        return refused(c, start, "-Infinity: Python reads it as a number, but it is not finite");
     if (i >= n || !is_digit(s[i])) return bad(c, start, "expected a value");
     if (s[i] == '0') {
         i++;
@@ -171,7 +172,7 @@ static bool check_number(checker *c, cJSON *item) {
         while (i < n && is_digit(s[i])) i++;
         integer = false;
     }
-    if (item) {
+    if (cJSON_IsNumber(item)) {
         if (!isfinite(item->valuedouble))
             return refused(c, start, "a number beyond the range of a double (Python reads it as inf)");
         if (integer) item->type |= INTEGER_FLAG;
@@ -256,7 +257,7 @@ static bool check_container(checker *c, cJSON *item, int depth) {
         skip_space(c);
     }
     c->at++;
-    return !object || !item || keep_last_of_repeated_keys(c, item, members);
+    return !cJSON_IsObject(item) || keep_last_of_repeated_keys(c, item, members);
 }
 
 static bool literal(checker *c, const char *word) {
