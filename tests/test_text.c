@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "skip.h"
@@ -25,6 +27,7 @@
 #include "text/clean.h"
 #include "text/punkt_params.h"
 #include "core/readfile.h"
+#include "text/imdb.h"
 #include "text/json.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
@@ -123,13 +126,296 @@ START_TEST(json_errors_give_the_line) {
     char err[256];
     const char *bad = "[1,\n2,\n}";
     ck_assert_ptr_null(json_parse(bad, strlen(bad), "f.json", err, sizeof err));
-    ck_assert_str_eq(err, "f.json:3: malformed JSON (byte 7)");
+    ck_assert_str_eq(err, "f.json:3: malformed JSON (byte 7): expected a value");
     ck_assert_ptr_null(json_parse("", 0, "e.json", err, sizeof err));
-    ck_assert_str_eq(err, "e.json:1: malformed JSON (byte 0)");
+    ck_assert_str_eq(err, "e.json:1: malformed JSON (byte 0): expected a value");
     cJSON *ok = json_parse("[1]", 3, "ok.json", err, sizeof err);
     ck_assert_ptr_nonnull(ok);
     cJSON_Delete(ok);
     ck_assert_uint_eq(line_of("a\nb\nc", 4), 3);
+}
+END_TEST
+
+// What json_parse does with each text, beside what Python's
+// json.load(open(path, encoding='utf-8')) does (Python 3.11, default
+// settings; the comment after each case). want is NULL where json_parse
+// reads the text, else a piece of its error. "cJSON alone" marks where
+// cJSON's own parse accepted what Python refuses, or read it otherwise.
+#define JSON_CASE(text, want) {text, sizeof text - 1, want}
+static const struct {
+    const char *text;
+    size_t len;
+    const char *want;
+} json_cases[] = {
+    JSON_CASE("[1]", NULL),                                       // [1]
+    JSON_CASE(" \t\r\n[1] \t\r\n", NULL),                          // [1]
+    JSON_CASE("\xef\xbb\xbf[1]", "(byte 0): a UTF-8 byte order mark"),  // Unexpected UTF-8 BOM; cJSON alone: [1]
+    JSON_CASE("[\"\xff\"]", "(byte 2): a byte that is not UTF-8"),        // can't decode byte 0xff; cJSON alone: kept
+    JSON_CASE("[\"\xc0\xaf\"]", "(byte 2): a byte that is not UTF-8"),    // can't decode (overlong); cJSON alone: kept
+    JSON_CASE("[\"\xed\xa0\x80\"]", "(byte 2): a byte that is not UTF-8"),  // can't decode (surrogate); cJSON alone: kept
+    JSON_CASE("[\"\xf4\x90\x80\x80\"]", "(byte 2): a byte that is not UTF-8"),  // can't decode (> U+10FFFF)
+    JSON_CASE("[\"caf\xc3\xa9 \xf0\x9f\x98\x80\"]", NULL),         // ['café 😀']
+    JSON_CASE("[\"a\x01\"]", "(byte 3): a control character inside a string"),  // Invalid control character; cJSON alone: kept
+    JSON_CASE("[\"a\tb\"]", "(byte 3): a control character inside a string"),    // Invalid control character; cJSON alone: kept
+    JSON_CASE("[\"a\x7f\"]", NULL),                                // ['a\x7f']
+    JSON_CASE("[\"a\x00\"]", "(byte 3): a control character inside a string"),  // Invalid control character; cJSON alone: ["a"]
+    JSON_CASE("[\"a\"\x00]", "(byte 4): expected ',' or ']'"),     // Expecting ',' delimiter; cJSON alone: ["a"]
+    JSON_CASE("[\"\\ud83d\\ude00\"]", NULL),                       // ['😀'], the pair as one character
+    JSON_CASE("[\"\\ud800\"]", "byte 2: an unpaired surrogate"),   // ['\ud800']; cJSON alone: refused
+    JSON_CASE("[\"\\udc00\"]", "byte 2: an unpaired surrogate"),   // ['\udc00']; cJSON alone: refused
+    JSON_CASE("[\"\\ud83dx\"]", "byte 2: an unpaired surrogate"),  // ['\ud83dx']; cJSON alone: refused
+    JSON_CASE("[\"a\\u0000b\"]", "byte 3: \\u0000"),                // ['a\x00b']; cJSON alone: ["a"]
+    JSON_CASE("[\"\\u12\"]", "(byte 2): \\u not followed by four"),  // Invalid \uXXXX escape
+    JSON_CASE("[\"\\U0041\"]", "(byte 2): an unknown escape"),      // Invalid \escape
+    JSON_CASE("[\"\\x\"]", "(byte 2): an unknown escape"),          // Invalid \escape
+    JSON_CASE("[\"\\/\\\"\\\\\\b\\f\\n\\r\\t\\u0041\"]", NULL),    // ['/"\\\x08\x0c\n\r\tA']
+    JSON_CASE("[\"abc", "(byte 1): a string without its closing quote"),  // Unterminated string
+    JSON_CASE("[NaN]", "byte 1: NaN"),                              // [nan]; cJSON alone: refused
+    JSON_CASE("[Infinity]", "byte 1: Infinity"),                    // [inf]; cJSON alone: refused
+    JSON_CASE("[-Infinity]", "byte 1: -Infinity"),                  // [-inf]; cJSON alone: refused
+    JSON_CASE("[nan]", "(byte 1): expected a value"),               // Expecting value
+    JSON_CASE("[-Inf]", "(byte 1): expected a value"),              // Expecting value
+    JSON_CASE("[1e400]", "byte 1: a number beyond the range of a double"),  // [inf]; cJSON alone: [inf]
+    JSON_CASE("[-1e400]", "byte 1: a number beyond the range"),     // [-inf]
+    JSON_CASE("[1e-400, -0, 0.5, 1E+2, 123456789012345678901234567890]", NULL),  // [0.0, 0, 0.5, 100.0, 1234...890]
+    JSON_CASE("[01]", "(byte 1): a number with a leading zero"),    // Expecting ',' delimiter; cJSON alone: [1]
+    JSON_CASE("[-01]", "(byte 2): a number with a leading zero"),   // Expecting ',' delimiter; cJSON alone: [-1]
+    JSON_CASE("[1.]", "(byte 3): a decimal point not followed"),    // Expecting ',' delimiter; cJSON alone: [1]
+    JSON_CASE("[.5]", "(byte 1): expected a value"),                // Expecting value
+    JSON_CASE("[+1]", "(byte 1): expected a value"),                // Expecting value
+    JSON_CASE("[-]", "(byte 1): expected a value"),                 // Expecting value
+    JSON_CASE("[1e]", "(byte 3): an exponent without digits"),      // Expecting ',' delimiter
+    JSON_CASE("[0x10]", "(byte 2): expected ',' or ']'"),           // Expecting ',' delimiter
+    JSON_CASE("[1,]", "(byte 3): expected a value"),                // Expecting value
+    JSON_CASE("{\"a\": 1,}", "(byte 8): expected a key"),           // Expecting property name
+    JSON_CASE("{1: 2}", "(byte 1): expected a key"),                // Expecting property name
+    JSON_CASE("{\"a\" 1}", "(byte 5): expected ':'"),               // Expecting ':' delimiter
+    JSON_CASE("[1 2]", "(byte 3): expected ',' or ']'"),            // Expecting ',' delimiter
+    JSON_CASE("[1] x", "(byte 4): more after the end"),             // Extra data; cJSON alone: [1]
+    JSON_CASE("[1]\x00", "(byte 3): more after the end"),           // Extra data; cJSON alone: [1]
+    JSON_CASE("[1]\f", "(byte 3): more after the end"),             // Extra data; cJSON alone: [1]
+    JSON_CASE("[\v1]", "(byte 1): expected a value"),               // Expecting value; cJSON alone: [1]
+    JSON_CASE("['a']", "(byte 1): expected a value"),               // Expecting value
+    JSON_CASE("[True]", "(byte 1): expected a value"),              // Expecting value
+    JSON_CASE("[tru]", "(byte 1): expected a value"),               // Expecting value
+    JSON_CASE("", "(byte 0): expected a value"),                    // Expecting value
+    JSON_CASE(" ", "(byte 1): expected a value"),                   // Expecting value
+    JSON_CASE("[true, false, null, {}, [], \"\"]", NULL),           // [True, False, None, {}, [], '']
+    JSON_CASE("{\"a\": 1, \"a\": 2, \"b\": 3}", NULL),              // {'a': 2, 'b': 3}; cJSON alone: finds a = 1
+};
+
+START_TEST(json_read_as_python_reads_it) {
+    char err[512];
+    for (size_t i = 0; i < sizeof json_cases / sizeof *json_cases; i++) {
+        err[0] = '\0';
+        cJSON *root = json_parse(json_cases[i].text, json_cases[i].len, "t.json", err, sizeof err);
+        if (!json_cases[i].want) {
+            ck_assert_msg(root != NULL, "case %zu refused: %s", i, err);
+        } else {
+            ck_assert_msg(root == NULL, "case %zu read", i);
+            ck_assert_msg(strncmp(err, "t.json:1: ", 10) == 0 && strstr(err, json_cases[i].want),
+                          "case %zu: %s", i, err);
+        }
+        cJSON_Delete(root);
+    }
+}
+END_TEST
+
+START_TEST(json_nesting_and_lines) {
+    char err[512];
+    // JSON_MAX_DEPTH arrays inside each other are read, one more is refused
+    // (Python stops near 1000, cJSON at 1000)
+    char deep[2 * JSON_MAX_DEPTH + 3];
+    for (int extra = 0; extra <= 1; extra++) {
+        size_t d = JSON_MAX_DEPTH + (size_t)extra;
+        memset(deep, '[', d);
+        memset(deep + d, ']', d);
+        cJSON *root = json_parse(deep, 2 * d, "d.json", err, sizeof err);
+        if (extra) {
+            ck_assert_ptr_null(root);
+            ck_assert_msg(strstr(err, "nested too deep"), "%s", err);
+        } else {
+            ck_assert_msg(root != NULL, "%s", err);
+        }
+        cJSON_Delete(root);
+    }
+    // an error names its line
+    const char *t = "{\"a\": [1,\n 2],\n \"b\": 1.}";
+    ck_assert_ptr_null(json_parse(t, strlen(t), "l.json", err, sizeof err));
+    ck_assert_str_eq(err, "l.json:3: malformed JSON (byte 23): a decimal point not followed by a digit");
+    // where each item of an array starts, for errors about valid JSON
+    t = "[1, [2, 3], \"x,]\" ,\n{}]";
+    static const size_t at[] = {1, 4, 12, 20, 23};
+    for (size_t i = 0; i < 5; i++) ck_assert_uint_eq(json_item_offset(t, strlen(t), i), at[i]);
+    ck_assert_uint_eq(json_item_offset(" [ ] ", 5, 0), 5);
+    ck_assert_uint_eq(json_item_offset("{}", 2, 0), 2);
+    t = "[\"ok\",\n\"\\ud800\"]";
+    ck_assert_ptr_null(json_parse(t, strlen(t), "s.json", err, sizeof err));
+    ck_assert_msg(strncmp(err, "s.json:2: byte 8: an unpaired surrogate", 39) == 0, "%s", err);
+}
+END_TEST
+
+START_TEST(json_values_as_python_has_them) {
+    char err[512];
+    // a repeated key keeps its last value, at its first place, as a dict does
+    const char *t = "{\"a\": 1, \"b\": 2, \"a\": [3], \"\\u0062\": 4, \"c\": 5}";
+    cJSON *root = json_parse(t, strlen(t), "k.json", err, sizeof err);
+    ck_assert_msg(root != NULL, "%s", err);
+    ck_assert_int_eq(cJSON_GetArraySize(root), 3);
+    const cJSON *m = root->child;
+    ck_assert_str_eq(m->string, "a");
+    ck_assert(cJSON_IsArray(m) && cJSON_GetArrayItem(m, 0)->valuedouble == 3);
+    m = m->next;
+    ck_assert_str_eq(m->string, "b");
+    ck_assert_double_eq(m->valuedouble, 4);
+    m = m->next;
+    ck_assert_str_eq(m->string, "c");
+    ck_assert_ptr_eq(root->child->prev, m);  // cJSON's link to the last member
+    ck_assert_double_eq(cJSON_GetObjectItemCaseSensitive(root, "b")->valuedouble, 4);
+    cJSON_Delete(root);
+    // the same in an object of many members (a hash set instead of pairs)
+    char big[4096];
+    size_t o = (size_t)snprintf(big, sizeof big, "{");
+    for (int i = 0; i < 40; i++) o += (size_t)snprintf(big + o, sizeof big - o, "\"k%d\": %d, ", i % 30, i);
+    snprintf(big + o, sizeof big - o, "\"end\": 0}");
+    root = json_parse(big, strlen(big), "b.json", err, sizeof err);
+    ck_assert_msg(root != NULL, "%s", err);
+    ck_assert_int_eq(cJSON_GetArraySize(root), 31);
+    int i = 0;
+    for (m = root->child; i < 30; m = m->next, i++) {
+        char key[8];
+        snprintf(key, sizeof key, "k%d", i);
+        ck_assert_str_eq(m->string, key);
+        ck_assert_double_eq(m->valuedouble, i < 10 ? i + 30 : i);
+    }
+    ck_assert_str_eq(m->string, "end");
+    cJSON_Delete(root);
+    // whole numbers are told from the others, as Python's int from float
+    t = "[1, -0, 123456789012, 1.0, 1e0, 0.5, true, \"1\"]";
+    root = json_parse(t, strlen(t), "n.json", err, sizeof err);
+    ck_assert_msg(root != NULL, "%s", err);
+    static const bool integer[] = {true, true, true, false, false, false, false, false};
+    i = 0;
+    cJSON_ArrayForEach(m, root) ck_assert_int_eq(json_is_integer(m), integer[i++]);
+    cJSON_Delete(root);
+    // a surrogate pair is one character, in UTF-8
+    t = "[\"\\ud83d\\ude00\"]";
+    root = json_parse(t, strlen(t), "p.json", err, sizeof err);
+    ck_assert_msg(root != NULL, "%s", err);
+    ck_assert_str_eq(root->child->valuestring, "\xf0\x9f\x98\x80");
+    cJSON_Delete(root);
+}
+END_TEST
+
+START_TEST(imdb_labels_are_the_integers_0_and_1) {
+    // Python reads "s": 1.0 and 1e0 as floats and true as a bool: none is
+    // the label 0 or 1 of the data set
+    static const char *const bad[] = {"1.0", "1e0", "0.0", "true", "false", "null", "\"1\"", "-1", "2", "0.5"};
+    imdb_reviews r;
+    char text[128], err[512];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(text, sizeof text, "[{\"t\": \"a,[{\\\"\", \"s\": 0},\n {\"t\": \"b\", \"s\": %s}]", bad[i]);
+        ck_assert_int_eq(imdb_parse(&r, text, strlen(text), "r.json", err, sizeof err), -1);
+        ck_assert_msg(strstr(err, "r.json:2: review 1: expected {\"t\": text, \"s\": the integer 0 or 1}"),
+                      "%s: %s", bad[i], err);
+    }
+    // -0 is Python's int 0; a repeated "s" counts by its last value
+    const char *ok = "[{\"t\": \"a\", \"s\": -0}, {\"t\": \"b\", \"s\": 0.5, \"s\": 1}]";
+    ck_assert_msg(imdb_parse(&r, ok, strlen(ok), "r.json", err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(r.label[0], 0);
+    ck_assert_int_eq(r.label[1], 1);
+    imdb_free(&r);
+}
+END_TEST
+
+// Sanitizers reserve terabytes of address space at start and stop the
+// program when an allocation fails: no room for a limit there.
+#if defined(__SANITIZE_ADDRESS__)
+#define ASAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASAN_BUILD 1
+#endif
+#endif
+
+// The error of json_parse (imdb = false) or imdb_parse (true) on text, run
+// in a child whose address space may grow by only 16 MB more than it holds
+// now: a tree many times the text's size cannot be built. Returns false
+// (with a note in err) where the limit does not hold, as under valgrind.
+static bool parse_in_16_mb(const char *text, size_t len, bool imdb, char *err, size_t errlen) {
+    int fd[2];
+    ck_assert_int_eq(pipe(fd), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(fd[0]);
+        char msg[512] = "";
+        long pages = 0;
+        FILE *f = fopen("/proc/self/statm", "r");
+        if (!f || fscanf(f, "%ld", &pages) != 1) _exit(2);
+        fclose(f);
+        struct rlimit lim;
+        lim.rlim_cur = lim.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (16u << 20);
+        if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(3);
+        void *probe = malloc(64u << 20);
+        if (probe) {
+            snprintf(msg, sizeof msg, "the address-space limit does not hold here");
+        } else if (imdb) {
+            imdb_reviews r;
+            if (imdb_parse(&r, text, len, "big.json", msg, sizeof msg) == 0) snprintf(msg, sizeof msg, "read");
+        } else {
+            cJSON *root = json_parse(text, len, "big.json", msg, sizeof msg);
+            if (root) snprintf(msg, sizeof msg, "read");
+        }
+        ssize_t w = write(fd[1], msg, strlen(msg));
+        _exit(w < 0 || probe ? 4 : 0);
+    }
+    close(fd[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < errlen && (r = read(fd[0], err + n, errlen - 1 - n)) > 0) n += (size_t)r;
+    err[n] = '\0';
+    close(fd[0]);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status), "the child died: %s", err);
+    return WEXITSTATUS(status) == 0;
+}
+
+START_TEST(json_out_of_memory_says_so) {
+#ifdef ASAN_BUILD
+    printf("json_out_of_memory_says_so: not under AddressSanitizer\n");
+#else
+    // 1,000,000 zeros: 2 MB of text, 64 MB of cJSON's tree
+    size_t n = 1000000, len = 2 * n + 1;
+    char *text = malloc(len + 1);
+    ck_assert_ptr_nonnull(text);
+    text[0] = '[';
+    for (size_t i = 0; i < n; i++) memcpy(text + 1 + 2 * i, i + 1 < n ? "0," : "0]", 2);
+    char err[512];
+    if (!parse_in_16_mb(text, len, false, err, sizeof err)) {
+        printf("json_out_of_memory_says_so: %s\n", err);
+        free(text);
+        return;
+    }
+    ck_assert_str_eq(err, "out of memory reading big.json");
+    free(text);
+    // 200,000 reviews: 3 MB of text
+    const char *review = "{\"t\": \"a\", \"s\": 0}";
+    size_t rl = strlen(review);
+    n = 200000;
+    len = 1 + n * (rl + 1);
+    text = malloc(len + 1);
+    ck_assert_ptr_nonnull(text);
+    text[0] = '[';
+    for (size_t i = 0; i < n; i++) {
+        memcpy(text + 1 + i * (rl + 1), review, rl);
+        text[1 + i * (rl + 1) + rl] = i + 1 < n ? ',' : ']';
+    }
+    ck_assert(parse_in_16_mb(text, len, true, err, sizeof err));
+    ck_assert_str_eq(err, "out of memory reading big.json");
+    free(text);
+#endif
 }
 END_TEST
 
@@ -576,6 +862,11 @@ int main(void) {
     tcase_add_test(tc, py_isspace_matches_python);
     tcase_add_test(tc, py_split_next_as_str_split);
     tcase_add_test(tc, json_errors_give_the_line);
+    tcase_add_test(tc, json_read_as_python_reads_it);
+    tcase_add_test(tc, json_nesting_and_lines);
+    tcase_add_test(tc, json_values_as_python_has_them);
+    tcase_add_test(tc, imdb_labels_are_the_integers_0_and_1);
+    tcase_add_test(tc, json_out_of_memory_says_so);
     tcase_add_test(tc, grow_array_doubles);
     tcase_add_test(tc, golden_cases);
     tcase_add_test(tc, word_tokenizer_rules);

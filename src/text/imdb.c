@@ -18,22 +18,6 @@ void imdb_free(imdb_reviews *r) {
     memset(r, 0, sizeof *r);
 }
 
-// The offset of the first NUL in buf, escaped (\u0000) or a raw byte, or
-// len if none. A backslash escapes the u only if an odd run of backslashes
-// ends before it.
-static size_t first_nul(const char *buf, size_t len) {
-    const char *raw = memchr(buf, '\0', len);
-    size_t limit = raw ? (size_t)(raw - buf) : len;
-    for (const char *p = buf; (p = memchr(p, '\\', (size_t)(buf + limit - p)));) {
-        const char *q = p;
-        while (q < buf + limit && *q == '\\') q++;
-        if ((q - p) % 2 == 1 && buf + limit - q >= 5 && memcmp(q, "u0000", 5) == 0)
-            return (size_t)(q - 1 - buf);
-        p = q;
-    }
-    return limit;
-}
-
 int imdb_load(const char *path, imdb_reviews *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     size_t len;
@@ -51,17 +35,9 @@ int imdb_parse(imdb_reviews *out, const char *buf, size_t len, const char *path,
                char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     cJSON *root = json_parse(buf, len, path, err, errlen);
+    // json_parse refuses a NUL in a string (\u0000 or a raw zero byte),
+    // which would cut a review short
     if (!root) return -1;
-    // cJSON ends a string at a NUL, so a review holding one would lose its
-    // tail without a word; refuse it instead
-    size_t nul = first_nul(buf, len);
-    if (nul < len) {
-        snprintf(err, errlen, "%s:%zu: byte %zu: a review holds %s (a NUL character), "
-                 "which this reader cannot keep", path, line_of(buf, nul), nul,
-                 buf[nul] ? "\\u0000" : "a zero byte");
-        cJSON_Delete(root);
-        return -1;
-    }
     int rc = -1;
     if (!cJSON_IsArray(root)) {
         snprintf(err, errlen, "%s: expected a JSON array of reviews", path);
@@ -72,9 +48,12 @@ int imdb_parse(imdb_reviews *out, const char *buf, size_t len, const char *path,
     cJSON_ArrayForEach(item, root) {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(item, "t");
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(item, "s");
-        if (!cJSON_IsObject(item) || !cJSON_IsString(t) || !cJSON_IsNumber(s) ||
+        // the label as Python would read it, an int: 1.0, 1e0 and true are
+        // not labels
+        if (!cJSON_IsObject(item) || !cJSON_IsString(t) || !json_is_integer(s) ||
             (s->valuedouble != 0 && s->valuedouble != 1)) {
-            snprintf(err, errlen, "%s: review %zu: expected {\"t\": text, \"s\": 0 or 1}", path, i);
+            snprintf(err, errlen, "%s:%zu: review %zu: expected {\"t\": text, \"s\": the integer 0 or 1}",
+                     path, line_of(buf, json_item_offset(buf, len, i)), i);
             goto done;
         }
         total += strlen(t->valuestring) + 1;
