@@ -25,6 +25,7 @@
 #include "text/punkt_params.h"
 #include "core/readfile.h"
 #include "text/json.h"
+#include "text/tokenize_documents.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
 
@@ -346,6 +347,60 @@ static void remove_dir(const char *dir) {
     rmdir(dir);
 }
 
+// chapter7 --tokenize's lines, as the reference (tests' ../shared/tools
+// nltk_tokenize.py: `for line in sys.stdin`, then line.rstrip('\n')) reads
+// them with python3.11 on Debian: sys.stdin splits at \n only (newline="\n"
+// on POSIX; no universal newlines), keeps \r in the line, does not split at
+// \v \f \x1c \x85 U+2028 (str.splitlines() would), and in the C or C.UTF-8
+// locale decodes with errors='surrogateescape', so an invalid byte becomes a
+// lone surrogate that clean_paragraph drops, as it drops NUL. Each want is
+// what the reference prints: after its clean_paragraph these lines hold
+// letters and whitespace only, which word_tokenize splits at whitespace (the
+// reading and the cleaning checked with python3.11 under LANG=C.UTF-8).
+START_TEST(tokenize_stream_line_ends) {
+    static const struct {
+        const char *in;
+        size_t len;
+        const char *want;
+    } cases[] = {
+#define IN(s) s, sizeof s - 1
+        {IN(""), ""},                                  // no line, no output
+        {IN("\n"), "\n"},                              // one empty line
+        {IN("A b"), "a b\n"},                          // a last line without \n
+        {IN("A\nb\n"), "a\nb\n"},
+        {IN("A\n\nb"), "a\n\nb\n"},
+        {IN("A\r\nB\r\n"), "a\nb\n"},                  // \r\n: the \r is whitespace
+        {IN("A\rB\n"), "a b\n"},                       // a lone \r ends no line
+        {IN("A\rB"), "a b\n"},
+        {IN("A\r"), "a\n"},
+        {IN("\r\n\r"), "\n\n"},
+        {IN("x\n\ry\n"), "x\ny\n"},
+        {IN("a\vb\fc\x1c" "d\xc2\x85" "e\xe2\x80\xa8" "f\xe2\x80\xa9g\n"), "a b c d e f g\n"},
+        {IN("A\0B\n\0\n"), "ab\n\n"},                  // NUL is dropped
+        {IN("A\xff" "B \xc3<br>C\n"), "ab c\n"},       // invalid UTF-8 is dropped
+        {IN("\xe2\x80\n\xed\xa0\x80x\n"), "\nx\n"},     // a cut sequence; a surrogate
+#undef IN
+    };
+    char err[256];
+    tokenizer *t = tokenizer_new(NULL, err, sizeof err);
+    ck_assert_ptr_nonnull(t);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        FILE *in = tmpfile(), *out = tmpfile();
+        ck_assert_uint_eq(fwrite(cases[i].in, 1, cases[i].len, in), cases[i].len);
+        rewind(in);
+        ck_assert_int_eq(tokenize_stream(in, out, t, err, sizeof err), 0);
+        rewind(out);
+        char buf[256];
+        size_t n = fread(buf, 1, sizeof buf - 1, out);
+        buf[n] = '\0';
+        ck_assert_msg(strcmp(buf, cases[i].want) == 0, "case %zu: got \"%s\"", i, buf);
+        fclose(in);
+        fclose(out);
+    }
+    tokenizer_free(t);
+}
+END_TEST
+
 START_TEST(punkt_load_errors) {
     char err[1024];
     // a missing directory
@@ -566,6 +621,7 @@ int main(void) {
     tcase_add_test(tc, golden_cases);
     tcase_add_test(tc, word_tokenizer_rules);
     tcase_add_test(tc, abbreviations_need_parameters);
+    tcase_add_test(tc, tokenize_stream_line_ends);
     tcase_add_test(tc, punkt_load_errors);
     tcase_add_test(tc, punkt_json_reader);
     tcase_add_test(tc, debian_json_equals_nltk_punkt_tab);
