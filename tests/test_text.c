@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "skip.h"
@@ -401,6 +403,51 @@ START_TEST(tokenize_stream_line_ends) {
 }
 END_TEST
 
+// chapter7 --tokenize on one long line in memory a small multiple of the
+// line: 2 MB of "!" (one sentence, a token per byte) in a child whose
+// address space may grow by 64 MB only. Punkt's tokens of the whole
+// sentence at once and a list of every token of the line took about 75
+// times the line; tests/bench/bench_tokenize_memory.sh measures the peak.
+// (Not under AddressSanitizer or valgrind, which reserve address space of
+// their own.)
+START_TEST(tokenize_stream_long_line_memory) {
+#if defined(__SANITIZE_ADDRESS__)
+    return;
+#endif
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload && strstr(preload, "vgpreload")) return;
+    enum { N = 2000000 };
+    FILE *in = tmpfile(), *out = tmpfile();
+    ck_assert(in && out);
+    for (size_t i = 0; i < N; i++) putc('!', in);
+    putc('\n', in);
+    rewind(in);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        char err[256];
+        tokenizer *t = tokenizer_new(NULL, err, sizeof err);
+        unsigned long pages = 0;
+        FILE *statm = fopen("/proc/self/statm", "r");
+        if (!t || !statm || fscanf(statm, "%lu", &pages) != 1) _exit(3);
+        fclose(statm);
+        rlim_t limit = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)64 << 20);
+        struct rlimit r = {limit, limit};
+        if (setrlimit(RLIMIT_AS, &r) != 0) _exit(4);
+        if (tokenize_stream(in, out, t, err, sizeof err) != 0) _exit(1);
+        tokenizer_free(t);
+        _exit(ftell(out) == 2 * N ? 0 : 2);  // "! ! ... !\n"
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "the child failed: status %d (1: out of memory, 2: wrong output)", status);
+    fclose(in);
+    fclose(out);
+}
+END_TEST
+
 START_TEST(punkt_load_errors) {
     char err[1024];
     // a missing directory
@@ -622,6 +669,7 @@ int main(void) {
     tcase_add_test(tc, word_tokenizer_rules);
     tcase_add_test(tc, abbreviations_need_parameters);
     tcase_add_test(tc, tokenize_stream_line_ends);
+    tcase_add_test(tc, tokenize_stream_long_line_memory);
     tcase_add_test(tc, punkt_load_errors);
     tcase_add_test(tc, punkt_json_reader);
     tcase_add_test(tc, debian_json_equals_nltk_punkt_tab);

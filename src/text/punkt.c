@@ -47,12 +47,10 @@ struct punkt_splitter {
     const punkt_params *p;
     pcre2_code *word, *period, *realign, *number, *initial, *upper, *lower_re;
     pcre2_match_data *md;
-    char *typebuf;               // scratch for Punkt's token types
-    size_t typecap;
+    char *typebuf[2];            // scratch for the types of two tokens
+    size_t typecap[2];
     char *scratch;               // scratch for lower-casing and pair keys
     size_t scratch_cap;
-    struct ptoken *toks;         // scratch for Punkt's tokens
-    size_t toks_cap;
 };
 
 punkt_splitter *punkt_splitter_new(const punkt_params *params, char *err, size_t errlen) {
@@ -91,9 +89,9 @@ void punkt_splitter_free(punkt_splitter *t) {
     pcre2_code_free(t->upper);
     pcre2_code_free(t->lower_re);
     pcre2_match_data_free(t->md);
-    free(t->typebuf);
+    free(t->typebuf[0]);
+    free(t->typebuf[1]);
     free(t->scratch);
-    free(t->toks);
     free(t);
 }
 
@@ -245,17 +243,13 @@ static void second_pass(punkt_splitter *t, ptoken *k1, const ptoken *k2, char *s
 }
 //< punkt-annotate
 
-// Does the context hold a sentence break that some token follows?
+// Does the context hold a sentence break that some token follows? The
+// first pass looks at each token alone, the second at a token and the next
+// one, and only the first token changes; so the tokens are read one at a
+// time and two are kept, whatever the length of the context.
 static int contains_sentbreak(punkt_splitter *t, const char *ctx, size_t len) {
-    // room for every token (at most one per byte) and its type (a number's
-    // type, ##number##, can be longer than the number)
-    if (!grow_buffer(&t->typebuf, &t->typecap, 12 * len + 16) ||
-        !grow_buffer(&t->scratch, &t->scratch_cap, 4 * len + 64))
-        return -1;
-    ptoken *toks = grow_array(t->toks, &t->toks_cap, len + 1, sizeof *toks, 64);
-    if (!toks) return -1;
-    t->toks = toks;
-    size_t n = 0, tbo = 0;
+    ptoken toks[2];
+    size_t n = 0;
     // the tokens, line by line, with their types
     for (size_t ls = 0; ls <= len;) {
         const char *nl = memchr(ctx + ls, '\n', len - ls);
@@ -265,28 +259,34 @@ static int contains_sentbreak(punkt_splitter *t, const char *ctx, size_t len) {
             int rc = pcre2_match(t->word, (PCRE2_SPTR)(ctx + ls), le - ls, off, PCRE2_NO_UTF_CHECK, t->md, NULL);
             if (rc < 0) break;
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(t->md);
-            ptoken *k = &toks[n++];
+            size_t cur = n & 1;
+            ptoken *k = &toks[cur];
             memset(k, 0, sizeof *k);
             k->tok = ctx + ls + ov[0];
             k->len = ov[1] - ov[0];
             off = ov[1];
+            // room for the type (a number's, ##number##, can be longer than
+            // the number), for lower-casing and for a pair of types
+            size_t plen = n ? toks[cur ^ 1].len : 0;
+            if (!grow_buffer(&t->typebuf[cur], &t->typecap[cur], 12 * k->len + 16) ||
+                !grow_buffer(&t->scratch, &t->scratch_cap, 12 * (k->len + plen) + 64))
+                return -1;
             // type: lower-cased; a number becomes ##number##
-            k->type = t->typebuf + tbo;
+            k->type = t->typebuf[cur];
             size_t tl = py_lower_into(k->type, k->tok, k->len);
             if (pcre2_match(t->number, (PCRE2_SPTR)k->type, tl, 0, PCRE2_NO_UTF_CHECK, t->md, NULL) >= 0) {
                 memcpy(k->type, "##number##", 10);
                 tl = 10;
             }
             k->type_len = tl;
-            tbo += tl + 1;
+            first_pass(t, k, t->scratch);
+            if (n++ == 0) continue;
+            ptoken *prev = &toks[cur ^ 1];
+            second_pass(t, prev, k, t->scratch);
+            if (prev->sentbreak) return 1;  // and k follows it
         }
         if (!nl) break;
         ls = le + 1;
-    }
-    for (size_t i = 0; i < n; i++) first_pass(t, &toks[i], t->scratch);
-    for (size_t i = 0; i + 1 < n; i++) {
-        second_pass(t, &toks[i], &toks[i + 1], t->scratch);
-        if (toks[i].sentbreak) return 1;  // and toks[i + 1] follows it
     }
     return 0;
 }
