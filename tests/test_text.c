@@ -448,6 +448,72 @@ START_TEST(tokenize_stream_long_line_memory) {
 }
 END_TEST
 
+// punkt_tab's four files, line by line, as the reference reads them (tests'
+// ../shared/tools/nltk_tokenize.py, python3.11): open(path,
+// encoding='utf-8') has universal newlines, so \n, \r\n and a lone \r each
+// end a line, and nothing else does (\v, \x1c, U+0085 do not);
+// abbrev_types.txt skips empty lines only (l.strip('\n')), sent_starters.txt
+// and collocations.tab whitespace-only lines (l.strip()), ortho_context.tab
+// none: there an empty line is an error (Python: "not enough values to
+// unpack"), as invalid UTF-8 is in any file. Each want is what Python read.
+START_TEST(punkt_tab_line_ends) {
+    static const struct {
+        const char *file, *in;
+        size_t len;
+        size_t n;              // entries read, or 0 with err
+        const char *want[3];   // entries, or err's text
+    } cases[] = {
+#define IN(s) s, sizeof s - 1
+        {"abbrev_types.txt", IN(""), 0, {NULL}},
+        {"abbrev_types.txt", IN("mr\ndr"), 2, {"mr", "dr"}},
+        {"abbrev_types.txt", IN("mr\r\ndr\r\n"), 2, {"mr", "dr"}},
+        {"abbrev_types.txt", IN("mr\rdr\r"), 2, {"mr", "dr"}},
+        {"abbrev_types.txt", IN("mr\r\r\ndr"), 2, {"mr", "dr"}},
+        {"abbrev_types.txt", IN("mr\n\n \n"), 2, {"mr", " "}},
+        {"abbrev_types.txt", IN("a\vb\x1c" "c\xc2\x85\n"), 1, {"a\vb\x1c" "c\xc2\x85"}},
+        {"abbrev_types.txt", IN("mr\n\xff\n"), 0, {"t:2: not valid UTF-8"}},
+        {"sent_starters.txt", IN("however\r\n \t\n\xc2\xa0\n\x1c\xc2\x85\rbut"), 2,
+         {"however", "but"}},
+        {"sent_starters.txt", IN("x \n"), 1, {"x "}},
+        {"collocations.tab", IN("a\tb\rc\td\r\n \n"), 2, {"a\tb", "c\td"}},
+        {"ortho_context.tab", IN("smith\t4\rthe\t126"), 2, {"smith", "the"}},
+        {"ortho_context.tab", IN("smith\t4\n\nthe\t1\n"), 0,
+         {"t:2: expected two tab-separated fields"}},
+        {"ortho_context.tab", IN("smith\t4\r\rthe\t1"), 0,
+         {"t:2: expected two tab-separated fields"}},
+#undef IN
+    };
+    char err[256];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        punkt_params *p = punkt_empty();
+        ck_assert_ptr_nonnull(p);
+        int rc = punkt_parse_tab(p, cases[i].file, cases[i].in, cases[i].len, "t", err, sizeof err);
+        const strmap *set = cases[i].file[0] == 'a'   ? &p->abbrev
+                            : cases[i].file[0] == 'c' ? &p->colloc
+                            : cases[i].file[0] == 's' ? &p->starters
+                                                      : &p->ortho;
+        if (cases[i].n == 0 && cases[i].want[0]) {
+            ck_assert_msg(rc == -1, "case %zu: read", i);
+            ck_assert_msg(strcmp(err, cases[i].want[0]) == 0, "case %zu: %s", i, err);
+        } else {
+            ck_assert_msg(rc == 0, "case %zu: %s", i, err);
+            ck_assert_msg(set->n == cases[i].n, "case %zu: %zu entries", i, set->n);
+            for (size_t k = 0; k < cases[i].n; k++)
+                ck_assert_msg(strmap_find(set, cases[i].want[k], strlen(cases[i].want[k])) >= 0,
+                              "case %zu: no entry %zu", i, k);
+        }
+        punkt_free(p);
+    }
+    punkt_params *p = punkt_empty();
+    const char *ortho = "smith\t4\rthe\t126";
+    ck_assert_int_eq(punkt_parse_tab(p, "ortho_context.tab", ortho, strlen(ortho), "t", err,
+                                     sizeof err), 0);
+    ck_assert_int_eq(punkt_ortho(p, "smith", 5), 4);
+    ck_assert_int_eq(punkt_ortho(p, "the", 3), 126);
+    punkt_free(p);
+}
+END_TEST
+
 START_TEST(punkt_load_errors) {
     char err[1024];
     // a missing directory
@@ -670,6 +736,7 @@ int main(void) {
     tcase_add_test(tc, abbreviations_need_parameters);
     tcase_add_test(tc, tokenize_stream_line_ends);
     tcase_add_test(tc, tokenize_stream_long_line_memory);
+    tcase_add_test(tc, punkt_tab_line_ends);
     tcase_add_test(tc, punkt_load_errors);
     tcase_add_test(tc, punkt_json_reader);
     tcase_add_test(tc, debian_json_equals_nltk_punkt_tab);
