@@ -248,6 +248,16 @@ START_TEST(golden_cases) {
             char *got = join(&toks);
             char *want = join_json(cJSON_GetObjectItem(c, raw ? "raw_tokens" : "tokens"));
             ck_assert_msg(strcmp(got, want) == 0, "word_tokenize(\"%s\"):\n  C    %s\n  NLTK %s", in, got, want);
+            // the same tokens written out a sentence at a time (--tokenize)
+            char *written = NULL;
+            size_t wlen = 0;
+            FILE *w = open_memstream(&written, &wlen);
+            ck_assert_ptr_nonnull(w);
+            ck_assert_int_eq(word_tokenize_write(t, in, strlen(in), w), 0);
+            ck_assert_int_eq(fclose(w), 0);
+            ck_assert_msg(strcmp(written, want) == 0, "word_tokenize_write(\"%s\"):\n  C    %s\n  NLTK %s",
+                          in, written, want);
+            free(written);
             free(got);
             free(want);
         }
