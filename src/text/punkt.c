@@ -292,14 +292,48 @@ static int contains_sentbreak(punkt_splitter *t, const char *ctx, size_t len) {
 }
 
 
+// Punkt's sentences as its slices come, one slice behind: closing quotes or
+// brackets at the start of a slice move back to the end of the one before,
+// and empty sentences are dropped. (No list of the slices is kept.)
+typedef struct {
+    punkt_splitter *t;
+    const char *s;               // the text
+    span_list *out;
+    bool pending;                // a slice waits for the next one
+    size_t start, end;           // that slice
+    size_t realign;              // how much of its start went to the one before
+} realigner;
+
+// Takes the next slice, [s2, e2) of the text, and settles the one before it.
+static bool realign_slice(realigner *r, size_t s2, size_t e2) {
+    if (r->pending) {
+        size_t s1 = r->start + r->realign, e1 = r->end;
+        int m = s2 < e2 ? pcre2_match(r->t->realign, (PCRE2_SPTR)(r->s + s2), e2 - s2, 0,
+                                      PCRE2_NO_UTF_CHECK, r->t->md, NULL)
+                        : -1;
+        if (m >= 0) {
+            size_t mend = pcre2_get_ovector_pointer(r->t->md)[1];
+            if (!span_list_push(r->out, s1, s2 + py_rstrip_len(r->s + s2, mend))) return false;
+            r->realign = mend;
+        } else {
+            r->realign = 0;
+            if (s1 < e1 && !span_list_push(r->out, s1, e1)) return false;
+        }
+    }
+    r->pending = true;
+    r->start = s2;
+    r->end = e2;
+    return true;
+}
+
 //> punkt-slices
 // Candidate ends in order; each one's context is the word before it (back
 // to the last ASCII whitespace, as NLTK looks for it), the end character,
 // and what follows. A candidate whose word reaches back over the previous
 // candidate replaces it ("wow!!!" is judged once, at its last "!").
 // If the context holds a break, a sentence ends after the candidate, and the
-// next starts at the following token.
-static int punkt_slices(punkt_splitter *t, const char *text, size_t len, span_list *raw) {
+// next starts at the following token; each slice goes to realign_slice.
+static int punkt_slices(punkt_splitter *t, const char *text, size_t len, realigner *sentences) {
     size_t last_break = 0;
     bool have_prev = false;
     size_t prev_start = 0, prev_stop = 0;        // the previous candidate's word
@@ -338,7 +372,7 @@ static int punkt_slices(punkt_splitter *t, const char *text, size_t len, span_li
                                         pm_after_end - prev_start);
             if (br < 0) return -1;
             if (br) {
-                if (!span_list_push(raw, last_break, pm_end)) return -1;
+                if (!realign_slice(sentences, last_break, pm_end)) return -1;
                 last_break = pm_has_next ? pm_next : pm_end;
             }
         }
@@ -352,35 +386,14 @@ static int punkt_slices(punkt_splitter *t, const char *text, size_t len, span_li
         pm_next = next_start;
     }
     // the last sentence ends at the last non-whitespace character
-    return span_list_push(raw, last_break, py_rstrip_len(text, len)) ? 0 : -1;
+    return realign_slice(sentences, last_break, py_rstrip_len(text, len)) ? 0 : -1;
 }
 //< punkt-slices
 
-// Realign: closing quotes or brackets at the start of a sentence move back
-// to the end of the previous one. Empty sentences are dropped.
+// Punkt's slices, realigned as they come; the last one has no next.
 int punkt_split(punkt_splitter *t, const char *s, size_t len, span_list *out) {
-    span_list raw = {0};
-    if (punkt_slices(t, s, len, &raw) < 0) { span_list_free(&raw); return -1; }
-    size_t realign = 0;
-    int rc = 0;
-    for (size_t i = 0; i < raw.n && rc == 0; i++) {
-        size_t s1 = raw.start[i] + realign, e1 = raw.end[i];
-        if (i + 1 == raw.n) {
-            if (s1 < e1 && !span_list_push(out, s1, e1)) rc = -1;
-            continue;
-        }
-        size_t s2 = raw.start[i + 1], e2 = raw.end[i + 1];
-        int m = s2 < e2 ? pcre2_match(t->realign, (PCRE2_SPTR)(s + s2), e2 - s2, 0, PCRE2_NO_UTF_CHECK, t->md, NULL) : -1;
-        if (m >= 0) {
-            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(t->md);
-            size_t mend = ov[1];
-            if (!span_list_push(out, s1, s2 + py_rstrip_len(s + s2, mend))) rc = -1;
-            realign = mend;
-        } else {
-            realign = 0;
-            if (s1 < e1 && !span_list_push(out, s1, e1)) rc = -1;
-        }
-    }
-    span_list_free(&raw);
-    return rc;
+    realigner r = {.t = t, .s = s, .out = out};
+    if (punkt_slices(t, s, len, &r) < 0) return -1;
+    size_t s1 = r.start + r.realign;
+    return !r.pending || s1 >= r.end || span_list_push(out, s1, r.end) ? 0 : -1;
 }
