@@ -29,6 +29,7 @@
 #include "core/readfile.h"
 #include "text/imdb.h"
 #include "text/json.h"
+#include "text/tokenize_documents.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
 
@@ -532,6 +533,16 @@ START_TEST(golden_cases) {
             char *got = join(&toks);
             char *want = join_json(cJSON_GetObjectItem(c, raw ? "raw_tokens" : "tokens"));
             ck_assert_msg(strcmp(got, want) == 0, "word_tokenize(\"%s\"):\n  C    %s\n  NLTK %s", in, got, want);
+            // the same tokens written out a sentence at a time (--tokenize)
+            char *written = NULL;
+            size_t wlen = 0;
+            FILE *w = open_memstream(&written, &wlen);
+            ck_assert_ptr_nonnull(w);
+            ck_assert_int_eq(word_tokenize_write(t, in, strlen(in), w), 0);
+            ck_assert_int_eq(fclose(w), 0);
+            ck_assert_msg(strcmp(written, want) == 0, "word_tokenize_write(\"%s\"):\n  C    %s\n  NLTK %s",
+                          in, written, want);
+            free(written);
             free(got);
             free(want);
         }
@@ -632,6 +643,171 @@ static void remove_dir(const char *dir) {
     }
     rmdir(dir);
 }
+
+// chapter7 --tokenize's lines, as the reference (tests' ../shared/tools
+// nltk_tokenize.py: `for line in sys.stdin`, then line.rstrip('\n')) reads
+// them with python3.11 on Debian: sys.stdin splits at \n only (newline="\n"
+// on POSIX; no universal newlines), keeps \r in the line, does not split at
+// \v \f \x1c \x85 U+2028 (str.splitlines() would), and in the C or C.UTF-8
+// locale decodes with errors='surrogateescape', so an invalid byte becomes a
+// lone surrogate that clean_paragraph drops, as it drops NUL. Each want is
+// what the reference prints: after its clean_paragraph these lines hold
+// letters and whitespace only, which word_tokenize splits at whitespace (the
+// reading and the cleaning checked with python3.11 under LANG=C.UTF-8).
+START_TEST(tokenize_stream_line_ends) {
+    static const struct {
+        const char *in;
+        size_t len;
+        const char *want;
+    } cases[] = {
+#define IN(s) s, sizeof s - 1
+        {IN(""), ""},                                  // no line, no output
+        {IN("\n"), "\n"},                              // one empty line
+        {IN("A b"), "a b\n"},                          // a last line without \n
+        {IN("A\nb\n"), "a\nb\n"},
+        {IN("A\n\nb"), "a\n\nb\n"},
+        {IN("A\r\nB\r\n"), "a\nb\n"},                  // \r\n: the \r is whitespace
+        {IN("A\rB\n"), "a b\n"},                       // a lone \r ends no line
+        {IN("A\rB"), "a b\n"},
+        {IN("A\r"), "a\n"},
+        {IN("\r\n\r"), "\n\n"},
+        {IN("x\n\ry\n"), "x\ny\n"},
+        {IN("a\vb\fc\x1c" "d\xc2\x85" "e\xe2\x80\xa8" "f\xe2\x80\xa9g\n"), "a b c d e f g\n"},
+        {IN("A\0B\n\0\n"), "ab\n\n"},                  // NUL is dropped
+        {IN("A\xff" "B \xc3<br>C\n"), "ab c\n"},       // invalid UTF-8 is dropped
+        {IN("\xe2\x80\n\xed\xa0\x80x\n"), "\nx\n"},     // a cut sequence; a surrogate
+#undef IN
+    };
+    char err[256];
+    tokenizer *t = tokenizer_new(NULL, err, sizeof err);
+    ck_assert_ptr_nonnull(t);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        FILE *in = tmpfile(), *out = tmpfile();
+        ck_assert_uint_eq(fwrite(cases[i].in, 1, cases[i].len, in), cases[i].len);
+        rewind(in);
+        ck_assert_int_eq(tokenize_stream(in, out, t, err, sizeof err), 0);
+        rewind(out);
+        char buf[256];
+        size_t n = fread(buf, 1, sizeof buf - 1, out);
+        buf[n] = '\0';
+        ck_assert_msg(strcmp(buf, cases[i].want) == 0, "case %zu: got \"%s\"", i, buf);
+        fclose(in);
+        fclose(out);
+    }
+    tokenizer_free(t);
+}
+END_TEST
+
+// chapter7 --tokenize on one long line in memory a small multiple of the
+// line: 2 MB of "!" (one sentence, a token per byte) in a child whose
+// address space may grow by 64 MB only. Punkt's tokens of the whole
+// sentence at once and a list of every token of the line took about 75
+// times the line; tests/bench/bench_tokenize_memory.sh measures the peak.
+// (Not under AddressSanitizer or valgrind, which reserve address space of
+// their own.)
+START_TEST(tokenize_stream_long_line_memory) {
+#if defined(__SANITIZE_ADDRESS__)
+    return;
+#endif
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload && strstr(preload, "vgpreload")) return;
+    enum { N = 2000000 };
+    FILE *in = tmpfile(), *out = tmpfile();
+    ck_assert(in && out);
+    for (size_t i = 0; i < N; i++) putc('!', in);
+    putc('\n', in);
+    rewind(in);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        char err[256];
+        tokenizer *t = tokenizer_new(NULL, err, sizeof err);
+        unsigned long pages = 0;
+        FILE *statm = fopen("/proc/self/statm", "r");
+        if (!t || !statm || fscanf(statm, "%lu", &pages) != 1) _exit(3);
+        fclose(statm);
+        rlim_t limit = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)64 << 20);
+        struct rlimit r = {limit, limit};
+        if (setrlimit(RLIMIT_AS, &r) != 0) _exit(4);
+        if (tokenize_stream(in, out, t, err, sizeof err) != 0) _exit(1);
+        tokenizer_free(t);
+        _exit(ftell(out) == 2 * N ? 0 : 2);  // "! ! ... !\n"
+    }
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "the child failed: status %d (1: out of memory, 2: wrong output)", status);
+    fclose(in);
+    fclose(out);
+}
+END_TEST
+
+// punkt_tab's four files, line by line, as the reference reads them (tests'
+// ../shared/tools/nltk_tokenize.py, python3.11): open(path,
+// encoding='utf-8') has universal newlines, so \n, \r\n and a lone \r each
+// end a line, and nothing else does (\v, \x1c, U+0085 do not);
+// abbrev_types.txt skips empty lines only (l.strip('\n')), sent_starters.txt
+// and collocations.tab whitespace-only lines (l.strip()), ortho_context.tab
+// none: there an empty line is an error (Python: "not enough values to
+// unpack"), as invalid UTF-8 is in any file. Each want is what Python read.
+START_TEST(punkt_tab_line_ends) {
+    static const struct {
+        const char *file, *in;
+        size_t len;
+        size_t n;              // entries read, or 0 with err
+        const char *want[3];   // entries, or err's text
+    } cases[] = {
+#define IN(s) s, sizeof s - 1
+        {"abbrev_types.txt", IN(""), 0, {NULL}},
+        {"abbrev_types.txt", IN("mr\ndr"), 2, {"mr", "dr"}},
+        {"abbrev_types.txt", IN("mr\r\ndr\r\n"), 2, {"mr", "dr"}},
+        {"abbrev_types.txt", IN("mr\rdr\r"), 2, {"mr", "dr"}},
+        {"abbrev_types.txt", IN("mr\r\r\ndr"), 2, {"mr", "dr"}},
+        {"abbrev_types.txt", IN("mr\n\n \n"), 2, {"mr", " "}},
+        {"abbrev_types.txt", IN("a\vb\x1c" "c\xc2\x85\n"), 1, {"a\vb\x1c" "c\xc2\x85"}},
+        {"abbrev_types.txt", IN("mr\n\xff\n"), 0, {"t:2: not valid UTF-8"}},
+        {"sent_starters.txt", IN("however\r\n \t\n\xc2\xa0\n\x1c\xc2\x85\rbut"), 2,
+         {"however", "but"}},
+        {"sent_starters.txt", IN("x \n"), 1, {"x "}},
+        {"collocations.tab", IN("a\tb\rc\td\r\n \n"), 2, {"a\tb", "c\td"}},
+        {"ortho_context.tab", IN("smith\t4\rthe\t126"), 2, {"smith", "the"}},
+        {"ortho_context.tab", IN("smith\t4\n\nthe\t1\n"), 0,
+         {"t:2: expected two tab-separated fields"}},
+        {"ortho_context.tab", IN("smith\t4\r\rthe\t1"), 0,
+         {"t:2: expected two tab-separated fields"}},
+#undef IN
+    };
+    char err[256];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        punkt_params *p = punkt_empty();
+        ck_assert_ptr_nonnull(p);
+        int rc = punkt_parse_tab(p, cases[i].file, cases[i].in, cases[i].len, "t", err, sizeof err);
+        const strmap *set = cases[i].file[0] == 'a'   ? &p->abbrev
+                            : cases[i].file[0] == 'c' ? &p->colloc
+                            : cases[i].file[0] == 's' ? &p->starters
+                                                      : &p->ortho;
+        if (cases[i].n == 0 && cases[i].want[0]) {
+            ck_assert_msg(rc == -1, "case %zu: read", i);
+            ck_assert_msg(strcmp(err, cases[i].want[0]) == 0, "case %zu: %s", i, err);
+        } else {
+            ck_assert_msg(rc == 0, "case %zu: %s", i, err);
+            ck_assert_msg(set->n == cases[i].n, "case %zu: %zu entries", i, set->n);
+            for (size_t k = 0; k < cases[i].n; k++)
+                ck_assert_msg(strmap_find(set, cases[i].want[k], strlen(cases[i].want[k])) >= 0,
+                              "case %zu: no entry %zu", i, k);
+        }
+        punkt_free(p);
+    }
+    punkt_params *p = punkt_empty();
+    const char *ortho = "smith\t4\rthe\t126";
+    ck_assert_int_eq(punkt_parse_tab(p, "ortho_context.tab", ortho, strlen(ortho), "t", err,
+                                     sizeof err), 0);
+    ck_assert_int_eq(punkt_ortho(p, "smith", 5), 4);
+    ck_assert_int_eq(punkt_ortho(p, "the", 3), 126);
+    punkt_free(p);
+}
+END_TEST
 
 START_TEST(punkt_load_errors) {
     char err[1024];
@@ -871,6 +1047,9 @@ int main(void) {
     tcase_add_test(tc, golden_cases);
     tcase_add_test(tc, word_tokenizer_rules);
     tcase_add_test(tc, abbreviations_need_parameters);
+    tcase_add_test(tc, tokenize_stream_line_ends);
+    tcase_add_test(tc, tokenize_stream_long_line_memory);
+    tcase_add_test(tc, punkt_tab_line_ends);
     tcase_add_test(tc, punkt_load_errors);
     tcase_add_test(tc, punkt_json_reader);
     tcase_add_test(tc, debian_json_equals_nltk_punkt_tab);

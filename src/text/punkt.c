@@ -47,12 +47,10 @@ struct punkt_splitter {
     const punkt_params *p;
     pcre2_code *word, *period, *realign, *number, *initial, *upper, *lower_re;
     pcre2_match_data *md;
-    char *typebuf;               // scratch for Punkt's token types
-    size_t typecap;
+    char *typebuf[2];            // scratch for the types of two tokens
+    size_t typecap[2];
     char *scratch;               // scratch for lower-casing and pair keys
     size_t scratch_cap;
-    struct ptoken *toks;         // scratch for Punkt's tokens
-    size_t toks_cap;
 };
 
 punkt_splitter *punkt_splitter_new(const punkt_params *params, char *err, size_t errlen) {
@@ -91,9 +89,9 @@ void punkt_splitter_free(punkt_splitter *t) {
     pcre2_code_free(t->upper);
     pcre2_code_free(t->lower_re);
     pcre2_match_data_free(t->md);
-    free(t->typebuf);
+    free(t->typebuf[0]);
+    free(t->typebuf[1]);
     free(t->scratch);
-    free(t->toks);
     free(t);
 }
 
@@ -245,17 +243,13 @@ static void second_pass(punkt_splitter *t, ptoken *k1, const ptoken *k2, char *s
 }
 //< punkt-annotate
 
-// Does the context hold a sentence break that some token follows?
+// Does the context hold a sentence break that some token follows? The
+// first pass looks at each token alone, the second at a token and the next
+// one, and only the first token changes; so the tokens are read one at a
+// time and two are kept, whatever the length of the context.
 static int contains_sentbreak(punkt_splitter *t, const char *ctx, size_t len) {
-    // room for every token (at most one per byte) and its type (a number's
-    // type, ##number##, can be longer than the number)
-    if (!grow_buffer(&t->typebuf, &t->typecap, 12 * len + 16) ||
-        !grow_buffer(&t->scratch, &t->scratch_cap, 4 * len + 64))
-        return -1;
-    ptoken *toks = grow_array(t->toks, &t->toks_cap, len + 1, sizeof *toks, 64);
-    if (!toks) return -1;
-    t->toks = toks;
-    size_t n = 0, tbo = 0;
+    ptoken toks[2];
+    size_t n = 0;
     // the tokens, line by line, with their types
     for (size_t ls = 0; ls <= len;) {
         const char *nl = memchr(ctx + ls, '\n', len - ls);
@@ -265,32 +259,72 @@ static int contains_sentbreak(punkt_splitter *t, const char *ctx, size_t len) {
             int rc = pcre2_match(t->word, (PCRE2_SPTR)(ctx + ls), le - ls, off, PCRE2_NO_UTF_CHECK, t->md, NULL);
             if (rc < 0) break;
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(t->md);
-            ptoken *k = &toks[n++];
+            size_t cur = n & 1;
+            ptoken *k = &toks[cur];
             memset(k, 0, sizeof *k);
             k->tok = ctx + ls + ov[0];
             k->len = ov[1] - ov[0];
             off = ov[1];
+            // room for the type (a number's, ##number##, can be longer than
+            // the number), for lower-casing and for a pair of types
+            size_t plen = n ? toks[cur ^ 1].len : 0;
+            if (!grow_buffer(&t->typebuf[cur], &t->typecap[cur], 12 * k->len + 16) ||
+                !grow_buffer(&t->scratch, &t->scratch_cap, 12 * (k->len + plen) + 64))
+                return -1;
             // type: lower-cased; a number becomes ##number##
-            k->type = t->typebuf + tbo;
+            k->type = t->typebuf[cur];
             size_t tl = py_lower_into(k->type, k->tok, k->len);
             if (pcre2_match(t->number, (PCRE2_SPTR)k->type, tl, 0, PCRE2_NO_UTF_CHECK, t->md, NULL) >= 0) {
                 memcpy(k->type, "##number##", 10);
                 tl = 10;
             }
             k->type_len = tl;
-            tbo += tl + 1;
+            first_pass(t, k, t->scratch);
+            if (n++ == 0) continue;
+            ptoken *prev = &toks[cur ^ 1];
+            second_pass(t, prev, k, t->scratch);
+            if (prev->sentbreak) return 1;  // and k follows it
         }
         if (!nl) break;
         ls = le + 1;
     }
-    for (size_t i = 0; i < n; i++) first_pass(t, &toks[i], t->scratch);
-    for (size_t i = 0; i + 1 < n; i++) {
-        second_pass(t, &toks[i], &toks[i + 1], t->scratch);
-        if (toks[i].sentbreak) return 1;  // and toks[i + 1] follows it
-    }
     return 0;
 }
 
+
+// Punkt's sentences as its slices come, one slice behind: closing quotes or
+// brackets at the start of a slice move back to the end of the one before,
+// and empty sentences are dropped. (No list of the slices is kept.)
+typedef struct {
+    punkt_splitter *t;
+    const char *s;               // the text
+    span_list *out;
+    bool pending;                // a slice waits for the next one
+    size_t start, end;           // that slice
+    size_t realign;              // how much of its start went to the one before
+} realigner;
+
+// Takes the next slice, [s2, e2) of the text, and settles the one before it.
+static bool realign_slice(realigner *r, size_t s2, size_t e2) {
+    if (r->pending) {
+        size_t s1 = r->start + r->realign, e1 = r->end;
+        int m = s2 < e2 ? pcre2_match(r->t->realign, (PCRE2_SPTR)(r->s + s2), e2 - s2, 0,
+                                      PCRE2_NO_UTF_CHECK, r->t->md, NULL)
+                        : -1;
+        if (m >= 0) {
+            size_t mend = pcre2_get_ovector_pointer(r->t->md)[1];
+            if (!span_list_push(r->out, s1, s2 + py_rstrip_len(r->s + s2, mend))) return false;
+            r->realign = mend;
+        } else {
+            r->realign = 0;
+            if (s1 < e1 && !span_list_push(r->out, s1, e1)) return false;
+        }
+    }
+    r->pending = true;
+    r->start = s2;
+    r->end = e2;
+    return true;
+}
 
 //> punkt-slices
 // Candidate ends in order; each one's context is the word before it (back
@@ -298,8 +332,8 @@ static int contains_sentbreak(punkt_splitter *t, const char *ctx, size_t len) {
 // and what follows. A candidate whose word reaches back over the previous
 // candidate replaces it ("wow!!!" is judged once, at its last "!").
 // If the context holds a break, a sentence ends after the candidate, and the
-// next starts at the following token.
-static int punkt_slices(punkt_splitter *t, const char *text, size_t len, span_list *raw) {
+// next starts at the following token; each slice goes to realign_slice.
+static int punkt_slices(punkt_splitter *t, const char *text, size_t len, realigner *sentences) {
     size_t last_break = 0;
     bool have_prev = false;
     size_t prev_start = 0, prev_stop = 0;        // the previous candidate's word
@@ -338,7 +372,7 @@ static int punkt_slices(punkt_splitter *t, const char *text, size_t len, span_li
                                         pm_after_end - prev_start);
             if (br < 0) return -1;
             if (br) {
-                if (!span_list_push(raw, last_break, pm_end)) return -1;
+                if (!realign_slice(sentences, last_break, pm_end)) return -1;
                 last_break = pm_has_next ? pm_next : pm_end;
             }
         }
@@ -352,35 +386,14 @@ static int punkt_slices(punkt_splitter *t, const char *text, size_t len, span_li
         pm_next = next_start;
     }
     // the last sentence ends at the last non-whitespace character
-    return span_list_push(raw, last_break, py_rstrip_len(text, len)) ? 0 : -1;
+    return realign_slice(sentences, last_break, py_rstrip_len(text, len)) ? 0 : -1;
 }
 //< punkt-slices
 
-// Realign: closing quotes or brackets at the start of a sentence move back
-// to the end of the previous one. Empty sentences are dropped.
+// Punkt's slices, realigned as they come; the last one has no next.
 int punkt_split(punkt_splitter *t, const char *s, size_t len, span_list *out) {
-    span_list raw = {0};
-    if (punkt_slices(t, s, len, &raw) < 0) { span_list_free(&raw); return -1; }
-    size_t realign = 0;
-    int rc = 0;
-    for (size_t i = 0; i < raw.n && rc == 0; i++) {
-        size_t s1 = raw.start[i] + realign, e1 = raw.end[i];
-        if (i + 1 == raw.n) {
-            if (s1 < e1 && !span_list_push(out, s1, e1)) rc = -1;
-            continue;
-        }
-        size_t s2 = raw.start[i + 1], e2 = raw.end[i + 1];
-        int m = s2 < e2 ? pcre2_match(t->realign, (PCRE2_SPTR)(s + s2), e2 - s2, 0, PCRE2_NO_UTF_CHECK, t->md, NULL) : -1;
-        if (m >= 0) {
-            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(t->md);
-            size_t mend = ov[1];
-            if (!span_list_push(out, s1, s2 + py_rstrip_len(s + s2, mend))) rc = -1;
-            realign = mend;
-        } else {
-            realign = 0;
-            if (s1 < e1 && !span_list_push(out, s1, e1)) rc = -1;
-        }
-    }
-    span_list_free(&raw);
-    return rc;
+    realigner r = {.t = t, .s = s, .out = out};
+    if (punkt_slices(t, s, len, &r) < 0) return -1;
+    size_t s1 = r.start + r.realign;
+    return !r.pending || s1 >= r.end || span_list_push(out, s1, r.end) ? 0 : -1;
 }

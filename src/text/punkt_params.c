@@ -62,15 +62,20 @@ static bool set_ortho(punkt_params *p, const char *type, size_t len, int flags) 
 
 typedef enum { PT_SET, PT_PAIR, PT_ORTHO } punkt_file_kind;
 
+// Which lines the reference skips: none, empty ones (`if l.strip('\n')`),
+// or whitespace-only ones (`if l.strip()`).
+typedef enum { SKIP_NONE, SKIP_EMPTY, SKIP_BLANK } punkt_skip;
+
 // The four files of a punkt_tab directory, in the order they are read.
 static const struct {
     const char *name;
     punkt_file_kind kind;
+    punkt_skip skip;
 } PUNKT_FILES[] = {
-    {"abbrev_types.txt", PT_SET},
-    {"collocations.tab", PT_PAIR},
-    {"sent_starters.txt", PT_SET},
-    {"ortho_context.tab", PT_ORTHO},
+    {"abbrev_types.txt", PT_SET, SKIP_EMPTY},
+    {"collocations.tab", PT_PAIR, SKIP_BLANK},
+    {"sent_starters.txt", PT_SET, SKIP_BLANK},
+    {"ortho_context.tab", PT_ORTHO, SKIP_NONE},
 };
 #define PUNKT_NFILES (sizeof PUNKT_FILES / sizeof *PUNKT_FILES)
 
@@ -91,6 +96,32 @@ static long small_number(const char *s, size_t n) {
     return v;
 }
 
+// Is s[0 .. n) empty once Python's str.strip() has taken its whitespace?
+static bool py_blank(const char *s, size_t n) {
+    for (size_t i = 0; i < n;) {
+        uint32_t c;
+        i += (size_t)utf8_decode(s + i, n - i, &c);
+        if (!py_isspace(c)) return false;
+    }
+    return true;
+}
+
+// The end of the line that starts at s (before end), and where the next one
+// starts: a line ends at \n, \r\n or \r, as Python's open() in text mode
+// (universal newlines) reads it.
+static const char *line_end(const char *s, const char *end, const char **next) {
+    const char *e = s;
+    while (e < end && *e != '\n' && *e != '\r') e++;
+    *next = e + (e < end ? 1 : 0);
+    if (e < end && *e == '\r' && e + 1 < end && e[1] == '\n') *next = e + 2;
+    return e;
+}
+
+// The files are read as the reference (../shared/tools/nltk_tokenize.py)
+// reads them: open(path, encoding='utf-8'), so universal newlines, and
+// invalid UTF-8 is an error; one entry a line, without its line end; the
+// lines PUNKT_FILES says are skipped. (NLTK's own reader, load_punkt_params
+// with nltk/tabdata.py's decoder, skips no line.)
 int punkt_parse_tab(punkt_params *p, const char *name, const char *buf, size_t len,
                     const char *path, char *err, size_t errlen) {
     size_t f = 0;
@@ -101,45 +132,39 @@ int punkt_parse_tab(punkt_params *p, const char *name, const char *buf, size_t l
     }
     punkt_file_kind kind = PUNKT_FILES[f].kind;
     strmap *set = punkt_file_set(p, f);
-    if (!utf8_valid(buf, len)) {
-        snprintf(err, errlen, "%s: not valid UTF-8", path);
-        return -1;
-    }
-    // one entry a line (the newline, and a \r before it, are not part of the
-    // entry); blank lines are skipped
     size_t line = 0;
-    for (const char *s = buf; s < buf + len;) {
-        const char *nl = memchr(s, '\n', (size_t)(buf + len - s));
-        const char *e = nl ? nl : buf + len;
-        line++;
+    const char *next;
+    for (const char *s = buf; s < buf + len; s = next) {
+        const char *e = line_end(s, buf + len, &next);
         size_t n = (size_t)(e - s);
-        if (n > 0 && s[n - 1] == '\r') n--;
-        bool blank = true;
-        for (size_t i = 0; i < n && blank; i++) blank = s[i] == ' ' || s[i] == '\t';
-        if (!(n == 0 || (kind != PT_SET && blank))) {
-            const char *tab = memchr(s, '\t', n);
-            bool ok = true;
-            if (kind == PT_SET) {
-                ok = strmap_intern(set, s, n, NULL) >= 0;
-            } else if (!tab || memchr(tab + 1, '\t', n - (size_t)(tab + 1 - s))) {
-                snprintf(err, errlen, "%s:%zu: expected two tab-separated fields", path, line);
-                return -1;
-            } else if (kind == PT_PAIR) {
-                ok = strmap_intern(set, s, n, NULL) >= 0;
-            } else {
-                long v = small_number(tab + 1, (size_t)(s + n - (tab + 1)));
-                if (v < 0 || v > 0xffff) {
-                    snprintf(err, errlen, "%s:%zu: expected a small whole number after the tab", path, line);
-                    return -1;
-                }
-                ok = set_ortho(p, s, (size_t)(tab - s), (int)v);
-            }
-            if (!ok) {
-                snprintf(err, errlen, "out of memory reading %s", path);
-                return -1;
-            }
+        line++;
+        if (!utf8_valid(s, n)) {
+            snprintf(err, errlen, "%s:%zu: not valid UTF-8", path, line);
+            return -1;
         }
-        s = e + 1;
+        punkt_skip skip = PUNKT_FILES[f].skip;
+        if ((skip == SKIP_EMPTY && n == 0) || (skip == SKIP_BLANK && py_blank(s, n))) continue;
+        const char *tab = memchr(s, '\t', n);
+        bool ok = true;
+        if (kind == PT_SET) {
+            ok = strmap_intern(set, s, n, NULL) >= 0;
+        } else if (!tab || memchr(tab + 1, '\t', n - (size_t)(tab + 1 - s))) {
+            snprintf(err, errlen, "%s:%zu: expected two tab-separated fields", path, line);
+            return -1;
+        } else if (kind == PT_PAIR) {
+            ok = strmap_intern(set, s, n, NULL) >= 0;
+        } else {
+            long v = small_number(tab + 1, (size_t)(s + n - (tab + 1)));
+            if (v < 0 || v > 0xffff) {
+                snprintf(err, errlen, "%s:%zu: expected a small whole number after the tab", path, line);
+                return -1;
+            }
+            ok = set_ortho(p, s, (size_t)(tab - s), (int)v);
+        }
+        if (!ok) {
+            snprintf(err, errlen, "out of memory reading %s", path);
+            return -1;
+        }
     }
     return 0;
 }

@@ -44,8 +44,9 @@ typedef struct punkt_params {
 } punkt_params;
 
 // Loads a punkt_tab directory: DIR/abbrev_types.txt, collocations.tab,
-// sent_starters.txt and ortho_context.tab. On failure returns NULL and
-// writes why (file and line for a malformed entry) into err.
+// sent_starters.txt and ortho_context.tab, UTF-8, one entry a line; a line
+// ends at \n, \r\n or \r, as Python's open() reads text. On failure returns
+// NULL and writes why (file and line for a malformed entry) into err.
 punkt_params *punkt_load(const char *dir, char *err, size_t errlen);
 
 // Loads the JSON form (Debian's english.json). On failure returns NULL and

@@ -39,42 +39,38 @@ int tokenize_reviews(corpus *c, tokenizer *t, const imdb_reviews *reviews,
 }
 //< cell-64
 
+// The longest line buffer tokenize_stream keeps for the next line.
+#define LONG_LINE ((size_t)1 << 20)
+
 //> tokenize-mode
-// --tokenize: one document a line in, its tokens a line out. Lines end at
-// \n, \r\n or \r, as in Python's text mode.
+// --tokenize: one document a line in, its tokens a line out. A line ends at
+// \n alone, as Python's sys.stdin splits it on POSIX systems (newline="\n"):
+// a \r stays in the text, where clean_paragraph keeps it as whitespace.
 int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen) {
     char *line = NULL;
     size_t cap = 0;
     ssize_t got;
-    token_list toks;
-    token_list_init(&toks);
     int rc = 0;
     while (rc == 0 && (got = getline(&line, &cap, in)) >= 0) {
         size_t n = (size_t)got;
         if (n > 0 && line[n - 1] == '\n') n--;
-        if (n > 0 && line[n - 1] == '\r') n--;
-        for (size_t a = 0; a <= n && rc == 0;) {
-            const char *cr = memchr(line + a, '\r', n - a);
-            size_t b = cr ? (size_t)(cr - line) : n;
-            size_t clen;
-            char *clean = clean_paragraph(line + a, b - a, &clen);
-            token_list_clear(&toks);
-            if (!clean || word_tokenize(t, clean, clen, &toks) < 0) {
-                snprintf(err, errlen, "out of memory");
-                rc = -1;
-            }
-            free(clean);
-            for (size_t i = 0; rc == 0 && i < toks.n; i++) {
-                if (i) fputc(' ', out);
-                fputs(token_at(&toks, i), out);
-            }
-            // a full disk: stop now (a failed flush inside fputs or fputc
-            // leaves the stream's error flag even when the next call succeeds)
-            if (rc == 0 && (fputc('\n', out) == EOF || ferror(out))) {
-                snprintf(err, errlen, "cannot write standard output: %s", strerror(errno));
-                rc = -1;
-            }
-            a = b + 1;
+        size_t clen;
+        char *clean = clean_paragraph(line, n, &clen);
+        if (cap > LONG_LINE) {  // a long line is not kept while it is tokenized
+            free(line);
+            line = NULL;
+            cap = 0;
+        }
+        if (!clean || word_tokenize_write(t, clean, clen, out) < 0) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        }
+        free(clean);
+        // a full disk: stop now (a failed flush inside fputs or fputc
+        // leaves the stream's error flag even when the next call succeeds)
+        if (rc == 0 && (fputc('\n', out) == EOF || ferror(out))) {
+            snprintf(err, errlen, "cannot write standard output: %s", strerror(errno));
+            rc = -1;
         }
     }
     if (rc == 0 && ferror(in)) {
@@ -82,7 +78,6 @@ int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen)
         rc = -1;
     }
     free(line);
-    token_list_free(&toks);
     return rc;
 }
 //< tokenize-mode

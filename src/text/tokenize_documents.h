@@ -20,8 +20,11 @@ int tokenize_reviews(corpus *c, tokenizer *t, const imdb_reviews *reviews, const
                      size_t n_train, const size_t *test, size_t n_test, char *err, size_t errlen);
 
 // One document a line read from in, its tokens written to out, separated by
-// single spaces, one line each. Lines end at \n, \r\n or \r, as in Python's
-// text mode. Returns 0, or -1 with the reason in err (out of memory, or the
+// single spaces, one line each. Lines end at \n only, as Python's sys.stdin
+// reads them on POSIX systems (a \r is whitespace inside the line; the last
+// line may lack its \n; invalid UTF-8 and NUL bytes are dropped, as
+// clean_paragraph drops them from stdin decoded with surrogateescape, Python's
+// default in the C and C.UTF-8 locales). Returns 0, or -1 with the reason in err (out of memory, or the
 // stream cannot be read or written).
 int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen);
 

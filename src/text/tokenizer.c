@@ -92,3 +92,24 @@ int word_tokenize(tokenizer *t, const char *text, size_t len, token_list *out) {
     return 0;
 }
 //< word-tokenize
+
+int word_tokenize_write(tokenizer *t, const char *text, size_t len, FILE *out) {
+    const char *s = valid_text(t, text, &len);
+    if (!s) return -1;
+    t->spans.n = 0;
+    if (punkt_split(t->punkt, s, len, &t->spans) < 0) return -1;
+    bool first = true;
+    for (size_t i = 0; i < t->spans.n; i++) {
+        const char *r;
+        size_t rlen, k = 0, start, n;
+        if (treebank_rewrite(t->treebank, s + t->spans.start[i],
+                             t->spans.end[i] - t->spans.start[i], &r, &rlen) < 0)
+            return -1;
+        while (py_split_next(r, rlen, PY_SPACE, &k, &start, &n)) {
+            if (!first) putc(' ', out);
+            fwrite(r + start, 1, n, out);
+            first = false;
+        }
+    }
+    return 0;
+}

@@ -9,6 +9,7 @@
 #define ATTN_TOKENIZER_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "text/punkt_params.h"
 #include "text/token_list.h"
@@ -33,5 +34,10 @@ int treebank_tokenize(tokenizer *t, const char *sent, size_t len, token_list *ou
 // NLTK's word_tokenize: sent_tokenize, then treebank_tokenize on each
 // sentence. Appends to out. Returns 0, or -1 when out of memory.
 int word_tokenize(tokenizer *t, const char *text, size_t len, token_list *out);
+
+// word_tokenize's tokens written to out, separated by single spaces (no
+// newline), one sentence at a time: a long text costs no list of its tokens.
+// Returns 0, or -1 when out of memory; a failed write is left to ferror(out).
+int word_tokenize_write(tokenizer *t, const char *text, size_t len, FILE *out);
 
 #endif

@@ -159,8 +159,8 @@ static bool split_whitespace(const char *s, size_t len, token_list *out) {
 }
 
 //> treebank-tokenize
-int treebank_split(treebank_tokenizer *t, const char *sent, size_t len,
-                   token_list *out) {
+int treebank_rewrite(treebank_tokenizer *t, const char *sent, size_t len, const char **text,
+                     size_t *text_len) {
     if (!grow_buffer(&t->a, &t->acap, len + 3) || !grow_buffer(&t->b, &t->bcap, len + 3))
         return -1;
     memcpy(t->a, sent, len);
@@ -178,6 +178,16 @@ int treebank_split(treebank_tokenizer *t, const char *sent, size_t len,
     alen += 2;
     for (size_t i = N_START + N_PUNCT; i < N_RULES; i++)
         if (!apply_rule(t, i, &alen)) return -1;
-    return split_whitespace(t->a, alen, out) ? 0 : -1;
+    *text = t->a;
+    *text_len = alen;
+    return 0;
+}
+
+int treebank_split(treebank_tokenizer *t, const char *sent, size_t len,
+                   token_list *out) {
+    const char *text;
+    size_t n;
+    if (treebank_rewrite(t, sent, len, &text, &n) < 0) return -1;
+    return split_whitespace(text, n, out) ? 0 : -1;
 }
 //< treebank-tokenize

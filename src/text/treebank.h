@@ -18,4 +18,10 @@ void treebank_free(treebank_tokenizer *t);
 // Returns 0, or -1 when out of memory.
 int treebank_split(treebank_tokenizer *t, const char *sent, size_t len, token_list *out);
 
+// The same sentence rewritten, before the split: its tokens are the pieces of
+// *text (*text_len bytes, held by t until its next call) between runs of
+// Python whitespace. Returns 0, or -1 when out of memory.
+int treebank_rewrite(treebank_tokenizer *t, const char *sent, size_t len, const char **text,
+                     size_t *text_len);
+
 #endif
