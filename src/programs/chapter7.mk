@@ -96,6 +96,17 @@ $(BUILD)/out/bench-chapter7.txt: | chapter7 $(IMDB_JSON) $(BUILD)/out
 	mv $@.tmp $@; \
 	[ "$$same" = identical ] || { echo "bench: the C and NLTK token streams differ" >&2; mv $@ $@.failed; exit 1; }
 
+# make bench: the memory of ./chapter7 --tokenize on one long line (100 MB
+# of sentences, and 20 MB of '!', which the word tokenizer pads to " ! "),
+# printed as the peak resident size over the line's size
+# (tests/bench/bench_tokenize_memory.sh, with /usr/bin/time from Debian's
+# time).
+BENCH_TARGETS += bench-tokenize-memory
+.PHONY: bench-tokenize-memory
+bench-tokenize-memory: | chapter7
+	@sh tests/setup.sh time
+	@sh tests/bench/bench_tokenize_memory.sh ./chapter7 100
+
 # make bench: the training step of each model, C (tests/bench/bench_train.c)
 # against PyTorch (tests/reference/bench_torch.py, on Debian's python3-torch)
 # measured in the same run, and the matrix products against OpenBLAS. Kept

@@ -23,7 +23,7 @@ int imdb_load(const char *path, imdb_reviews *out, char *err, size_t errlen) {
     size_t len;
     char *buf = read_whole_file(path, &len);
     if (!buf) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot read %s: %s", path, file_error(errno));
         return -1;
     }
     int rc = imdb_parse(out, buf, len, path, err, errlen);

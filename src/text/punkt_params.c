@@ -180,7 +180,7 @@ punkt_params *punkt_load(const char *dir, char *err, size_t errlen) {
         snprintf(path, sizeof path, "%s/%s", dir, PUNKT_FILES[i].name);
         size_t len;
         char *buf = read_whole_file(path, &len);
-        if (!buf) snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        if (!buf) snprintf(err, errlen, "cannot read %s: %s", path, file_error(errno));
         int rc = buf ? punkt_parse_tab(p, PUNKT_FILES[i].name, buf, len, path, err, errlen) : -1;
         free(buf);
         if (rc < 0) {
@@ -287,7 +287,7 @@ punkt_params *punkt_load_json(const char *path, char *err, size_t errlen) {
     size_t len;
     char *buf = read_whole_file(path, &len);
     if (!buf) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot read %s: %s", path, file_error(errno));
         return NULL;
     }
     punkt_params *p = punkt_parse_json(buf, len, path, err, errlen);
