@@ -90,29 +90,80 @@ static int output_target(char *target, size_t n, mode_t *mode, const char *out_p
     return 0;
 }
 
-long glove_convert_wink(const char *json_path, const char *out_path, FILE *progress,
-                        char *err, size_t errlen) {
-    // the output first, before the work: the file it replaces, then a new
-    // file beside it with a name of its own (a temporary file left by a run
-    // that was killed is never taken for the output, which appears only by
-    // the rename)
-    char target[4096], tmp[4200];
-    mode_t mode;
-    if (output_target(target, sizeof target, &mode, out_path, json_path, err, errlen) != 0)
-        return -1;
+// A new file beside target, named tmp (tmpsize bytes) with a name of its
+// own from mkstemp, with the given mode: a temporary file left by a run
+// that was killed is never taken for the output, which appears only by the
+// rename. NULL with the reason in err (naming out_path as the user gave it).
+static FILE *open_beside(char *tmp, size_t tmpsize, const char *target, mode_t mode,
+                         const char *out_path, char *err, size_t errlen) {
     const char *slash = strrchr(target, '/');
     int dirlen = slash ? (int)(slash - target + 1) : 0;
-    snprintf(tmp, sizeof tmp, "%.*s.%s.XXXXXX", dirlen, target, target + dirlen);
+    snprintf(tmp, tmpsize, "%.*s.%s.XXXXXX", dirlen, target, target + dirlen);
     int fd = mkstemp(tmp);
     FILE *f = fd >= 0 && fchmod(fd, mode) == 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {  // named as the user gave it: the temporary name is ours
+    if (!f) {
         snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(errno));
         if (fd >= 0) {
             close(fd);
             remove(tmp);
         }
-        return -1;
     }
+    return f;
+}
+
+// The vectors of the wink JSON (an object: word -> d numbers, then the
+// norm and the index) written to f in GloVe's text format, a word and its
+// d numbers a line. A word that str.split() would not keep whole (empty,
+// or holding whitespace) is skipped and counted in *skipped. Returns the
+// words written, or -1 with the reason in err.
+static long write_wink_vectors(FILE *f, const cJSON *vectors, int d, const char *json_path,
+                               long *skipped, FILE *progress, char *err, size_t errlen) {
+    long n = 0, total = cJSON_GetArraySize(vectors);
+    const cJSON *w;
+    cJSON_ArrayForEach(w, vectors) {
+        if (!cJSON_IsArray(w) || cJSON_GetArraySize(w) < d) {
+            snprintf(err, errlen, "%s: the vector of \"%s\" has fewer than %d number%s", json_path,
+                     w->string, d, d == 1 ? "" : "s");
+            return -1;
+        }
+        size_t wlen = strlen(w->string), i = 0, start, flen;
+        if (!py_split_next(w->string, wlen, PY_SPACE, &i, &start, &flen) || flen != wlen) {
+            (*skipped)++;
+            continue;
+        }
+        fputs(w->string, f);
+        const cJSON *x = w->child;
+        for (int k = 0; k < d; k++, x = x->next) {
+            if (!cJSON_IsNumber(x)) {
+                snprintf(err, errlen, "%s: the vector of \"%s\" holds a non-number", json_path, w->string);
+                return -1;
+            }
+            if (!glove_number_ok(x->valuedouble)) {  // 1e39 overflows a float
+                snprintf(err, errlen, "%s: number %d of the vector of \"%s\" is not a finite "
+                         "float (it reads as %g)", json_path, k + 1, w->string, x->valuedouble);
+                return -1;
+            }
+            char num[64];
+            format_shortest(num, sizeof num, x->valuedouble);
+            fputc(' ', f);
+            fputs(num, f);
+        }
+        fputc('\n', f);
+        if (++n % 50000 == 0 && progress) fprintf(progress, "glove: %ld of %ld words\n", n, total);
+    }
+    return n;
+}
+
+long glove_convert_wink(const char *json_path, const char *out_path, FILE *progress,
+                        char *err, size_t errlen) {
+    // the output first, before the work: the file it replaces, then a new
+    // file beside it
+    char target[4096], tmp[4200];
+    mode_t mode;
+    if (output_target(target, sizeof target, &mode, out_path, json_path, err, errlen) != 0)
+        return -1;
+    FILE *f = open_beside(tmp, sizeof tmp, target, mode, out_path, err, errlen);
+    if (!f) return -1;
     long written = -1;
     size_t len;
     cJSON *root = NULL;
@@ -133,42 +184,8 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
         goto done;
     }
     int d = (int)dims->valuedouble;
-    long n = 0, skipped = 0, total = cJSON_GetArraySize(vectors);
-    const cJSON *w;
-    cJSON_ArrayForEach(w, vectors) {
-        // each entry: d numbers, then the vector's norm and the word's index
-        if (!cJSON_IsArray(w) || cJSON_GetArraySize(w) < d) {
-            snprintf(err, errlen, "%s: the vector of \"%s\" has fewer than %d number%s", json_path,
-                     w->string, d, d == 1 ? "" : "s");
-            goto done;
-        }
-        // the text format holds a word that str.split() keeps whole: not
-        // empty, no whitespace
-        size_t wlen = strlen(w->string), i = 0, start, flen;
-        if (!py_split_next(w->string, wlen, PY_SPACE, &i, &start, &flen) || flen != wlen) {
-            skipped++;
-            continue;
-        }
-        fputs(w->string, f);
-        const cJSON *x = w->child;
-        for (int k = 0; k < d; k++, x = x->next) {
-            if (!cJSON_IsNumber(x)) {
-                snprintf(err, errlen, "%s: the vector of \"%s\" holds a non-number", json_path, w->string);
-                goto done;
-            }
-            if (!glove_number_ok(x->valuedouble)) {  // 1e400 parses as inf
-                snprintf(err, errlen, "%s: number %d of the vector of \"%s\" is not a finite "
-                         "float (it reads as %g)", json_path, k + 1, w->string, x->valuedouble);
-                goto done;
-            }
-            char num[64];
-            format_shortest(num, sizeof num, x->valuedouble);
-            fputc(' ', f);
-            fputs(num, f);
-        }
-        fputc('\n', f);
-        if (++n % 50000 == 0 && progress) fprintf(progress, "glove: %ld of %ld words\n", n, total);
-    }
+    long skipped = 0, n = write_wink_vectors(f, vectors, d, json_path, &skipped, progress, err, errlen);
+    if (n < 0) goto done;
     // on the disk before the rename, so that the name never holds a part
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
