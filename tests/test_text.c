@@ -284,7 +284,7 @@ START_TEST(json_values_as_python_has_them) {
     ck_assert_int_eq(cJSON_GetArraySize(root), 31);
     int i = 0;
     for (m = root->child; i < 30; m = m->next, i++) {
-        char key[8];
+        char key[16];
         snprintf(key, sizeof key, "k%d", i);
         ck_assert_str_eq(m->string, key);
         ck_assert_double_eq(m->valuedouble, i < 10 ? i + 30 : i);
