@@ -632,20 +632,39 @@ START_TEST(options) {
 }
 END_TEST
 
+// What the trainer's tests train on: four chunks of words 0 and 2 of a
+// 3-word, 1-wide embedding (two reviews of two chunks, labels 0 1 0 1), used
+// as the training and the test set alike, and options for two epochs of
+// batches of 2. d and o point into the arrays.
+typedef struct {
+    float table[3];
+    int32_t X[4 * SEQUENCE_LENGTH], Y[4], review[4];
+    size_t pool[4];
+    trainer_data d;
+    trainer_options o;
+} tiny_training;
+
+static void tiny_training_init(tiny_training *t) {
+    *t = (tiny_training){.table = {-1, 0, 2}, .Y = {0, 1, 0, 1}, .review = {0, 0, 1, 1},
+                         .pool = {0, 1, 2, 3}};
+    for (int i = 0; i < 4 * SEQUENCE_LENGTH; i++) t->X[i] = (i / SEQUENCE_LENGTH) % 2 ? 2 : 0;
+    t->d = (trainer_data){.L = SEQUENCE_LENGTH, .X_train = t->X, .Y_train = t->Y, .n_train = 4,
+                          .pool = t->pool, .n_pool = 4, .X_test = t->X, .Y_test = t->Y,
+                          .test_review = t->review, .n_test = 4, .reviews = 2};
+    t->o = (trainer_options){.epochs = 2, .B = 2, .seed = 1, .embedding = t->table, .V = 3,
+                             .d = 1, .d_k = 1};
+}
+
 // A model whose loss stops being finite (a learning rate of infinity: its
 // second step's loss is not a number) stops there with an error that names
 // it, its run, the epoch and the step; the model before it prints as
 // always, nothing of it or of the models after it is printed (they stop),
 // and the error is the same with one thread or two.
 START_TEST(diverged_training_stops) {
-    float table[3] = {-1, 0, 2};
-    int32_t X[4 * SEQUENCE_LENGTH], Y[4] = {0, 1, 0, 1}, review[4] = {0, 0, 1, 1};
-    for (int i = 0; i < 4 * SEQUENCE_LENGTH; i++) X[i] = (i / SEQUENCE_LENGTH) % 2 ? 2 : 0;
-    size_t pool[4] = {0, 1, 2, 3};
-    trainer_data d = {.L = SEQUENCE_LENGTH, .X_train = X, .Y_train = Y, .n_train = 4, .pool = pool,
-                      .n_pool = 4, .X_test = X, .Y_test = Y, .test_review = review, .n_test = 4,
-                      .reviews = 2};
-    trainer_options o = {.epochs = 2, .B = 2, .seed = 1, .embedding = table, .V = 3, .d = 1, .d_k = 1};
+    tiny_training t;
+    tiny_training_init(&t);
+    trainer_data d = t.d;
+    trainer_options o = t.o;
     char first_err[256] = "";
     for (int threads = 1; threads <= 2; threads++) {
         parallel_set_threads(threads);
@@ -901,14 +920,10 @@ START_TEST(trainer_runs) {
     // two models on four tiny chunks, side by side (the attention model
     // first): the output still comes in the order of results, each model's
     // block its line and then one line per epoch
-    float table[3] = {-1, 0, 2};
-    int32_t X[4 * SEQUENCE_LENGTH], Y[4] = {0, 1, 0, 1}, review[4] = {0, 0, 1, 1};
-    for (int i = 0; i < 4 * SEQUENCE_LENGTH; i++) X[i] = (i / SEQUENCE_LENGTH) % 2 ? 2 : 0;
-    size_t pool[4] = {0, 1, 2, 3};
-    trainer_data d = {.L = SEQUENCE_LENGTH, .X_train = X, .Y_train = Y, .n_train = 4, .pool = pool,
-                      .n_pool = 4, .X_test = X, .Y_test = Y, .test_review = review, .n_test = 4,
-                      .reviews = 2};
-    trainer_options o = {.epochs = 2, .B = 2, .seed = 1, .embedding = table, .V = 3, .d = 1, .d_k = 1};
+    tiny_training t;
+    tiny_training_init(&t);
+    trainer_data d = t.d;
+    trainer_options o = t.o;
     run_result r[2] = {{.kind = MODEL_BASELINE, .lr = 0.1},
                        {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.1, .frozen = true}};
     char *text, err[256];

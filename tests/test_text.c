@@ -644,8 +644,8 @@ static void remove_dir(const char *dir) {
     rmdir(dir);
 }
 
-// chapter7 --tokenize's lines, as the reference (tests' ../shared/tools
-// nltk_tokenize.py: `for line in sys.stdin`, then line.rstrip('\n')) reads
+// chapter7 --tokenize's lines, as the reference (tests/reference/
+// nltk_golden.py --tokenize: `for line in sys.stdin`, then line.rstrip('\n')) reads
 // them with python3.11 on Debian: sys.stdin splits at \n only (newline="\n"
 // on POSIX; no universal newlines), keeps \r in the line, does not split at
 // \v \f \x1c \x85 U+2028 (str.splitlines() would), and in the C or C.UTF-8
@@ -743,8 +743,8 @@ START_TEST(tokenize_stream_long_line_memory) {
 }
 END_TEST
 
-// punkt_tab's four files, line by line, as the reference reads them (tests'
-// ../shared/tools/nltk_tokenize.py, python3.11): open(path,
+// punkt_tab's four files, line by line, as the reference reads them
+// (load_punkt_tab in tests/reference/nltk_golden.py, python3.11): open(path,
 // encoding='utf-8') has universal newlines, so \n, \r\n and a lone \r each
 // end a line, and nothing else does (\v, \x1c, U+0085 do not);
 // abbrev_types.txt skips empty lines only (l.strip('\n')), sent_starters.txt

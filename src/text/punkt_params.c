@@ -117,8 +117,8 @@ static const char *line_end(const char *s, const char *end, const char **next) {
     return e;
 }
 
-// The files are read as the reference (../shared/tools/nltk_tokenize.py)
-// reads them: open(path, encoding='utf-8'), so universal newlines, and
+// The files are read as the reference (load_punkt_tab in
+// tests/reference/nltk_golden.py) reads them: open(path, encoding='utf-8'), so universal newlines, and
 // invalid UTF-8 is an error; one entry a line, without its line end; the
 // lines PUNKT_FILES says are skipped. (NLTK's own reader, load_punkt_params
 // with nltk/tabdata.py's decoder, skips no line.)
