@@ -208,7 +208,13 @@ valgrind: setup-test all $(TESTS)
 include tests/fuzz/fuzz.mk
 
 # ---------------------------------------------------------------- references
+# The scripts pin the processor paths PyTorch and OpenBLAS take
+# (tests/reference/pinned_cpu.py), so the files come out the same on any
+# x86-64 machine with AVX2.
+GOLDEN_PKGS := python3-torch libopenblas0-pthread python3-nltk
+
 golden:
+	@sh tests/setup.sh $(GOLDEN_PKGS)
 	for s in tests/reference/*_golden.py; do $(PYTHON) $$s tests/golden || exit 1; done
 
 # Each chapter fragment adds its benchmarks to BENCH_TARGETS; each prints its

@@ -273,6 +273,27 @@ START_TEST(test_randperm_golden) {
 }
 END_TEST
 
+// randperm(0) to randperm(3): the sizes where a shuffle has nothing or
+// almost nothing to do. rand(2) after each shows how many numbers the
+// permutation drew, which the later draws of a run depend on.
+START_TEST(test_randperm_edges) {
+    uint64_t seed = SEEDS[_i];
+    torch_rng g;
+    int64_t p[3] = {-1, -1, -1};
+    float after[2];
+    for (size_t n = 0; n <= 3; n++) {
+        char name[48];
+        rng_seed(&g, seed);
+        rng_randperm(&g, p, n);
+        snprintf(name, sizeof name, "randperm_%zu", n);
+        expect_ints(seed, name, p, n);
+        rng_rand(&g, after, 2);
+        snprintf(name, sizeof name, "randperm_%zu_then_rand_2", n);
+        expect_floats_exact(seed, name, after, 2);
+    }
+}
+END_TEST
+
 // ---------------------------------------------------------------------------
 // Normals
 
@@ -502,6 +523,7 @@ static Suite *rng_suite(void) {
     tc = tcase_create("randperm");
     tcase_add_test(tc, test_randperm_is_permutation);
     tcase_add_loop_test(tc, test_randperm_golden, 0, N_SEEDS);
+    tcase_add_loop_test(tc, test_randperm_edges, 0, N_SEEDS);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("randn");

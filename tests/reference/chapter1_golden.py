@@ -10,6 +10,7 @@ import math
 import os
 import sys
 
+import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
 import numpy as np
 import torch
 import torch.nn as nn

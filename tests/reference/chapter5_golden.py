@@ -38,6 +38,7 @@ import os
 import runpy
 import sys
 
+import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
 import torch
 import torch.nn.functional as F
 

@@ -35,6 +35,7 @@ File format of the first two (that of tests/golden.h):
 import os
 import sys
 
+import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
 import numpy as np
 import torch
 import torch.nn.functional as F

@@ -15,6 +15,7 @@ Format:
 import os
 import sys
 
+import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
 import numpy as np
 import torch
 

@@ -20,6 +20,7 @@ kind f32: float32 values in the shortest decimal that reads back (strtof)
 import os
 import sys
 
+import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
 import numpy as np
 import torch
 import torch.nn as nn
@@ -70,6 +71,12 @@ def write_seed(directory, seed):
 
     fresh("randperm_10", lambda: torch.randperm(10))
     fresh("randperm_1000", lambda: torch.randperm(1000))
+    # The edge cases: n = 0 and 1 (nothing to shuffle) and 2 and 3, each
+    # followed by rand(2), which shows how many draws the permutation took.
+    for n in range(4):
+        torch.manual_seed(seed)
+        section(out, f"randperm_{n}", torch.randperm(n))
+        section(out, f"randperm_{n}_then_rand_2", torch.rand(2))
     fresh("uniform_m0.3_0.7_50", lambda: torch.empty(50).uniform_(-0.3, 0.7))
 
     def xavier():
