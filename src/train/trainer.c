@@ -130,6 +130,22 @@ static int stopped(char *err, size_t errlen, const run_result *r, long epoch, si
     return -2;
 }
 
+//> above-guess
+// A model that answers 0.5 for every chunk has a loss of ln 2 = 0.6931 on
+// any data. A last epoch whose mean training loss is above that learned
+// less than that constant guess: the loss is finite, so training went on,
+// but the steps were too large to follow the gradient. Says so under the
+// model's epoch lines.
+static void above_constant_guess(FILE *out, const run_result *r) {
+    if (r->epochs < 1) return;
+    double loss = r->per_epoch[r->epochs - 1].train_loss;
+    if (!(loss > log(2.0))) return;
+    fprintf(out, "Note: the %s model (lr %g, embeddings %s) ends with a training loss of %.4g, "
+            "above ln 2 = 0.6931, the loss of answering 0.5 for every chunk; try a smaller --lr\n",
+            model_name(r->kind), r->lr, embeddings_word(r->frozen), loss);
+}
+//< above-guess
+
 //> batch
 // Batch `step` of an epoch whose order of the pool's chunks is perm: its
 // chunks' ids into X (B, L) and their labels into Y (B).
@@ -204,6 +220,7 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
         fflush(out);
     }
     //< cell-141
+    if (rc == 0) above_constant_guess(out, r);
     if (rc == 0 && o->trained)
         rc = o->trained(r, &m, &a, o->ctx, err, errlen);
     else if (rc == -1)
