@@ -336,6 +336,20 @@ START_TEST(glove_convert) {
     ck_assert(!exists(tmp));
     remove(bad);
     free(bad);
+    // "dimensions" is a whole number from 1: a float, a string or 0 is
+    // refused, not truncated to a width
+    const char *dims[] = {"2.0", "2e0", "\"2\"", "0", "2.5", "100001"};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        char json[128];
+        snprintf(json, sizeof json, "{\"dimensions\": %s, \"vectors\": {\"the\": [0.1, 0.2]}}", dims[i]);
+        bad = tmp_with(json);
+        ck_assert_int_eq(glove_convert_wink(bad, out, NULL, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, bad) && strstr(err, "expected \"dimensions\", a whole number from 1 "
+                                                       "to 100000"), "%s: %s", dims[i], err);
+        ck_assert(!exists(out));
+        remove(bad);
+        free(bad);
+    }
     // a number beyond double (1e400, which Python reads as inf) is refused
     // by the JSON reader, with its place; one beyond float (1e39) by the
     // converter, by word and place; nothing is written
@@ -699,6 +713,44 @@ START_TEST(diverged_training_stops) {
 }
 END_TEST
 
+// A loss that stays finite can still blow up: the last epoch's mean loss
+// above ln 2, worse than answering 0.5 for every chunk, gets a note under
+// the model's epoch lines; a model that learned gets none.
+START_TEST(loss_above_constant_guess_noted) {
+    tiny_training t;
+    tiny_training_init(&t);
+    const double lrs[] = {0.1, 100};
+    for (int k = 0; k < 2; k++) {
+        // the second run: chunks 0 and 2 (and 1 and 3) hold the same words
+        // under opposite labels, so no model can do better than ln 2, and
+        // steps of 100 swing far beyond it
+        if (k == 1) memcpy(t.Y, (int32_t[]){0, 1, 1, 0}, sizeof t.Y);
+        run_result r = {.kind = MODEL_BASELINE, .lr = lrs[k]};
+        char *text, err[256] = "";
+        size_t len;
+        FILE *out = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(out);
+        ck_assert_int_eq(train_models(&r, 1, &t.d, &t.o, out, err, sizeof err), 0);
+        fclose(out);
+        double loss = r.per_epoch[1].train_loss;
+        ck_assert_msg(isfinite(loss), "lr %g: loss %g", lrs[k], loss);
+        const char *note = strstr(text, "Note: the baseline model (lr ");
+        if (k == 0) {
+            ck_assert_msg(loss < log(2.0) && !note, "lr 0.1: loss %g:\n%s", loss, text);
+        } else {
+            char want[160];
+            snprintf(want, sizeof want, "Note: the baseline model (lr 100, embeddings trained) "
+                     "ends with a training loss of %.4g, above ln 2 = 0.6931,", loss);
+            ck_assert_msg(loss > log(2.0) && note && strstr(text, want) && strstr(text, "Epoch 2, ") < note,
+                          "lr 100: loss %g:\n%s", loss, text);
+        }
+        free(text);
+        free(r.per_epoch);
+        free(r.tenths);
+    }
+}
+END_TEST
+
 // A reviews file in the format of text/imdb.h: 50,000 reviews in blocks of
 // 12,500 (test/neg, train/neg, test/pos, train/pos), all empty but the
 // first `short_ones` of each block, "a fine film ." (one chunk each). The
@@ -991,6 +1043,7 @@ int main(void) {
     tcase_add_test(tc, trainer_runs);
     tcase_add_test(tc, too_few_training_chunks);
     tcase_add_test(tc, diverged_training_stops);
+    tcase_add_test(tc, loss_above_constant_guess_noted);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)

@@ -912,11 +912,20 @@ START_TEST(punkt_json_reader) {
         {"[1, 2]", "expected a JSON object"},
         {"{\"AbbrevTypes\": {}, \"Collocations\": {}, \"SentStarters\": {}}", "no object \"OrthoContext\""},
         {"{\"AbbrevTypes\": {\"mr\": 2}, \"Collocations\": {}, \"SentStarters\": {}, \"OrthoContext\": {}}",
-         "AbbrevTypes[\"mr\"]: expected the number 1"},
+         "AbbrevTypes[\"mr\"]: expected the whole number 1"},
+        // a whole number written as a float is refused, not read as one
+        {"{\"AbbrevTypes\": {\"mr\": 1.0}, \"Collocations\": {}, \"SentStarters\": {}, \"OrthoContext\": {}}",
+         "AbbrevTypes[\"mr\"]: expected the whole number 1"},
+        {"{\"AbbrevTypes\": {}, \"Collocations\": {}, \"SentStarters\": {\"the\": 1e0}, \"OrthoContext\": {}}",
+         "SentStarters[\"the\"]: expected the whole number 1"},
+        {"{\"AbbrevTypes\": {}, \"Collocations\": {}, \"SentStarters\": {}, \"OrthoContext\": {\"x\": 2.0}}",
+         "OrthoContext[\"x\"]: expected a whole number from 0 to 65535"},
+        {"{\"AbbrevTypes\": {}, \"Collocations\": {}, \"SentStarters\": {}, \"OrthoContext\": {\"x\": 65536}}",
+         "OrthoContext[\"x\"]: expected a whole number from 0 to 65535"},
         {"{\"AbbrevTypes\": {}, \"Collocations\": {\"ab\": 1}, \"SentStarters\": {}, \"OrthoContext\": {}}",
          "Collocations[\"ab\"]: expected two types joined by a comma"},
         {"{\"AbbrevTypes\": {}, \"Collocations\": {}, \"SentStarters\": {}, \"OrthoContext\": {\"x\": 1.5}}",
-         "OrthoContext[\"x\"]: expected a small whole number"},
+         "OrthoContext[\"x\"]: expected a whole number from 0 to 65535"},
         {"", ":1: malformed JSON (byte 0)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -178,9 +178,11 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
     if (!root) goto done;
     const cJSON *dims = cJSON_GetObjectItemCaseSensitive(root, "dimensions");
     const cJSON *vectors = cJSON_GetObjectItemCaseSensitive(root, "vectors");
-    if (!cJSON_IsNumber(dims) || dims->valuedouble < 1 || dims->valuedouble > 100000 ||
+    // "dimensions" is a width: 2.0, 2e0 or "2" is refused, not truncated
+    if (!json_is_integer(dims) || dims->valuedouble < 1 || dims->valuedouble > 100000 ||
         !cJSON_IsObject(vectors)) {
-        snprintf(err, errlen, "%s: expected \"dimensions\" and an object \"vectors\"", json_path);
+        snprintf(err, errlen, "%s: expected \"dimensions\", a whole number from 1 to 100000, and "
+                 "an object \"vectors\"", json_path);
         goto done;
     }
     int d = (int)dims->valuedouble;

@@ -245,14 +245,15 @@ static bool load_json_member(punkt_params *p, const cJSON *root, const char *nam
     cJSON_ArrayForEach(item, obj) {
         const char *key = item->string;
         size_t n = strlen(key);
-        double v = cJSON_IsNumber(item) ? item->valuedouble : NAN;
+        // written as a whole number: 1.0 or 1e0 is refused, not read as 1
+        double v = json_is_integer(item) ? item->valuedouble : NAN;
         if (!utf8_valid(key, n)) {
             snprintf(err, errlen, "%s: %s: a key is not valid UTF-8", path, name);
             return false;
         }
         if (ortho ? !(v >= 0 && v <= 0xffff && v == floor(v)) : v != 1) {
             snprintf(err, errlen, "%s: %s[\"%.200s\"]: expected %s", path, name, key,
-                     ortho ? "a small whole number" : "the number 1");
+                     ortho ? "a whole number from 0 to 65535" : "the whole number 1");
             return false;
         }
         bool ok;
