@@ -339,6 +339,40 @@ START_TEST(chapter_errors) {
 }
 END_TEST
 
+// The word limit fires at exactly MAX_WORDS + 1 words, with a message of
+// its own (not "out of memory"), before any vector is looked up.
+START_TEST(sentence_word_limit) {
+    size_t cap = (MAX_WORDS + 2) * 2 + 1;
+    char *text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    const int counts[] = {MAX_WORDS - 1, MAX_WORDS, MAX_WORDS + 1};
+    for (int k = 0; k < 3; k++) {
+        size_t len = 0;
+        for (int w = 0; w < counts[k]; w++) {
+            text[len++] = 'a';
+            text[len++] = ' ';
+        }
+        text[len] = '\0';
+        sentence s;
+        int rc = sentence_split(&s, text);
+        if (counts[k] <= MAX_WORDS) {
+            ck_assert_int_eq(rc, 0);
+            ck_assert_int_eq(s.n, counts[k]);
+        } else {
+            ck_assert_int_eq(rc, -2);
+        }
+        sentence_free(&s);
+    }
+    chapter6 c;
+    char err[256];
+    ch6_options o = {text, "a", "/nonexistent/glove.txt", 0};
+    ck_assert_int_eq(chapter6_run(&c, &o, err, sizeof err), -1);
+    ck_assert_str_eq(err, "a sentence has more than 10000 words");
+    chapter6_free(&c);
+    free(text);
+}
+END_TEST
+
 START_TEST(options) {
     ch6_options o;
     const char *data;
@@ -585,6 +619,7 @@ int main(void) {
     tcase_add_test(tc, round_like_numpy);
     tcase_add_test(tc, small_chapter);
     tcase_add_test(tc, chapter_errors);
+    tcase_add_test(tc, sentence_word_limit);
     tcase_add_test(tc, options);
     tcase_add_test(tc, modules_match_pytorch);
     tcase_add_test(tc, pytorch_messages);

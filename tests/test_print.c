@@ -103,6 +103,34 @@ START_TEST(sizes_bools_and_lists) {
 }
 END_TEST
 
+// x[:, :cols] read in place prints as the slice copied out does, its
+// format chosen from the slice only (the wide column 4 would make the
+// whole matrix scientific), and cols beyond the width print every column.
+START_TEST(columns_print_as_their_slice) {
+    const float x[3 * 5] = {1.5f, -2.25f, 0.125f, 3, 1e9f,
+                            4, 5.5f, -6, 7.75f, -1e9f,
+                            0.5f, 0, 9, -0.375f, 2e9f};
+    for (int cols = 1; cols <= 6; cols++) {
+        int c = cols < 5 ? cols : 5;
+        float part[15];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < c; j++) part[i * c + j] = x[i * 5 + j];
+        char *want, *got;
+        size_t wlen, glen;
+        FILE *w = open_memstream(&want, &wlen), *g = open_memstream(&got, &glen);
+        const int shape[] = {3, c};
+        print_tensor(w, part, 2, shape);
+        print_tensor_columns(g, x, 3, 5, cols);
+        fclose(w);
+        fclose(g);
+        ck_assert_str_eq(got, want);
+        if (cols < 5) ck_assert_ptr_null(strstr(got, "e+"));
+        free(want);
+        free(got);
+    }
+}
+END_TEST
+
 START_TEST(grouped_thousands) {
     const struct { long long n; const char *want; } cases[] = {
         {0, "0"}, {999, "999"}, {1000, "1,000"}, {640000, "640,000"},
@@ -127,6 +155,7 @@ int main(void) {
     tcase_add_loop_test(tc, prints_like_pytorch, 0, 15);
     tcase_add_test(tc, sizes_bools_and_lists);
     tcase_add_test(tc, grouped_thousands);
+    tcase_add_test(tc, columns_print_as_their_slice);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

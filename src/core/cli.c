@@ -5,12 +5,15 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "core/readfile.h"
 
 bool parse_integer(const char *s, long long lo, long long hi, long long *out) {
     if (!s || !*s) return false;
@@ -102,16 +105,16 @@ static cli_status value_is_option(const char *program, const char *usage, const 
 static bool data_dir_usable(const char *program, const char *dir) {
     struct stat st;
     if (stat(dir, &st) != 0 && (errno != ENOENT || mkdir(dir, 0777) != 0)) {
-        fprintf(stderr, "%s: error: --data %s: %s\n", program, dir, strerror(errno));
+        fprintf(stderr, "%s: error: --data %s: %s\n", program, dir, file_error(errno));
         return false;
     }
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "%s: error: --data %s: %s\n", program, dir, strerror(ENOTDIR));
+        fprintf(stderr, "%s: error: --data %s: %s\n", program, dir, file_error(ENOTDIR));
         return false;
     }
     if (access(dir, W_OK | X_OK) != 0) {
         fprintf(stderr, "%s: error: --data %s: cannot write there: %s\n", program, dir,
-                strerror(errno));
+                file_error(errno));
         return false;
     }
     return true;
@@ -206,35 +209,33 @@ bool finish_output(const char *program) {
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "%s: error: cannot write standard output: %s\n", program,
-                errno ? strerror(errno) : "write error");
+                errno ? file_error(errno) : "write error");
         return false;
     }
     return true;
 }
 
-// DIR/NAME followed by suffix, in a new string; NULL (and a message) when
-// out of memory.
-static char *data_path(const char *program, const char *dir, const char *name,
-                       const char *suffix) {
-    size_t len = strlen(dir) + strlen(name) + strlen(suffix) + 2;
-    char *path = malloc(len);
-    if (!path) fprintf(stderr, "%s: error: out of memory\n", program);
-    else snprintf(path, len, "%s/%s%s", dir, name, suffix);
-    return path;
+// DIR/NAME followed by suffix, into path (PATH_MAX bytes: no allocation,
+// so that writing a file cannot fail for memory halfway through). False
+// when it does not fit.
+static bool data_path(char *path, const char *dir, const char *name, const char *suffix) {
+    int len = snprintf(path, PATH_MAX, "%s/%s%s", dir, name, suffix);
+    return len >= 0 && len < PATH_MAX;
 }
 
 // The temporary name this process writes DIR/NAME under: DIR/NAME.tmp.PID.
 // Two programs writing one folder at once never share it; the final name
 // comes only with the rename.
-static char *temp_path(const char *program, const char *dir, const char *name) {
+static bool temp_path(char *path, const char *dir, const char *name) {
     char suffix[32];
     snprintf(suffix, sizeof suffix, ".tmp.%ld", (long)getpid());
-    return data_path(program, dir, name, suffix);
+    return data_path(path, dir, name, suffix);
 }
 
 // Removes what a killed run left of DIR/NAME: NAME.tmp.PID for a process
 // that no longer runs (and NAME.tmp, the name older versions used). A file
-// of a process still running is its own business.
+// of a process still running is its own business. Tidying only: if the
+// folder cannot be listed, the next run tidies.
 static void remove_leftovers(const char *dir, const char *name) {
     DIR *d = opendir(dir);
     if (!d) return;
@@ -251,27 +252,27 @@ static void remove_leftovers(const char *dir, const char *name) {
             stale = !*end && !errno && pid > 0 && pid != (long)getpid() &&
                     kill((pid_t)pid, 0) != 0 && errno == ESRCH;
         }
-        if (!stale) continue;
-        char *path = data_path("", dir, e->d_name, "");
-        if (path) unlink(path);
-        free(path);
+        char path[PATH_MAX];
+        if (stale && data_path(path, dir, e->d_name, "")) unlink(path);
     }
     closedir(d);
 }
 
 FILE *open_data_file(const char *program, const char *dir, const char *name) {
     remove_leftovers(dir, name);
-    char *tmp = temp_path(program, dir, name);
-    if (!tmp) return NULL;
+    char tmp[PATH_MAX];
+    if (!temp_path(tmp, dir, name)) {
+        fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, file_error(ENAMETOOLONG));
+        return NULL;
+    }
     FILE *f = fopen(tmp, "w");
-    if (!f) fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, strerror(errno));
-    free(tmp);
+    if (!f) fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, file_error(errno));
     return f;
 }
 
 bool close_data_file(const char *program, FILE *f, const char *dir, const char *name) {
-    char *tmp = temp_path(program, dir, name);
-    char *path = data_path(program, dir, name, "");
+    char tmp[PATH_MAX], path[PATH_MAX];
+    temp_path(tmp, dir, name);  // fits: open_data_file made it
     errno = 0;
     bool wrote = !ferror(f);
     int saved = errno;
@@ -279,16 +280,20 @@ bool close_data_file(const char *program, FILE *f, const char *dir, const char *
         wrote = false;
         saved = errno;
     }
-    bool ok = wrote && tmp && path && rename(tmp, path) == 0;
+    bool named = data_path(path, dir, name, "");
+    bool ok = wrote && named && rename(tmp, path) == 0;
     if (!ok) {
-        if (tmp) remove(tmp);
-        if (tmp && path)
-            fprintf(stderr, "%s: error: cannot write %s: %s\n", program, path,
-                    strerror(wrote ? errno : (saved ? saved : EIO)));
+        int why = !named ? ENAMETOOLONG : wrote ? errno : (saved ? saved : EIO);
+        remove(tmp);
+        fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, file_error(why));
     }
-    free(tmp);
-    free(path);
     return ok;
+}
+
+void discard_data_file(FILE *f, const char *dir, const char *name) {
+    char tmp[PATH_MAX];
+    fclose(f);
+    if (temp_path(tmp, dir, name)) remove(tmp);
 }
 
 // A label in double quotes, for gnuplot; a double quote inside becomes '.

@@ -94,6 +94,11 @@ FILE *open_data_file(const char *program, const char *dir, const char *name);
 // place; on a failed write removes it, says why on stderr, returns false.
 bool close_data_file(const char *program, FILE *f, const char *dir, const char *name);
 
+// Closes f from open_data_file(program, dir, name) and removes it: what a
+// run that failed before it finished the file does, so that no part of a
+// file is ever left under any name.
+void discard_data_file(FILE *f, const char *dir, const char *name);
+
 // Writes an (rows, cols) matrix for gnuplot's `matrix rowheaders
 // columnheaders`: a header line of column labels, then one line per row, its
 // label first. Returns false (and says why on stderr) on failure.

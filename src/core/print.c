@@ -2,7 +2,6 @@
 #include "core/print.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum { LINE_WIDTH = 80, CELL_MAX = 32 };
@@ -25,13 +24,21 @@ static void format_float(char *buf, float v, number_format fmt) {
     }
 }
 
-static formatter float_formatter(const float *x, int n) {
+// Element i of the n elements read row by row from rows of row_len
+// elements that start stride elements apart: a whole tensor when row_len
+// and stride are equal, x[:, :row_len] of a wider matrix otherwise.
+static float float_at(const float *x, int i, int row_len, int stride) {
+    return x[(size_t)(i / row_len) * (size_t)stride + (size_t)(i % row_len)];
+}
+
+static formatter float_formatter(const float *xs, int n, int row_len, int stride) {
     bool whole = true;
     double lo = INFINITY, hi = 0.0;
     for (int i = 0; i < n; i++) {
-        if (!isfinite(x[i])) continue;
-        if (x[i] != floorf(x[i])) whole = false;
-        double a = fabs((double)x[i]);
+        float x = float_at(xs, i, row_len, stride);
+        if (!isfinite(x)) continue;
+        if (x != floorf(x)) whole = false;
+        double a = fabs((double)x);
         if (a != 0.0) { lo = fmin(lo, a); hi = fmax(hi, a); }
     }
     formatter f = { FMT_FIXED, 1 };
@@ -42,23 +49,39 @@ static formatter float_formatter(const float *x, int n) {
     }
     char buf[CELL_MAX];
     for (int i = 0; i < n; i++) {
-        format_float(buf, x[i], f.format);
+        format_float(buf, float_at(xs, i, row_len, stride), f.format);
         int len = (int)strlen(buf);
         if (len > f.width) f.width = len;
     }
     return f;
 }
 
-// The elements of one tensor, already formatted, printed with PyTorch's
-// brackets, separators, wrapping and indentation.
-typedef struct {
-    char (*cells)[CELL_MAX];
-    int width;
-} formatted;
+// The elements of one tensor and how each is formatted, printed with
+// PyTorch's brackets, separators, wrapping and indentation. Each element is
+// formatted as it is printed, into a buffer on the stack: printing never
+// allocates, so it cannot run out of memory halfway through a tensor.
+typedef enum { CELLS_FLOAT, CELLS_INT, CELLS_BOOL } cell_kind;
 
-static void print_vector(FILE *f, const formatted *t, int start, int len, int indent) {
+typedef struct {
+    cell_kind kind;
+    const void *x;          // float, int64_t or bool elements
+    number_format format;   // of floats
+    int width;              // characters of the widest element
+    int row_len, stride;    // of floats: see float_at
+} tensor_cells;
+
+static void format_cell(char *buf, const tensor_cells *t, int i) {
+    switch (t->kind) {
+    case CELLS_FLOAT: format_float(buf, float_at(t->x, i, t->row_len, t->stride), t->format); break;
+    case CELLS_INT: snprintf(buf, CELL_MAX, "%lld", (long long)((const int64_t *)t->x)[i]); break;
+    case CELLS_BOOL: strcpy(buf, ((const bool *)t->x)[i] ? "True" : "False"); break;
+    }
+}
+
+static void print_vector(FILE *f, const tensor_cells *t, int start, int len, int indent) {
     int per_line = (LINE_WIDTH - indent) / (t->width + 2);
     if (per_line < 1) per_line = 1;
+    char buf[CELL_MAX];
     fputc('[', f);
     for (int i = 0; i < len; i++) {
         if (i > 0) {
@@ -66,12 +89,13 @@ static void print_vector(FILE *f, const formatted *t, int start, int len, int in
             if (i % per_line == 0) fprintf(f, "\n%*s", indent + 1, "");
             else fputc(' ', f);
         }
-        fprintf(f, "%*s", t->width, t->cells[start + i]);
+        format_cell(buf, t, start + i);
+        fprintf(f, "%*s", t->width, buf);
     }
     fputc(']', f);
 }
 
-static void print_nested(FILE *f, const formatted *t, int ndim, const int *shape,
+static void print_nested(FILE *f, const tensor_cells *t, int ndim, const int *shape,
                          int start, int indent) {
     if (ndim == 1) { print_vector(f, t, start, shape[0], indent); return; }
     int inner = 1;
@@ -94,14 +118,7 @@ static int numel(int ndim, const int *shape) {
     return n;
 }
 
-// Room for n formatted elements (at least one, so that an empty tensor is
-// not an allocation of zero bytes); NULL when out of memory.
-static char (*alloc_cells(int n))[CELL_MAX] {
-    size_t count = n > 0 ? (size_t)n : 1;
-    return calloc(count, CELL_MAX);
-}
-
-static void print_formatted(FILE *f, formatted *t, int ndim, const int *shape) {
+static void print_cells(FILE *f, const tensor_cells *t, int ndim, const int *shape) {
     fputs("tensor(", f);
     print_nested(f, t, ndim, shape, 0, (int)strlen("tensor("));
     fputs(")\n", f);
@@ -109,53 +126,58 @@ static void print_formatted(FILE *f, formatted *t, int ndim, const int *shape) {
 
 // sci_mode false: never scientific notation, as after
 // torch.set_printoptions(sci_mode=False). PyTorch then still pads every
-// element to the width the scientific form would have needed.
+// element to the width the scientific form would have needed. row_len and
+// stride: see float_at.
 static void print_float_tensor(FILE *f, const float *x, int ndim, const int *shape,
-                               bool sci_mode) {
+                               bool sci_mode, int row_len, int stride) {
     int n = numel(ndim, shape);
-    formatter fm = float_formatter(x, n);
+    formatter fm = float_formatter(x, n, row_len, stride);
     if (!sci_mode && fm.format == FMT_SCI) {
         fm.format = FMT_WHOLE;
-        for (int i = 0; i < n; i++)
-            if (isfinite(x[i]) && x[i] != floorf(x[i])) fm.format = FMT_FIXED;
+        for (int i = 0; i < n; i++) {
+            float v = float_at(x, i, row_len, stride);
+            if (isfinite(v) && v != floorf(v)) fm.format = FMT_FIXED;
+        }
     }
-    formatted t = { alloc_cells(n), fm.width };
-    if (!t.cells) { fputs("tensor(<out of memory>)\n", f); return; }
-    for (int i = 0; i < n; i++) format_float(t.cells[i], x[i], fm.format);
-    print_formatted(f, &t, ndim, shape);
-    free(t.cells);
+    tensor_cells t = {CELLS_FLOAT, x, fm.format, fm.width, row_len, stride};
+    print_cells(f, &t, ndim, shape);
 }
 
+// A whole tensor: one row as long as the tensor (n >= 1 for the stride).
 void print_tensor(FILE *f, const float *x, int ndim, const int *shape) {
-    print_float_tensor(f, x, ndim, shape, true);
+    int n = numel(ndim, shape);
+    print_float_tensor(f, x, ndim, shape, true, n > 0 ? n : 1, n > 0 ? n : 1);
 }
 
 void print_tensor_fixed(FILE *f, const float *x, int ndim, const int *shape) {
-    print_float_tensor(f, x, ndim, shape, false);
+    int n = numel(ndim, shape);
+    print_float_tensor(f, x, ndim, shape, false, n > 0 ? n : 1, n > 0 ? n : 1);
+}
+
+void print_tensor_columns(FILE *f, const float *x, int rows, int d, int cols) {
+    if (cols > d) cols = d;
+    const int shape[] = {rows, cols};
+    print_float_tensor(f, x, 2, shape, true, cols > 0 ? cols : 1, d);
 }
 
 void print_int_tensor(FILE *f, const int64_t *x, int ndim, const int *shape) {
     int n = numel(ndim, shape);
-    formatted t = { alloc_cells(n), 1 };
-    if (!t.cells) { fputs("tensor(<out of memory>)\n", f); return; }
+    tensor_cells t = {CELLS_INT, x, FMT_WHOLE, 1, 1, 1};
+    char buf[CELL_MAX];
     for (int i = 0; i < n; i++) {
-        int len = snprintf(t.cells[i], CELL_MAX, "%lld", (long long)x[i]);
+        format_cell(buf, &t, i);
+        int len = (int)strlen(buf);
         if (len > t.width) t.width = len;
     }
-    print_formatted(f, &t, ndim, shape);
-    free(t.cells);
+    print_cells(f, &t, ndim, shape);
 }
 
 void print_bool_tensor(FILE *f, const bool *x, int ndim, const int *shape) {
     int n = numel(ndim, shape);
-    formatted t = { alloc_cells(n), 4 };
-    if (!t.cells) { fputs("tensor(<out of memory>)\n", f); return; }
-    for (int i = 0; i < n; i++) {
-        strcpy(t.cells[i], x[i] ? "True" : "False");
+    tensor_cells t = {CELLS_BOOL, x, FMT_WHOLE, 4, 1, 1};
+    for (int i = 0; i < n; i++)
         if (!x[i]) t.width = 5;
-    }
-    print_formatted(f, &t, ndim, shape);
-    free(t.cells);
+    print_cells(f, &t, ndim, shape);
 }
 
 void print_size(FILE *f, int ndim, const int *shape) {

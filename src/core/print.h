@@ -27,6 +27,10 @@ void print_tensor(FILE *f, const float *x, int ndim, const int *shape);
 // torch.set_printoptions(sci_mode=False), e.g. 0.0001 for 1.2345e-04.
 void print_tensor_fixed(FILE *f, const float *x, int ndim, const int *shape);
 
+// x[:, :cols] of an (rows, d) matrix (all of it when cols >= d), printed
+// as PyTorch prints that slice, read in place.
+void print_tensor_columns(FILE *f, const float *x, int rows, int d, int cols);
+
 // tensor([...]) of an integer tensor.
 void print_int_tensor(FILE *f, const int64_t *x, int ndim, const int *shape);
 

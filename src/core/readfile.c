@@ -13,7 +13,10 @@
 #include "core/grow.h"
 
 const char *file_error(int err) {
-    return err == ENOTREGULAR ? "not a regular file (a FIFO, a socket or a device)" : strerror(err);
+    if (err == ENOTREGULAR) return "not a regular file (a FIFO, a socket or a device)";
+    // what the user is to know: not a problem with the file, and no data to delete
+    if (err == ENOMEM) return "out of memory";
+    return strerror(err);
 }
 
 FILE *open_input_file(const char *path) {
@@ -75,4 +78,16 @@ char *read_whole_file(const char *path, size_t *len) {
     buf[n] = '\0';
     *len = n;
     return buf;
+}
+
+ssize_t read_line(char **line, size_t *cap, FILE *f) {
+    errno = 0;
+    ssize_t got = getline(line, cap, f);
+    if (got >= 0) return got;
+    if (errno == ENOMEM) return -2;
+    if (ferror(f)) {
+        if (!errno) errno = EIO;
+        return -2;
+    }
+    return -1;
 }

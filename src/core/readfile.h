@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 // The errno of an input path that names a FIFO, a socket or a device: such
 // a file could block (a FIFO with no writer), never end (/dev/zero) or be
@@ -12,7 +13,8 @@
 #define ENOTREGULAR EINVAL
 
 // strerror(err), but "not a regular file (a FIFO, a socket or a device)"
-// for ENOTREGULAR.
+// for ENOTREGULAR and "out of memory" for ENOMEM. Every message about a
+// file that failed says it with this.
 const char *file_error(int err);
 
 // fopen(path, "rb") for an input file: refuses, at once and without
@@ -29,5 +31,11 @@ char *read_whole_file(const char *path, size_t *len);
 // program checks of its input files before any work. False with errno set
 // if not.
 bool file_readable(const char *path);
+
+// getline(line, cap, f), telling the end of the file from a failure:
+// returns the line's length, -1 at the end, or -2 when reading failed or
+// memory ran out (errno says which; getline alone returns -1 for all three,
+// and a failed allocation need not set the stream's error flag).
+ssize_t read_line(char **line, size_t *cap, FILE *f);
 
 #endif

@@ -234,12 +234,15 @@ static double time_way(attention_way *way, float *z, float *w, const float *x, i
 
 // Times the three ways for n = 8, 16, ..., max_n tokens of width d drawn
 // from g; prints the table to f, and writes chapter1-timing.dat into dir
-// when dir is not NULL. Returns 0, or -1 (out of memory, or the data file).
+// when dir is not NULL. Returns 0, or -1 after saying why on stderr (out
+// of memory, or the data file).
 static int chapter1_timing(FILE *f, const char *dir, int max_n, int d, torch_rng *g) {
     float *x = malloc((size_t)max_n * d * sizeof *x), *z = malloc((size_t)max_n * d * sizeof *z);
     float *w = malloc((size_t)max_n * max_n * sizeof *w);
-    FILE *data = dir ? open_data_file(PROGRAM, dir, "chapter1-timing.dat") : NULL;
-    int rc = x && z && w && (data || !dir) ? 0 : -1;
+    int rc = x && z && w ? 0 : -1;
+    if (rc < 0) fprintf(stderr, PROGRAM ": error: out of memory\n");
+    FILE *data = rc == 0 && dir ? open_data_file(PROGRAM, dir, "chapter1-timing.dat") : NULL;
+    if (dir && !data) rc = -1;  // open_data_file said why
     if (rc == 0) {
         rng_randn(g, x, (size_t)max_n * d);
         fprintf(f, "self-attention of n random tokens of width d = %d: scores, softmax, weighted sums\n", d);
@@ -266,7 +269,8 @@ static int chapter1_timing(FILE *f, const char *dir, int max_n, int d, torch_rng
                     flop / ms[0] * 1e-6, flop / ms[1] * 1e-6, flop / ms[2] * 1e-6);
         }
     }
-    if (data && !close_data_file(PROGRAM, data, dir, "chapter1-timing.dat")) rc = -1;
+    if (data && rc < 0) discard_data_file(data, dir, "chapter1-timing.dat");  // no part of a table
+    else if (data && !close_data_file(PROGRAM, data, dir, "chapter1-timing.dat")) rc = -1;
     free(x);
     free(z);
     free(w);
@@ -292,10 +296,7 @@ int main(int argc, char **argv) {
     if (timing) {
         torch_rng g;
         rng_seed(&g, opts.seed);
-        if (chapter1_timing(stdout, opts.data_dir, 2048, EMBEDDING_DIM, &g) < 0) {
-            fprintf(stderr, PROGRAM ": error: out of memory, or cannot write the figure data\n");
-            return 1;
-        }
+        if (chapter1_timing(stdout, opts.data_dir, 2048, EMBEDDING_DIM, &g) < 0) return 1;
         return finish_output(PROGRAM) ? 0 : 1;
     }
     chapter1 c;

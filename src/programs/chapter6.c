@@ -88,7 +88,7 @@ typedef struct {
     int n;
 } sentence;
 
-// Returns 0, or -1 when out of memory or over MAX_WORDS words.
+// Returns 0, -1 when out of memory, or -2 over MAX_WORDS words.
 static int sentence_split(sentence *s, const char *text) {
     s->n = 0;
     s->words = NULL;
@@ -96,7 +96,7 @@ static int sentence_split(sentence *s, const char *text) {
     if (!s->text) return -1;
     size_t cap = 0, len = strlen(s->text), i = 0, start, wlen;
     while (py_split_next(s->text, len, C_SPACE, &i, &start, &wlen)) {
-        if (s->n == MAX_WORDS) return -1;
+        if (s->n == MAX_WORDS) return -2;
         char **w = grow_array(s->words, &cap, (size_t)s->n + 1, sizeof *w, 16);
         if (!w) return -1;
         s->words = w;
@@ -346,8 +346,14 @@ static void ranges_of(value_range *range, const float *m, int rows, int cols,
 // Runs every cell. Returns 0, or -1 with the reason in err.
 static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t errlen) {
     memset(c, 0, sizeof *c);
-    if (sentence_split(&c->query, o->query) != 0 || sentence_split(&c->key, o->key) != 0) {
-        snprintf(err, errlen, "a sentence has more than %d words (or out of memory)", MAX_WORDS);
+    int split = sentence_split(&c->query, o->query);
+    if (split == 0) split = sentence_split(&c->key, o->key);
+    if (split == -2) {
+        snprintf(err, errlen, "a sentence has more than %d words", MAX_WORDS);
+        return -1;
+    }
+    if (split < 0) {
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
     if (c->query.n == 0 || c->key.n == 0) {
@@ -447,21 +453,6 @@ static void put_words(FILE *f, const sentence *s) {
     fputs("]\n", f);
 }
 
-// x[:, :cols] of an (n, d) matrix, printed as PyTorch prints it.
-static void print_columns(FILE *f, const float *x, int n, int d, int cols) {
-    if (cols > d) cols = d;
-    float *part = malloc((size_t)n * cols * sizeof(float) + 1);
-    if (!part) {
-        fputs("(out of memory)\n", f);
-        return;
-    }
-    for (int i = 0; i < n; i++)
-        memcpy(part + i * cols, x + (size_t)i * d, (size_t)cols * sizeof(float));
-    const int shape[] = { n, cols };
-    print_tensor(f, part, 2, shape);
-    free(part);
-}
-
 // The matrix m (rows, cols) with the query words down the side and the key
 // words across the top, as the notebook's plot_attention shows it.
 static void print_labelled(FILE *f, const float *m, const sentence *rows,
@@ -537,8 +528,8 @@ static void print_words_and_vectors(const chapter6 *c, const ch6_options *o, FIL
     }
 
     print_cell(f, 9, "print(query_embeddings[:, :4]); print(key_embeddings[:, :4])");
-    print_columns(f, c->q_x, n_q, d, SHOW_COLS);
-    print_columns(f, c->k_x, n_k, d, SHOW_COLS);
+    print_tensor_columns(f, c->q_x, n_q, d, SHOW_COLS);
+    print_tensor_columns(f, c->k_x, n_k, d, SHOW_COLS);
     fputs("query_embeddings.shape = ", f);
     print_size(f, 2, shape_qd);
     fputs("key_embeddings.shape = ", f);
@@ -553,7 +544,7 @@ static void print_dot_and_trainable(const chapter6 *c, const ch6_options *o, FIL
 
     print_cell(f, 11, "dot-product attention: attn_matrix, attn_output[:, :4]");
     print_tensor(f, c->dot_weights, 2, shape_w);
-    print_columns(f, c->dot_out, n_q, d, SHOW_COLS);
+    print_tensor_columns(f, c->dot_out, n_q, d, SHOW_COLS);
     print_size(f, 2, shape_qd);
     print_zero_queries(f, c, c->dot_query_range, "every score q.k is 0: uniform weights, and "
                        "the output is the plain average of the keys");
@@ -573,7 +564,7 @@ static void print_dot_and_trainable(const chapter6 *c, const ch6_options *o, FIL
     fprintf(f, "seed %llu; Wq, Wk, Wv = nn.Linear(%d, %d) in that order\n",
             (unsigned long long)o->seed, d, d_h);
     print_tensor(f, c->tr_weights, 2, shape_w);
-    print_columns(f, c->tr_out, n_q, d_h, SHOW_COLS);
+    print_tensor_columns(f, c->tr_out, n_q, d_h, SHOW_COLS);
     print_size(f, 2, shape_qh);
     print_zero_queries(f, c, c->tr_query_range, "Wq maps a zero row to its bias, "
                        "so the weights are no longer uniform");
@@ -632,7 +623,7 @@ static void print_additive(const chapter6 *c, FILE *f) {
     print_cell(f, 29, "ours: additive attention done right, "
                       "w . tanh(Wq q_i + Wk k_j + b) + c");
     print_tensor(f, c->add_weights, 2, shape_w);
-    print_columns(f, c->add_out, n_q, d, SHOW_COLS);
+    print_tensor_columns(f, c->add_out, n_q, d, SHOW_COLS);
     print_size(f, 2, shape_qd);
     fprintf(f, "max |scores - scores of the plain double loop| = %.2g\n",
             (double)max_abs_diff(c->add_scores, c->add_scores_loop, n_q * n_k));

@@ -84,26 +84,28 @@ static int cell_60_split(ch7_state *s, const ch7_options *o, FILE *out, char *er
 
 // [62] the first five training reviews with their labels (the notebook shows
 // them whole; we show their first 300 bytes)
-static void cell_62_samples(const ch7_state *s, FILE *out) {
+static int cell_62_samples(const ch7_state *s, FILE *out, char *err, size_t errlen) {
     print_cell(out, 62, "five sample reviews");
     for (size_t i = 0; i < 5; i++) {
         size_t r = s->train[i], n = s->reviews.len[r] < 300 ? s->reviews.len[r] : 300;
         const char *text = s->reviews.arena + s->reviews.off[r];
         while (n > 0 && n < s->reviews.len[r] && (text[n] & 0xc0) == 0x80) n--;  // whole characters
-        char *excerpt = strndup(text, n);
-        if (!excerpt) continue;
+        size_t blen = n + 32;
+        char *excerpt = strndup(text, n), *line = excerpt ? malloc(blen) : NULL;
+        if (!line) {
+            free(excerpt);
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         for (char *p = excerpt; *p; p++)
             if (*p == '\n' || *p == '\t' || *p == '\r') *p = ' ';
-        size_t blen = n + 32;
-        char *line = malloc(blen);
-        if (line) {
-            snprintf(line, blen, "[%s] %s%s", s->reviews.label[r] == 1 ? "Positive" : "Negative",
-                     excerpt, n < s->reviews.len[r] ? " ..." : "");
-            print_wrapped(out, line, 88, 0);
-        }
+        snprintf(line, blen, "[%s] %s%s", s->reviews.label[r] == 1 ? "Positive" : "Negative",
+                 excerpt, n < s->reviews.len[r] ? " ..." : "");
+        print_wrapped(out, line, 88, 0);
         free(line);
         free(excerpt);
     }
+    return 0;
 }
 
 // [63] Punkt's parameters
@@ -163,6 +165,7 @@ static int cell_64_tokens(ch7_state *s, FILE *out, char *err, size_t errlen) {
     size_t blen = 0;
     for (size_t i = 0; i < toks.n; i++) blen += strlen(token_at(&toks, i)) + 5;
     char *line = malloc(blen + 3), *p = line;
+    bool listed = line != NULL;
     if (line) {
         *p++ = '[';
         for (size_t i = 0; i < toks.n; i++) p += sprintf(p, "%s'%s'", i ? ", " : "", token_at(&toks, i));
@@ -174,12 +177,17 @@ static int cell_64_tokens(ch7_state *s, FILE *out, char *err, size_t errlen) {
     free(excerpt);
     free(clean);
     token_list_free(&toks);
+    uint64_t digest;
+    if (!listed || reviews_token_digest(&digest, &s->corpus, s->train, half, s->test, half) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     size_t train_tokens = s->corpus.doc_start[half], test_tokens = s->corpus.nids - train_tokens, distinct = 0;
     for (size_t i = 0; i < s->corpus.types.n; i++) distinct += s->corpus.count[i] > 0;
     fprintf(out, "train: %zu tokens, %zu distinct\n", train_tokens, distinct);
     fprintf(out, "test: %zu tokens\n", test_tokens);
     fprintf(out, "digest of all 50000 reviews' tokens (FNV-1a 64 of the --tokenize output): %016" PRIx64 "\n",
-            reviews_token_digest(&s->corpus, s->train, half, s->test, half));
+            digest);
     fprintf(out, "(tokenizing the 50000 reviews took %.1f s here)\n", s->tokenize_seconds);
     return 0;
 }
@@ -352,7 +360,7 @@ int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_
     memset(s, 0, sizeof *s);
     corpus_init(&s->corpus);
     if (cell_60_split(s, o, out, err, errlen) < 0) return -1;
-    cell_62_samples(s, out);
+    if (cell_62_samples(s, out, err, errlen) < 0) return -1;
     if (cell_63_punkt(s, out, err, errlen) < 0 || cell_64_tokens(s, out, err, errlen) < 0 ||
         cell_65_vocab(s, o, out, err, errlen) < 0)
         return -1;

@@ -206,7 +206,11 @@ static int train_mode(ch7_options *o, int argc, char **argv) {
         }
     }
     char err[2048], *command = command_line(PROGRAM, argc, argv);
-    if (command) o->command = command;
+    if (!command) {
+        fprintf(stderr, "%s: error: out of memory\n", PROGRAM);
+        return 1;
+    }
+    o->command = command;
     double started = now_seconds();
     ch7_state s;
     int rc = run_pipeline(&s, o, stdout, err, sizeof err);

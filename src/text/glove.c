@@ -43,7 +43,7 @@ static int output_target(char *target, size_t n, mode_t *mode, const char *out_p
     struct stat st, in;
     if (lstat(out_path, &st) != 0) {
         if (errno != ENOENT) {
-            snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(errno));
+            snprintf(err, errlen, "cannot write %s: %s", out_path, file_error(errno));
             return -1;
         }
         mode_t mask = umask(0);  // a new file: the mode fopen would give it
@@ -57,9 +57,13 @@ static int output_target(char *target, size_t n, mode_t *mode, const char *out_p
     }
     if (S_ISLNK(st.st_mode)) {
         char *real = realpath(out_path, NULL);
+        if (!real && errno == ENOMEM) {
+            snprintf(err, errlen, "cannot write %s: out of memory", out_path);
+            return -1;
+        }
         if (!real || stat(real, &st) != 0) {  // a dangling link: refused, not created
             snprintf(err, errlen, "cannot write %s: a symbolic link that leads nowhere (%s)",
-                     out_path, strerror(errno));
+                     out_path, file_error(errno));
             free(real);
             return -1;
         }
@@ -74,7 +78,7 @@ static int output_target(char *target, size_t n, mode_t *mode, const char *out_p
         return -1;
     }
     if (S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(EISDIR));
+        snprintf(err, errlen, "cannot write %s: %s", out_path, file_error(EISDIR));
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
@@ -102,7 +106,7 @@ static FILE *open_beside(char *tmp, size_t tmpsize, const char *target, mode_t m
     int fd = mkstemp(tmp);
     FILE *f = fd >= 0 && fchmod(fd, mode) == 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        snprintf(err, errlen, "cannot write %s: %s", out_path, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", out_path, file_error(errno));
         if (fd >= 0) {
             close(fd);
             remove(tmp);
@@ -190,17 +194,17 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
     if (n < 0) goto done;
     // on the disk before the rename, so that the name never holds a part
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", tmp, file_error(errno));
         goto done;
     }
     int closed = fclose(f);
     f = NULL;
     if (closed != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", tmp, file_error(errno));
         goto done;
     }
     if (rename(tmp, target) != 0) {
-        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, target, strerror(errno));
+        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, target, file_error(errno));
         goto done;
     }
     if (progress) fprintf(progress, "glove: wrote %ld words to %s (%ld skipped: whitespace in the word)\n", n, out_path, skipped);
@@ -220,7 +224,7 @@ int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const
     size_t cap = 0, lineno = 0;
     ssize_t got;
     int rc = 0;
-    while ((got = getline(&line, &cap, f)) >= 0) {
+    while ((got = read_line(&line, &cap, f)) >= 0) {
         lineno++;
         size_t len = (size_t)got, i = 0, start, flen;
         if (line[len - 1] != '\n') {
@@ -261,8 +265,8 @@ int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const
         }
         if (id >= 0) found[id] = true;
     }
-    if (ferror(f)) {
-        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    if (got == -2) {
+        snprintf(err, errlen, "cannot read %s: %s", path, file_error(errno));
         rc = -1;
     }
 done:
@@ -300,7 +304,7 @@ int glove_dimension_stream(size_t *d, FILE *f, const char *path, char *err, size
     size_t cap = 0, lineno = 0;
     ssize_t got;
     int rc = -1;
-    while ((got = getline(&line, &cap, f)) >= 0) {
+    while ((got = read_line(&line, &cap, f)) >= 0) {
         lineno++;
         size_t len = (size_t)got, i = 0, start, flen, k = 0;
         if (!py_split_next(line, len, PY_SPACE, &i, &start, &flen)) continue;  // a blank line
@@ -314,8 +318,8 @@ int glove_dimension_stream(size_t *d, FILE *f, const char *path, char *err, size
         break;
     }
     if (rc != 0 && got < 0) {
-        if (ferror(f))
-            snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        if (got == -2)
+            snprintf(err, errlen, "cannot read %s: %s", path, file_error(errno));
         else
             snprintf(err, errlen, "%s: no vectors (%s)", path,
                      lineno ? "only blank lines" : "an empty file");

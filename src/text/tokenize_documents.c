@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "core/readfile.h"
 #include "core/strmap.h"
 #include "text/clean.h"
 
@@ -49,9 +50,9 @@ int tokenize_reviews(corpus *c, tokenizer *t, const imdb_reviews *reviews,
 int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen) {
     char *line = NULL;
     size_t cap = 0;
-    ssize_t got;
+    ssize_t got = 0;
     int rc = 0;
-    while (rc == 0 && (got = getline(&line, &cap, in)) >= 0) {
+    while (rc == 0 && (got = read_line(&line, &cap, in)) >= 0) {
         size_t n = (size_t)got;
         if (n > 0 && line[n - 1] == '\n') n--;
         size_t clen;
@@ -69,12 +70,12 @@ int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen)
         // a full disk: stop now (a failed flush inside fputs or fputc
         // leaves the stream's error flag even when the next call succeeds)
         if (rc == 0 && (fputc('\n', out) == EOF || ferror(out))) {
-            snprintf(err, errlen, "cannot write standard output: %s", strerror(errno));
+            snprintf(err, errlen, "cannot write standard output: %s", file_error(errno));
             rc = -1;
         }
     }
-    if (rc == 0 && ferror(in)) {
-        snprintf(err, errlen, "cannot read standard input: %s", strerror(errno));
+    if (rc == 0 && got == -2) {
+        snprintf(err, errlen, "cannot read standard input: %s", file_error(errno));
         rc = -1;
     }
     free(line);
@@ -82,11 +83,11 @@ int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen)
 }
 //< tokenize-mode
 
-uint64_t reviews_token_digest(const corpus *c, const size_t *train, size_t n_train,
-                              const size_t *test, size_t n_test) {
+int reviews_token_digest(uint64_t *digest, const corpus *c, const size_t *train, size_t n_train,
+                         const size_t *test, size_t n_test) {
     size_t n = n_train + n_test;
     size_t *doc_of = malloc((n ? n : 1) * sizeof *doc_of);  // review number -> document
-    if (!doc_of) return 0;
+    if (!doc_of) return -1;
     for (size_t i = 0; i < n_train; i++) doc_of[train[i]] = i;
     for (size_t i = 0; i < n_test; i++) doc_of[test[i]] = n_train + i;
     uint64_t h = FNV1A_START;
@@ -100,5 +101,6 @@ uint64_t reviews_token_digest(const corpus *c, const size_t *train, size_t n_tra
         h = fnv1a(h, "\n", 1);
     }
     free(doc_of);
-    return h;
+    *digest = h;
+    return 0;
 }

@@ -33,8 +33,8 @@ int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen)
 // tokenize_stream (or NLTK) prints for the reviews one a line. c's
 // documents are the reviews train (n_train of them), then test, as
 // tokenize_reviews adds them; together they number the reviews 0 .. n_train
-// + n_test - 1. Returns 0 when out of memory.
-uint64_t reviews_token_digest(const corpus *c, const size_t *train, size_t n_train,
-                              const size_t *test, size_t n_test);
+// + n_test - 1. Puts it in *digest and returns 0, or -1 when out of memory.
+int reviews_token_digest(uint64_t *digest, const corpus *c, const size_t *train, size_t n_train,
+                         const size_t *test, size_t n_test);
 
 #endif
