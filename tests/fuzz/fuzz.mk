@@ -1,18 +1,22 @@
-# make fuzz: libFuzzer targets (tests/fuzz/fuzz_NAME.c) for the readers of
-# outside input: a review's cleaning and tokenizing (tokenize), the IMDb
-# reviews JSON (imdb), GloVe text (glove) and Punkt's parameters in both
-# forms (punkt). Built with clang, the library included, under
+# make fuzz: libFuzzer targets (tests/fuzz/fuzz_NAME.c) for what comes from
+# outside: a review's cleaning and tokenizing (tokenize), the IMDb reviews
+# JSON (imdb), GloVe text (glove), Punkt's parameters in both forms (punkt),
+# the GloVe converter's JSON (convert), the programs' command lines
+# (options) and chapter 6's sentences (sentences); the last two #include
+# the chapter programs' sources. Built with clang, the library included, under
 # $(BUILD)/fuzz; each runs FUZZ_SECONDS from a copy of its seed corpus
 # (tests/fuzz/corpus/NAME, left untouched: what a run finds grows the copy
-# under $(BUILD)/fuzz/corpus). Any crash, leak, hang or sanitizer report
-# fails the run and says where the input that caused it was saved.
+# under $(BUILD)/fuzz/corpus), with the dictionary tests/fuzz/NAME.dict
+# where there is one (words the fuzzer splices in: option names, bounds).
+# Any crash, leak, hang or sanitizer report fails the run and says where the
+# input that caused it was saved.
 #
 #   make fuzz                       every target, 30 s each
 #   make fuzz FUZZ_SECONDS=600      longer
 #   make fuzz FUZZ_TARGETS=glove    one target
 
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS ?= tokenize imdb glove punkt
+FUZZ_TARGETS ?= tokenize imdb glove punkt convert options sentences
 FUZZ_PKGS := $(BUILD_PKGS) clang:clang libclang-rt-14-dev
 FUZZ_CC ?= clang
 FUZZ_BUILD := $(BUILD)/fuzz
@@ -35,8 +39,10 @@ $(FUZZ_BUILD)/libattn.a: $(FUZZ_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/libattn.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -D_POSIX_C_SOURCE=200809L $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/libattn.a $(LIBS) -o $@
+# -Wno-unused-function: a target that #includes a program's source uses
+# only some of its static functions.
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/libattn.a $(PROGRAM_PARTS) $(CHAPTER_SRCS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-unused-function -D_POSIX_C_SOURCE=200809L $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/libattn.a $(LIBS) -o $@
 
 fuzz-build: setup-fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
@@ -49,7 +55,8 @@ fuzz: fuzz-build
 	  corpus=$(FUZZ_BUILD)/corpus/$$t; arts=$(FUZZ_BUILD)/artifacts/$$t; \
 	  rm -rf $$corpus; mkdir -p $$corpus $$arts; cp tests/fuzz/corpus/$$t/* $$corpus/; \
 	  echo "== fuzz $$t ($(FUZZ_SECONDS) s)"; \
-	  if $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+	  if $(FUZZ_BUILD)/fuzz_$$t $$dict -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	       -print_final_stats=1 -artifact_prefix=$$arts/ $$corpus > $(FUZZ_BUILD)/$$t.log 2>&1; then \
 	    grep -E "^stat::number_of_executed_units" $(FUZZ_BUILD)/$$t.log | sed "s/^stat::number_of_executed_units: */fuzz $$t: executions: /"; \
 	    echo "fuzz $$t: corpus: $$(ls $$corpus | wc -l) inputs"; \
