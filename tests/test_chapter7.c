@@ -741,7 +741,7 @@ START_TEST(loss_above_constant_guess_noted) {
         } else {
             char want[160];
             snprintf(want, sizeof want, "Note: the baseline model (lr 100, embeddings trained) "
-                     "ends with a training loss of %.4g, above ln 2 = 0.6931,", loss);
+                     "ends at a training loss\nof %.4g, above ln 2 = 0.6931,", loss);
             ck_assert_msg(loss > log(2.0) && note && strstr(text, want) && strstr(text, "Epoch 2, ") < note,
                           "lr 100: loss %g:\n%s", loss, text);
         }

@@ -140,8 +140,9 @@ static void above_constant_guess(FILE *out, const run_result *r) {
     if (r->epochs < 1) return;
     double loss = r->per_epoch[r->epochs - 1].train_loss;
     if (!(loss > log(2.0))) return;
-    fprintf(out, "Note: the %s model (lr %g, embeddings %s) ends with a training loss of %.4g, "
-            "above ln 2 = 0.6931, the loss of answering 0.5 for every chunk; try a smaller --lr\n",
+    fprintf(out, "Note: the %s model (lr %g, embeddings %s) ends at a training loss\n"
+            "of %.4g, above ln 2 = 0.6931, the loss of answering 0.5 for every chunk;\n"
+            "try a smaller --lr\n",
             model_name(r->kind), r->lr, embeddings_word(r->frozen), loss);
 }
 //< above-guess
