@@ -8,6 +8,7 @@
 #include "suite.h"
 
 #include "capture.h"
+#include "datafile.h"
 #include <unistd.h>
 
 #include "cells.h"
@@ -140,20 +141,10 @@ START_TEST(figure_data_has_labels_and_values) {
     char dir[] = "/tmp/chapter1-test-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     ck_assert_int_eq(chapter1_write_data(&c, dir), 0);
-    char path[256], line[512];
-    snprintf(path, sizeof path, "%s/chapter1-weights.dat", dir);
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_str_eq(line, "\"\" \"Sorry\" \"Dave,\" \"I'm\" \"afraid\" \"I\" \"can't\" \"do\" \"that.\"\n");
-    float row0[8];
-    ck_assert_int_eq(fscanf(f, " \"Sorry\" %g %g %g %g %g %g %g %g", &row0[0], &row0[1], &row0[2],
-                            &row0[3], &row0[4], &row0[5], &row0[6], &row0[7]), 8);
-    for (int j = 0; j < 8; j++) ck_assert_float_eq_tol(row0[j], c.weights[j], 1e-8f);
-    fclose(f);
-    remove(path);
-    snprintf(path, sizeof path, "%s/chapter1-scores.dat", dir);
-    ck_assert_int_eq(remove(path), 0);
+    // every value of both files, where the arrays hold it, under the words
+    static const char *const words[8] = {"Sorry", "Dave,", "I'm", "afraid", "I", "can't", "do", "that."};
+    assert_heatmap_file(dir, "chapter1-scores.dat", c.scores_loop, 8, 8, words, words);
+    assert_heatmap_file(dir, "chapter1-weights.dat", c.weights, 8, 8, words, words);
     rmdir(dir);
     stderr_capture cap;
     capture_begin(&cap);

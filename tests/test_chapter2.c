@@ -9,6 +9,7 @@
 #include "suite.h"
 
 #include "capture.h"
+#include "datafile.h"
 #include <unistd.h>
 
 #include "golden.h"
@@ -310,28 +311,9 @@ START_TEST(figure_data_has_both_panels) {
     char dir[] = "/tmp/chapter2-test-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     ck_assert_int_eq(chapter2_write_data(&ch, dir), 0);
-    const char *names[] = { "chapter2-weights.dat", "chapter2-causal-weights.dat" };
-    const float *want[] = { ch.weights, ch.causal_weights };
-    for (int k = 0; k < 2; k++) {
-        char path[256], line[512];
-        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-        FILE *f = fopen(path, "r");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-        ck_assert_str_eq(line, "\"\" \"Sorry\" \"Dave,\" \"I'm\" \"afraid\" "
-                               "\"I\" \"can't\" \"do\" \"that.\"\n");
-        float row[8];
-        for (int i = 0; i < 8; i++) {
-            char label[32];
-            ck_assert_int_eq(fscanf(f, " %31s %g %g %g %g %g %g %g %g", label,
-                                    &row[0], &row[1], &row[2], &row[3],
-                                    &row[4], &row[5], &row[6], &row[7]), 9);
-            for (int j = 0; j < 8; j++)
-                ck_assert_float_eq_tol(row[j], want[k][i * 8 + j], 1e-8f);
-        }
-        fclose(f);
-        ck_assert_int_eq(remove(path), 0);
-    }
+    static const char *const words[8] = {"Sorry", "Dave,", "I'm", "afraid", "I", "can't", "do", "that."};
+    assert_heatmap_file(dir, "chapter2-weights.dat", ch.weights, 8, 8, words, words);
+    assert_heatmap_file(dir, "chapter2-causal-weights.dat", ch.causal_weights, 8, 8, words, words);
     rmdir(dir);
     stderr_capture cap;
     capture_begin(&cap);

@@ -25,6 +25,7 @@
 #include "suite.h"
 
 #include "capture.h"
+#include "datafile.h"
 #include <unistd.h>
 
 #include "cells.h"
@@ -663,26 +664,13 @@ START_TEST(figure_data_files) {
     char dir[] = "/tmp/chapter3-test-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     ck_assert_int_eq(chapter3_write_data(&c, dir), 0);
-    static const char *names[] = { "chapter3-scores.dat", "chapter3-softmax.dat",
-                                   "chapter3-softmax-scaled.dat", "chapter3-module.dat" };
-    char path[256], line[512];
-    snprintf(path, sizeof path, "%s/chapter3-module.dat", dir);
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_str_eq(line, "\"\" \"how\" \"are\" \"you\" \"doing\" \"?\"\n");
-    fclose(f);
-    snprintf(path, sizeof path, "%s/chapter3-scores.dat", dir);
-    f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_str_eq(line, "\"Input 1\" 2 4 4\n");
-    fclose(f);
-    for (int i = 0; i < 4; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        ck_assert_int_eq(remove(path), 0);
-    }
+    static const char *const inputs[3] = {"Input 1", "Input 2", "Input 3"};
+    static const char *const words[5] = {"how", "are", "you", "doing", "?"};
+    ck_assert_int_eq(c.module.n, 5);
+    assert_heatmap_file(dir, "chapter3-scores.dat", c.worked.scores, 3, 3, inputs, inputs);
+    assert_heatmap_file(dir, "chapter3-softmax.dat", c.worked.softmax, 3, 3, inputs, inputs);
+    assert_heatmap_file(dir, "chapter3-softmax-scaled.dat", c.worked.softmax_scaled, 3, 3, inputs, inputs);
+    assert_heatmap_file(dir, "chapter3-module.dat", c.module.attention, 5, 5, words, words);
     rmdir(dir);
     stderr_capture cap;
     capture_begin(&cap);

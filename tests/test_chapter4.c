@@ -21,6 +21,7 @@
 
 #include "nn/attention_module.h"
 #include "capture.h"
+#include "datafile.h"
 #include "cells.h"
 #include "golden.h"
 #include "suite.h"
@@ -638,25 +639,12 @@ START_TEST(figure_data_files) {
     char dir[] = "/tmp/chapter4-test-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     ck_assert_int_eq(chapter4_write_data(&c, dir), 0);
-    static const char *names[] = { "chapter4-head1.dat", "chapter4-head2.dat",
-                                   "chapter4-mean.dat", "chapter4-mean-causal.dat" };
-    const float *want[] = { c.standard.head_weights,
-                            c.standard.head_weights + N_TOKENS * N_TOKENS,
-                            c.standard.weights, c.standard.weights_causal };
-    for (int k = 0; k < 4; k++) {
-        char path[256], line[512];
-        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-        FILE *f = fopen(path, "r");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-        ck_assert_str_eq(line, "\"\" \"Sorry\" \"Dave,\" \"I'm\" \"afraid\" \"I\" "
-                               "\"can't\" \"do\" \"that.\"\n");
-        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-        ck_assert(strncmp(line, "\"Sorry\" ", 8) == 0);
-        ck_assert_float_eq_tol(strtof(line + 8, NULL), want[k][0], 1e-8f);
-        fclose(f);
-        ck_assert_int_eq(remove(path), 0);
-    }
+    static const char *const words[N_TOKENS] = {"Sorry", "Dave,", "I'm", "afraid", "I", "can't", "do", "that."};
+    const int n = N_TOKENS;
+    assert_heatmap_file(dir, "chapter4-head1.dat", c.standard.head_weights, n, n, words, words);
+    assert_heatmap_file(dir, "chapter4-head2.dat", c.standard.head_weights + n * n, n, n, words, words);
+    assert_heatmap_file(dir, "chapter4-mean.dat", c.standard.weights, n, n, words, words);
+    assert_heatmap_file(dir, "chapter4-mean-causal.dat", c.standard.weights_causal, n, n, words, words);
     rmdir(dir);
     stderr_capture cap;
     capture_begin(&cap);

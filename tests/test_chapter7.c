@@ -1028,6 +1028,238 @@ START_TEST(trainer_runs) {
 }
 END_TEST
 
+// ------------------------------------------------ the trainer, checked apart
+// Six one-word chunks of a 3-word, 1-wide embedding (chunk i all word i % 3)
+// in three reviews of two chunks, labelled 0 1 0 (words 0 and 2 occur
+// under both labels):
+// each batch of 2 holds two words at most, so the third word's row falls
+// behind in Adam's lazy table at every step, and the evaluation needs it
+// caught up.
+#define CHECK_CHUNKS 6
+#define CHECK_EPOCHS 3
+
+typedef struct {
+    float table[3];
+    int32_t X[CHECK_CHUNKS * SEQUENCE_LENGTH], Y[CHECK_CHUNKS], review[CHECK_CHUNKS];
+    size_t pool[CHECK_CHUNKS];
+    trainer_data d;
+    trainer_options o;
+} checked_training;
+
+static void checked_training_init(checked_training *t) {
+    *t = (checked_training){.table = {-1, 0.5f, 2}, .Y = {0, 0, 1, 1, 0, 0}, .review = {0, 0, 1, 1, 2, 2}};
+    for (int i = 0; i < CHECK_CHUNKS * SEQUENCE_LENGTH; i++) t->X[i] = (i / SEQUENCE_LENGTH) % 3;
+    for (size_t c = 0; c < CHECK_CHUNKS; c++) t->pool[c] = c;
+    t->d = (trainer_data){.L = SEQUENCE_LENGTH, .X_train = t->X, .Y_train = t->Y,
+                          .n_train = CHECK_CHUNKS, .pool = t->pool, .n_pool = CHECK_CHUNKS,
+                          .X_test = t->X, .Y_test = t->Y, .test_review = t->review,
+                          .n_test = CHECK_CHUNKS, .reviews = 3};
+    t->o = (trainer_options){.epochs = CHECK_EPOCHS, .B = 2, .seed = 3, .embedding = t->table, .V = 3,
+                             .d = 1, .d_k = 1};
+}
+
+// What the trainer should report, computed without it: the same seed,
+// shuffles and batches, but forward, backward and a dense Adam step (every
+// parameter every step: nothing to catch up) called here; the loss and the
+// right answers counted from each batch's logits; the test chunks scored
+// one at a time with sentiment_forward, and each review by the mean of its
+// chunks' logits. The loss of every step goes to step_loss.
+static void train_by_hand(epoch_result *want, double *step_loss, sentiment_model *m,
+                          const checked_training *t, model_kind kind, double lr) {
+    const trainer_data *d = &t->d;
+    const trainer_options *o = &t->o;
+    torch_rng g;
+    rng_seed(&g, o->seed);
+    ck_assert_int_eq(sentiment_model_init(m, kind, o->embedding, o->V, o->d, o->d_k, d->L, &g), 0);
+    sentiment_acts a;
+    ck_assert_int_eq(sentiment_acts_init(&a, m, o->B), 0);
+    adam_state opt;
+    ck_assert_int_eq(adam_init(&opt, m->n_params, lr), 0);
+    const int B = o->B, L = d->L;
+    const size_t steps = CHECK_CHUNKS / 2;
+    int64_t perm[CHECK_CHUNKS];
+    int32_t X[2 * SEQUENCE_LENGTH], Y[2];
+    for (int e = 0; e < CHECK_EPOCHS; e++) {
+        rng_randperm(&g, perm, CHECK_CHUNKS);
+        double loss_sum = 0;
+        int correct = 0;
+        for (size_t s = 0; s < steps; s++) {
+            for (int b = 0; b < B; b++) {
+                size_t c = (size_t)perm[s * B + b];
+                memcpy(X + b * L, d->X_train + c * L, (size_t)L * sizeof *X);
+                Y[b] = d->Y_train[c];
+            }
+            sentiment_forward(m, &a, X, B);
+            for (int b = 0; b < B; b++) correct += (a.z[b] > 0) == (Y[b] == 1);
+            double loss = sentiment_backward(m, &a, X, Y, B, true);
+            adam_step(&opt, m->param_block, m->grad_block);
+            step_loss[e * steps + s] = loss;
+            loss_sum += loss;
+        }
+        want[e].train_loss = loss_sum / (double)steps;
+        want[e].train_accuracy = (double)correct / (double)(steps * B);
+        double sum[3] = {0};
+        int right = 0, reviews_right = 0;
+        for (size_t c = 0; c < CHECK_CHUNKS; c++) {
+            sentiment_forward(m, &a, d->X_test + c * L, 1);
+            right += (a.z[0] > 0) == (d->Y_test[c] == 1);
+            sum[d->test_review[c]] += a.z[0];
+        }
+        for (int r = 0; r < 3; r++) reviews_right += (sum[r] / 2 > 0) == (d->Y_test[2 * r] == 1);
+        want[e].chunk_accuracy = right / (double)CHECK_CHUNKS;
+        want[e].review_accuracy = reviews_right / 3.0;
+    }
+    adam_free(&opt);
+    sentiment_acts_free(&a);
+}
+
+// trainer_options.trained of the test below: keeps a copy of the trained
+// parameters.
+static int keep_parameters(const run_result *r, const sentiment_model *m, sentiment_acts *a,
+                           void *ctx, char *err, size_t errlen) {
+    (void)r, (void)a, (void)err, (void)errlen;
+    real **copy = ctx;
+    *copy = malloc(m->n_params * sizeof **copy);
+    ck_assert_ptr_nonnull(*copy);
+    memcpy(*copy, m->param_block, m->n_params * sizeof **copy);
+    return 0;
+}
+
+// Reads the value after `field` fields of the line that starts with line
+// number `line` (1 ..) of text after its header.
+static double field_of(const char *text, int line, int field) {
+    const char *p = strchr(text, '\n');
+    for (int k = 1; p && k < line; k++) p = strchr(p + 1, '\n');
+    ck_assert_ptr_nonnull(p);
+    char *end = (char *)p + 1;
+    double v = 0;
+    for (int f = 0; f <= field; f++) v = strtod(end, &end);
+    return v;
+}
+
+START_TEST(trainer_reports_what_it_measured) {
+    checked_training t;
+    checked_training_init(&t);
+    const model_kind kinds[2] = {MODEL_BASELINE, MODEL_SOFTMAX_ATTENTION};
+    for (int k = 0; k < 2; k++) {
+        epoch_result want[CHECK_EPOCHS];
+        double step_loss[CHECK_EPOCHS * CHECK_CHUNKS / 2];
+        sentiment_model by_hand;
+        train_by_hand(want, step_loss, &by_hand, &t, kinds[k], 0.1);
+        real *trained = NULL;
+        trainer_options o = t.o;
+        o.trained = keep_parameters;
+        o.ctx = &trained;
+        run_result r = {.kind = kinds[k], .lr = 0.1};
+        char *text, err[256] = "";
+        size_t len;
+        FILE *out = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(out);
+        ck_assert_msg(train_models(&r, 1, &t.d, &o, out, err, sizeof err) == 0, "%s", err);
+        fclose(out);
+        free(text);
+        const char *kn = model_name(kinds[k]);
+        ck_assert_int_eq(r.epochs, CHECK_EPOCHS);
+        for (int e = 0; e < CHECK_EPOCHS; e++) {
+            const epoch_result *x = &r.per_epoch[e];
+            ck_assert_msg(x->train_loss == want[e].train_loss && x->train_accuracy == want[e].train_accuracy
+                          && x->chunk_accuracy == want[e].chunk_accuracy
+                          && x->review_accuracy == want[e].review_accuracy,
+                          "%s epoch %d: trainer %.9g %g %g %g, by hand %.9g %g %g %g", kn, e + 1,
+                          x->train_loss, x->train_accuracy, x->chunk_accuracy, x->review_accuracy,
+                          want[e].train_loss, want[e].train_accuracy, want[e].chunk_accuracy,
+                          want[e].review_accuracy);
+        }
+        // every parameter after training, the lazy rows caught up
+        ck_assert_ptr_nonnull(trained);
+        ck_assert_msg(memcmp(trained, by_hand.param_block, by_hand.n_params * sizeof *trained) == 0,
+                      "%s: the trained parameters differ from the dense Adam's", kn);
+        // the loss curve: tenth t of an epoch of 3 steps ends at step
+        // ceil(3 t / 10) and holds the mean of the steps since the last
+        // tenth that ended at an earlier step
+        for (int e = 0; e < CHECK_EPOCHS; e++) {
+            int prev_end = -1;
+            double value = 0;
+            for (int tenth = 1; tenth <= 10; tenth++) {
+                int end = (tenth * 3 + 9) / 10 - 1;
+                if (end > prev_end) {
+                    value = 0;
+                    for (int s = prev_end + 1; s <= end; s++) value += step_loss[e * 3 + s];
+                    value /= end - prev_end;
+                    prev_end = end;
+                }
+                ck_assert_msg(fabs(r.tenths[e * 10 + tenth - 1] - value) <= 1e-12 * fabs(value),
+                              "%s: epoch %d tenth %d: %.9g, by hand %.9g", kn, e + 1, tenth,
+                              r.tenths[e * 10 + tenth - 1], value);
+            }
+        }
+        // the figure data: every number of both files, in its column
+        char dir[] = "/tmp/chapter7-checked-XXXXXX", path[300];
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        ck_assert_int_eq(write_epoch_data(&r, "prog", dir), 0);
+        snprintf(path, sizeof path, "%s/prog-train-%s-0.1-trained.dat", dir, kn);
+        char *data = read_whole_file(path, &len);
+        ck_assert_ptr_nonnull(data);
+        ck_assert(strncmp(data, "# epoch train_loss train_accuracy test_chunk_accuracy "
+                                "test_review_accuracy seconds\n", 72) == 0);
+        for (int e = 0; e < CHECK_EPOCHS; e++) {
+            const double cols[5] = {e + 1, want[e].train_loss, want[e].train_accuracy,
+                                    want[e].chunk_accuracy, want[e].review_accuracy};
+            for (int f = 0; f < 5; f++)
+                ck_assert_msg(fabs(field_of(data, e + 1, f) - cols[f]) <= 1e-5 * fmax(1, fabs(cols[f])),
+                              "%s: epoch data line %d field %d: %g, not %g", kn, e + 1, f + 1,
+                              field_of(data, e + 1, f), cols[f]);
+        }
+        ck_assert_int_eq((int)(strchr(data, '\0') - data), (int)len);
+        int lines = 0;
+        for (char *c = data; *c; c++) lines += *c == '\n';
+        ck_assert_int_eq(lines, 1 + CHECK_EPOCHS);
+        free(data);
+        remove(path);
+        snprintf(path, sizeof path, "%s/prog-loss-%s-0.1-trained.dat", dir, kn);
+        data = read_whole_file(path, &len);
+        ck_assert_ptr_nonnull(data);
+        lines = 0;
+        for (char *c = data; *c; c++) lines += *c == '\n';
+        ck_assert_int_eq(lines, 1 + 10 * CHECK_EPOCHS);
+        for (int i = 0; i < 10 * CHECK_EPOCHS; i++) {
+            ck_assert_msg(fabs(field_of(data, i + 1, 0) - (i + 1) / 10.0) < 1e-9, "%s: loss line %d at %g", kn,
+                          i + 1, field_of(data, i + 1, 0));
+            ck_assert_msg(fabs(field_of(data, i + 1, 1) - r.tenths[i]) <= 1e-5 * r.tenths[i],
+                          "%s: loss line %d: %g, not %g", kn, i + 1, field_of(data, i + 1, 1), r.tenths[i]);
+        }
+        free(data);
+        remove(path);
+        rmdir(dir);
+        // a logit of exactly 0 predicts negative (sigmoid 0.5 is not above
+        // one half): with the output layer zeroed, every chunk and review
+        // is called negative, right for labels 0 only
+        memset(by_hand.p.wo, 0, (size_t)(kinds[k] == MODEL_BASELINE ? by_hand.d : by_hand.d_k) * sizeof(real));
+        by_hand.p.bo[0] = 0;
+        sentiment_acts a;
+        ck_assert_int_eq(sentiment_acts_init(&a, &by_hand, 2), 0);
+        double chunks, reviews;
+        float logits[CHECK_CHUNKS];
+        ck_assert_int_eq(evaluate(&chunks, &reviews, logits, &by_hand, &a, &t.d), 0);
+        for (int c = 0; c < CHECK_CHUNKS; c++) ck_assert(logits[c] == 0);
+        ck_assert_double_eq(chunks, 4.0 / 6);   // chunk labels 0 0 1 1 0 0
+        ck_assert_double_eq(reviews, 2.0 / 3);  // review labels 0 1 0
+        sentiment_acts_free(&a);
+        sentiment_model_free(&by_hand);
+        free(trained);
+        free(r.per_epoch);
+        free(r.tenths);
+    }
+    // the best epoch is the first of the best on a tie
+    epoch_result e[3] = {{.review_accuracy = 0.5, .chunk_accuracy = 0.6},
+                         {.review_accuracy = 0.7, .chunk_accuracy = 0.6},
+                         {.review_accuracy = 0.7, .chunk_accuracy = 0.6}};
+    run_result r = {.epochs = 3, .per_epoch = e};
+    ck_assert_int_eq(best_epoch(&r, true), 1);
+    ck_assert_int_eq(best_epoch(&r, false), 0);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("chapter7");
     TCase *tc = tcase_create("chapter7");
@@ -1045,6 +1277,7 @@ int main(void) {
     tcase_add_test(tc, too_few_training_chunks);
     tcase_add_test(tc, diverged_training_stops);
     tcase_add_test(tc, loss_above_constant_guess_noted);
+    tcase_add_test(tc, trainer_reports_what_it_measured);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)
