@@ -15,6 +15,7 @@
 #include <check.h>
 
 #include "capture.h"
+#include "datafile.h"
 #include "suite.h"
 #include <dirent.h>
 #include <math.h>
@@ -196,8 +197,22 @@ START_TEST(small_pipeline) {
     FILE *f = fopen(path, "r");
     ck_assert_ptr_nonnull(f);
     ck_assert_ptr_nonnull(fgets(line, sizeof line, f));  // the header
-    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-    ck_assert_str_eq(line, "1 2 0.285714\n");
+    ck_assert_str_eq(line, "# rank count coverage\n");
+    // every rank (below 100 none is skipped): its count, and the share of
+    // the 7 tokens the words up to it cover
+    int64_t covered = 0;
+    for (size_t r = 1; r <= ntypes; r++) {
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+        covered += want_ranked[r - 1];
+        size_t rank;
+        long long count;
+        double share;
+        ck_assert_int_eq(sscanf(line, "%zu %lld %lf", &rank, &count, &share), 3);
+        ck_assert_uint_eq(rank, r);
+        ck_assert_int_eq(count, want_ranked[r - 1]);
+        ck_assert_double_eq_tol(share, covered / 7.0, 5e-7);
+    }
+    ck_assert_ptr_null(fgets(line, sizeof line, f));
     fclose(f);
     remove(path);
     rmdir(dir);
@@ -1137,6 +1152,60 @@ static double field_of(const char *text, int line, int field) {
     return v;
 }
 
+// The softmax model's attention over one test chunk, as --data writes it:
+// the chunk's words down and across, the weights of a forward pass on that
+// chunk alone, each row summing to 1.
+START_TEST(attention_figure_data) {
+    checked_training t;
+    checked_training_init(&t);
+    vocab v;
+    memset(&v, 0, sizeof v);
+    strmap_init(&v.words);
+    const char *names[3] = {"w0", "w1", "w2"};
+    for (int i = 0; i < 3; i++) ck_assert_int_ge(strmap_intern(&v.words, names[i], 2, NULL), 0);
+    torch_rng g;
+    rng_seed(&g, 5);
+    sentiment_model m;
+    sentiment_acts a, b;
+    ck_assert_int_eq(sentiment_model_init(&m, MODEL_SOFTMAX_ATTENTION, t.table, 3, 1, 1, SEQUENCE_LENGTH, &g), 0);
+    ck_assert_int_eq(sentiment_acts_init(&a, &m, 2), 0);
+    ck_assert_int_eq(sentiment_acts_init(&b, &m, 1), 0);
+    // chunk 4 of the checked data is word 1; make its tokens differ, so
+    // that the rows are told apart
+    for (int i = 0; i < SEQUENCE_LENGTH; i++) t.X[4 * SEQUENCE_LENGTH + i] = i % 3;
+    char dir[] = "/tmp/chapter7-attention-XXXXXX", err[256] = "";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    figure_target target = {.data = &t.d, .vocab = &v, .chunk = 4, .dir = dir};
+    run_result r = {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.001};
+    ck_assert_msg(write_figure_data(&r, &m, &a, &target, err, sizeof err) == 0, "%s", err);
+    const int32_t *ids = t.X + 4 * SEQUENCE_LENGTH;
+    sentiment_forward(&m, &b, ids, 1);
+    float w[SEQUENCE_LENGTH * SEQUENCE_LENGTH];
+    const char *labels[SEQUENCE_LENGTH];
+    for (int i = 0; i < SEQUENCE_LENGTH; i++) {
+        labels[i] = names[ids[i]];
+        double sum = 0;
+        for (int j = 0; j < SEQUENCE_LENGTH; j++) sum += w[i * SEQUENCE_LENGTH + j] = (float)b.w[i * SEQUENCE_LENGTH + j];
+        ck_assert_double_eq_tol(sum, 1, 1e-5);
+    }
+    ck_assert(w[0] != w[1]);
+    assert_heatmap_file(dir, "chapter7-attention-0.001-trained.dat", w, SEQUENCE_LENGTH, SEQUENCE_LENGTH,
+                        labels, labels);
+    char path[300];
+    const char *epoch_files[] = {"chapter7-train-softmax-attention-0.001-trained.dat",
+                                 "chapter7-loss-softmax-attention-0.001-trained.dat"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, epoch_files[k]);
+        ck_assert_int_eq(remove(path), 0);
+    }
+    ck_assert_int_eq(rmdir(dir), 0);  // nothing else was written
+    sentiment_acts_free(&a);
+    sentiment_acts_free(&b);
+    sentiment_model_free(&m);
+    strmap_free(&v.words);
+}
+END_TEST
+
 START_TEST(trainer_reports_what_it_measured) {
     checked_training t;
     checked_training_init(&t);
@@ -1278,6 +1347,7 @@ int main(void) {
     tcase_add_test(tc, diverged_training_stops);
     tcase_add_test(tc, loss_above_constant_guess_noted);
     tcase_add_test(tc, trainer_reports_what_it_measured);
+    tcase_add_test(tc, attention_figure_data);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)
