@@ -574,6 +574,37 @@ START_TEST(chapter_with_glove) {
     for (int j = 0; j < n_k; j++)
         ck_assert_float_eq_tol(c.dot_weights[3 * n_k + j], 1.0f / n_k, 1e-7f);
     ck_assert_float_gt(c.tr_query_range[3].hi - c.tr_query_range[3].lo, 1e-3f);
+    // what the printout says of the words without a vector, from the
+    // weights: query 'a' (row 3) in each attention, key 'A' (column 0)
+    float lo[4] = {1, 1, 1, 1}, hi[4] = {0, 0, 0, 0};
+    const float *rows[3] = {c.dot_weights, c.tr_weights, c.add_weights};
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < n_k; j++) {
+            lo[k] = fminf(lo[k], rows[k][3 * n_k + j]);
+            hi[k] = fmaxf(hi[k], rows[k][3 * n_k + j]);
+        }
+    for (int i = 0; i < n_q; i++) {
+        lo[3] = fminf(lo[3], c.dot_weights[i * n_k]);
+        hi[3] = fmaxf(hi[3], c.dot_weights[i * n_k]);
+    }
+    char *printed;
+    size_t printed_len;
+    FILE *pf = open_memstream(&printed, &printed_len);
+    ck_assert_ptr_nonnull(pf);
+    chapter6_print(&c, &o, pf);
+    fclose(pf);
+    char want[256];
+    const char *after[3] = {"[11]", "[15]", "[29]"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(want, sizeof want, "query 'a' (a zero row): weights from %.4f to %.4f;", (double)lo[k], (double)hi[k]);
+        const char *cell = strstr(printed, after[k]), *line = cell ? strstr(cell, "query 'a' (a zero row)") : NULL;
+        ck_assert_msg(line && strncmp(line, want, strlen(want)) == 0, "after %s: want \"%s\"", after[k], want);
+    }
+    snprintf(want, sizeof want, "key 'A' (a zero row): score 0 for every query, weights from %.4f to %.4f;",
+             (double)lo[3], (double)hi[3]);
+    ck_assert_msg(strstr(printed, want), "want \"%s\"", want);
+    ck_assert_float_lt(lo[3], hi[3]);  // a column, not a row: its weights differ
+    free(printed);
     // the notebook's two bugs
     ck_assert_float_eq(max_abs_diff(c.additive_cell_weights, c.tr_weights, n_q * n_k), 0.0f);
     ck_assert_str_eq(c.additive_forward_error,
