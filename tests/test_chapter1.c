@@ -4,6 +4,7 @@
 #include "../src/programs/chapter1.c"
 
 #include <check.h>
+#include <math.h>
 
 #include "suite.h"
 
@@ -261,6 +262,19 @@ START_TEST(timing_table_and_data) {
     while (fscanf(f, "%d %lg %lg %lg", &n, &ms[0], &ms[1], &ms[2]) == 4) {
         ck_assert_int_eq(n, 8 << rows++);
         for (int k = 0; k < 3; k++) ck_assert(ms[k] > 0);
+        // the table's line for n: the same times (printed to 4 digits) and
+        // the ratio of the first to the last
+        char at[16];
+        snprintf(at, sizeof at, "\n%6d ", n);
+        const char *row = strstr(text, at);
+        ck_assert_msg(row != NULL, "no table line for n = %d:\n%s", n, text);
+        double shown[3], ratio;
+        ck_assert_int_eq(sscanf(row + strlen(at), "%lg %lg %lg %lg", &shown[0], &shown[1], &shown[2], &ratio), 4);
+        for (int k = 0; k < 3; k++)
+            ck_assert_msg(fabs(shown[k] - ms[k]) <= 5e-4 * ms[k], "n = %d, way %d: table %g, data %g", n, k,
+                          shown[k], ms[k]);
+        ck_assert_msg(fabs(ratio - ms[0] / ms[2]) <= 0.05 + 1e-3 * ratio, "n = %d: ratio %g, times give %g", n,
+                      ratio, ms[0] / ms[2]);
     }
     ck_assert_int_eq(rows, 4);
     fclose(f);
