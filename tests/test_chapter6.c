@@ -97,6 +97,35 @@ START_TEST(reader_good_file) {
 }
 END_TEST
 
+// Lines end as Python's open() ends them in text mode, the notebook's way
+// of reading the file: \n, \r\n and a lone \r. "cat" after a lone \r is a
+// word of its own line, not a fourth number of "the"'s; the first line's
+// width is that of "the 1 2".
+START_TEST(reader_line_ends) {
+    char *p = tmp_with("the 1 2\rcat 3 4\r\ndog 5 6\n\r\nbird 7 8\r");
+    size_t d = 0, n = 0;
+    char err[1024];
+    ck_assert_msg(glove_dimension(&d, p, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(d, 2);
+    strmap w;
+    strmap_init(&w);
+    const char *words[4] = {"the", "cat", "dog", "bird"};
+    for (int i = 0; i < 4; i++) strmap_intern(&w, words[i], strlen(words[i]), NULL);
+    float v[4 * 2] = {0};
+    bool found[4];
+    ck_assert_msg(glove_lookup(v, found, &n, p, 2, &w, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(n, 5);  // Python's lines: the, cat, dog, a blank one, bird
+    for (int i = 0; i < 4; i++) {
+        ck_assert(found[i]);
+        ck_assert_float_eq(v[2 * i], (float)(2 * i + 1));
+        ck_assert_float_eq(v[2 * i + 1], (float)(2 * i + 2));
+    }
+    strmap_free(&w);
+    remove(p);
+    free(p);
+}
+END_TEST
+
 // A number is read whole, however long (a field of 64 characters and more
 // had been cut to its first 63: 1.000...e-5 read as 1); float's largest
 // numbers are kept, as written or rounded down to FLT_MAX.
@@ -638,6 +667,7 @@ int main(void) {
     TCase *tc = tcase_create("chapter6");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, reader_good_file);
+    tcase_add_test(tc, reader_line_ends);
     tcase_add_test(tc, reader_reads_numbers_whole);
     tcase_add_test(tc, reader_bad_files);
     tcase_add_test(tc, reader_dimension);

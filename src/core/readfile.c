@@ -91,3 +91,26 @@ ssize_t read_line(char **line, size_t *cap, FILE *f) {
     }
     return -1;
 }
+
+ssize_t read_text_line(text_reader *r, char **line) {
+    if (r->at >= (size_t)r->got || !r->buf) {
+        r->got = read_line(&r->buf, &r->cap, r->f);
+        r->at = 0;
+        if (r->got < 0) return r->got;
+    }
+    char *start = r->buf + r->at, *end = r->buf + r->got;
+    char *cr = memchr(start, '\r', (size_t)(end - start));
+    *line = start;
+    if (!cr) {  // the rest of getline's line: up to its \n, or the file's end
+        r->at = (size_t)r->got;
+        return end - start;
+    }
+    *cr = '\n';  // \r\n or a lone \r: one line end
+    r->at = (size_t)(cr - r->buf) + 1 + (cr + 1 < end && cr[1] == '\n');
+    return cr + 1 - start;
+}
+
+void text_reader_free(text_reader *r) {
+    free(r->buf);
+    r->buf = NULL;
+}

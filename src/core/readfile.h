@@ -38,4 +38,21 @@ bool file_readable(const char *path);
 // and a failed allocation need not set the stream's error flag).
 ssize_t read_line(char **line, size_t *cap, FILE *f);
 
+// The lines of a text file as Python's open() in text mode reads them
+// (universal newlines): \n, \r\n and a lone \r each end a line. Zero it
+// to start; text_reader_free frees its buffer.
+typedef struct {
+    FILE *f;
+    char *buf;
+    size_t cap, at;   // the buffer getline filled, and where the next line starts
+    ssize_t got;      // bytes in buf
+} text_reader;
+
+// The next line: *line points to it inside the reader's buffer, its end of
+// line turned into one '\n' (a last line without one has none). Returns
+// its length with that '\n', -1 at the end, -2 when reading failed or
+// memory ran out (errno says which).
+ssize_t read_text_line(text_reader *r, char **line);
+void text_reader_free(text_reader *r);
+
 #endif

@@ -220,11 +220,12 @@ done:
 int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const char *path,
                         size_t d, const strmap *wanted, char *err, size_t errlen) {
     memset(found, 0, wanted->n * sizeof *found);
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
+    text_reader lines = {.f = f};  // lines end as Python's open() ends them
+    char *line;
+    size_t lineno = 0;
     ssize_t got;
     int rc = 0;
-    while ((got = read_line(&line, &cap, f)) >= 0) {
+    while ((got = read_text_line(&lines, &line)) >= 0) {
         lineno++;
         size_t len = (size_t)got, i = 0, start, flen;
         if (line[len - 1] != '\n') {
@@ -271,7 +272,7 @@ int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const
     }
 done:
     *nwords = lineno;
-    free(line);
+    text_reader_free(&lines);
     return rc;
 }
 //< glove-lookup
@@ -300,11 +301,12 @@ int glove_dimension(size_t *d, const char *path, char *err, size_t errlen) {
 }
 
 int glove_dimension_stream(size_t *d, FILE *f, const char *path, char *err, size_t errlen) {
-    char *line = NULL;
-    size_t cap = 0, lineno = 0;
+    text_reader lines = {.f = f};
+    char *line;
+    size_t lineno = 0;
     ssize_t got;
     int rc = -1;
-    while ((got = read_line(&line, &cap, f)) >= 0) {
+    while ((got = read_text_line(&lines, &line)) >= 0) {
         lineno++;
         size_t len = (size_t)got, i = 0, start, flen, k = 0;
         if (!py_split_next(line, len, PY_SPACE, &i, &start, &flen)) continue;  // a blank line
@@ -324,7 +326,7 @@ int glove_dimension_stream(size_t *d, FILE *f, const char *path, char *err, size
             snprintf(err, errlen, "%s: no vectors (%s)", path,
                      lineno ? "only blank lines" : "an empty file");
     }
-    free(line);
+    text_reader_free(&lines);
     return rc;
 }
 
