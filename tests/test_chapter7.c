@@ -693,14 +693,17 @@ START_TEST(options) {
                       {"chapter7", "--lr", "0.1", "--tokenize", NULL},
                       {"chapter7", "--tokenize", "--imdb", "/nonexistent", NULL},
                       {"chapter7", "--convert-glove", "--lr", "out.txt", NULL},
-                      {"chapter7", "--imdb", "--glove", "x", NULL}};
+                      {"chapter7", "--imdb", "--glove", "x", NULL},
+                      // a value that reads -h asks for no help
+                      {"chapter7", "--tokenize", "--imdb", "-h", NULL}};
     const char *said[] = {"unknown option '--frobnicate'", "--epochs needs", "--model needs", "unknown option 'x'",
                           "--lr needs", "--limit needs", "--test-limit needs a whole number from 1 to 25000 (test reviews)",
                           "--test-limit needs", "--convert-glove IN OUT", "--convert-glove IN OUT",
                           "--data needs a directory",  // an empty --data once meant "/"
                           "--epochs does not apply to --tokenize", "--lr does not apply to --tokenize",
                           "--imdb does not apply to --tokenize", "not the option '--lr'",
-                          "--imdb needs a value, not the option '--glove'"};
+                          "--imdb needs a value, not the option '--glove'",
+                          "--imdb does not apply to --tokenize"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int argc = 0;
         while (bad[i][argc]) argc++;
@@ -723,6 +726,21 @@ START_TEST(options) {
     ck_assert_msg(strstr(msg7, "chapter7: error: --data does not apply to --tokenize"), "%s", msg7);
     free(msg7);
     ck_assert(!exists(data));
+    // nor is a folder "-h", the value of --data, not a call for help
+    char cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+    ck_assert_int_eq(chdir(parent), 0);
+    char *a8[] = {"chapter7", "--tokenize", "--data", "-h", NULL};
+    capture_begin(&cap);
+    int rc8 = parse_args(4, a8, &o);
+    char *msg8 = capture_end(&cap);
+    bool made = exists("-h");
+    rmdir("-h");
+    ck_assert_int_eq(chdir(cwd), 0);
+    ck_assert_int_eq(rc8, 2);
+    ck_assert_msg(strstr(msg8, "chapter7: error: --data does not apply to --tokenize"), "%s", msg8);
+    free(msg8);
+    ck_assert(!made);
     ck_assert_int_eq(rmdir(parent), 0);
     // --help: to stdout, exit 0
     FILE *saved = stdout;

@@ -76,6 +76,15 @@ static void print_time_and_memory(FILE *out, double seconds) {
     fprintf(out, "the whole run took %.0f s (threads: %d); peak memory %.0f MB\n", seconds, threads, mb);
 }
 
+// Whether the option named a takes a value: --seed, --data, or one of
+// extra that is not a flag.
+static bool takes_value(const char *a, const extra_option *extra, size_t n) {
+    if (strcmp(a, "--seed") == 0 || strcmp(a, "--data") == 0) return true;
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(a, extra[k].name) == 0) return extra[k].kind != OPT_FLAG;
+    return false;
+}
+
 // Parses the command line. Returns -1 to run, or the exit status: 0 after
 // --help, 2 for a usage error, 1 for an error.
 static int parse_args(int argc, char **argv, ch7_options *o) {
@@ -100,22 +109,6 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
         o->convert_out = argv[3];
         return -1;
     }
-    // --tokenize reads standard input and uses no other option: one given
-    // with it is refused, before the parser acts on it (creates --data DIR).
-    // A value never begins with "--", so each such argument is an option.
-    const char *tokenize = NULL, *other = NULL;
-    bool help = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--tokenize") == 0) tokenize = argv[i];
-        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) help = true;
-        else if (!other && strncmp(argv[i], "--", 2) == 0) other = argv[i];
-    }
-    if (tokenize && other && !help) {
-        fprintf(stderr, "%s: error: %s does not apply to --tokenize, which reads standard input and "
-                        "takes no other option\n", PROGRAM, other);
-        fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
-        return 2;
-    }
     const char *models = NULL;
     long long epochs = NUM_EPOCHS, limit = 0, test_limit = 0;
     double lr = -1;
@@ -132,6 +125,29 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
         {"--glove", OPT_STRING, &o->glove_path, 0, 0, "a file"},
         {"--tokenize", OPT_FLAG, &o->tokenize, 0, 0, ""},
     };
+    // --tokenize reads standard input and uses no other option: one given
+    // with it is refused, before the parser acts on it (creates --data DIR).
+    // A value never begins with "--", so each such argument is an option;
+    // the argument after an option that takes a value is that value, even
+    // when it reads -h (--data -h names a folder "-h", it asks for no help).
+    const char *tokenize = NULL, *other = NULL;
+    bool help = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--tokenize") == 0) tokenize = argv[i];
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) help = true;
+        else if (strncmp(argv[i], "--", 2) == 0) {
+            if (!other) other = argv[i];
+            if (takes_value(argv[i], extra, sizeof extra / sizeof *extra) && i + 1 < argc &&
+                strncmp(argv[i + 1], "--", 2) != 0)
+                i++;
+        }
+    }
+    if (tokenize && other && !help) {
+        fprintf(stderr, "%s: error: %s does not apply to --tokenize, which reads standard input and "
+                        "takes no other option\n", PROGRAM, other);
+        fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
+        return 2;
+    }
     common_options common = {.seed = DEFAULT_SEED};
     cli_status st = parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra, sizeof extra / sizeof *extra);
     if (st != CLI_OK) return cli_exit_status(st);
