@@ -225,11 +225,22 @@ START_TEST(notebook_feedforward_is_one_affine_map_then_relu) {
         ck_assert_float_ge(p->enc.update[e], 0.0f);  // never negative
         ck_assert(p->enc.out[e] == p->enc.normed[e] + p->enc.update[e]);
     }
-    // a real share of the updates are clipped
+    // a real share of the updates are clipped, and cell [51] prints how
+    // many, and the smallest update: 0
     int zeros = 0;
     for (int e = 0; e < n * d; e++) zeros += p->enc.update[e] == 0.0f;
     ck_assert_int_gt(zeros, n * d / 5);
     ck_assert_int_lt(zeros, n * d);
+    char *text, want[128];
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    notebook_part_print(p, f);
+    fclose(f);
+    snprintf(want, sizeof want, "the update added to x: smallest 0.0000, %d of %d entries clipped to 0\n",
+             zeros, n * d);
+    ck_assert_msg(strstr(text, want) != NULL, "cell [51] lacks \"%s\"", want);
+    free(text);
 }
 END_TEST
 
