@@ -1137,11 +1137,13 @@ END_TEST
 // ------------------------------------------------ the trainer, checked apart
 // Six one-word chunks of a 3-word, 1-wide embedding (chunk i all word i % 3)
 // in three reviews of two chunks, labelled 0 1 0 (words 0 and 2 occur
-// under both labels):
-// each batch of 2 holds two words at most, so the third word's row falls
-// behind in Adam's lazy table at every step, and the evaluation needs it
-// caught up.
+// under both labels), the test set; the first five are the training pool,
+// so each epoch leaves one chunk out of its two batches. Each batch of 2
+// holds two words at most, so the third word's row falls behind in Adam's
+// lazy table at every step, and the evaluation needs it caught up.
 #define CHECK_CHUNKS 6
+#define CHECK_POOL 5     // the training pool: chunks 0 to 4, two batches and one chunk left over
+#define CHECK_STEPS 2    // CHECK_POOL / 2
 #define CHECK_EPOCHS 3
 
 typedef struct {
@@ -1157,7 +1159,7 @@ static void checked_training_init(checked_training *t) {
     for (int i = 0; i < CHECK_CHUNKS * SEQUENCE_LENGTH; i++) t->X[i] = (i / SEQUENCE_LENGTH) % 3;
     for (size_t c = 0; c < CHECK_CHUNKS; c++) t->pool[c] = c;
     t->d = (trainer_data){.L = SEQUENCE_LENGTH, .X_train = t->X, .Y_train = t->Y,
-                          .n_train = CHECK_CHUNKS, .pool = t->pool, .n_pool = CHECK_CHUNKS,
+                          .n_train = CHECK_CHUNKS, .pool = t->pool, .n_pool = CHECK_POOL,
                           .X_test = t->X, .Y_test = t->Y, .test_review = t->review,
                           .n_test = CHECK_CHUNKS, .reviews = 3};
     t->o = (trainer_options){.epochs = CHECK_EPOCHS, .B = 2, .seed = 3, .embedding = t->table, .V = 3,
@@ -1182,16 +1184,16 @@ static void train_by_hand(epoch_result *want, double *step_loss, sentiment_model
     adam_state opt;
     ck_assert_int_eq(adam_init(&opt, m->n_params, lr), 0);
     const int B = o->B, L = d->L;
-    const size_t steps = CHECK_CHUNKS / 2;
+    const size_t steps = d->n_pool / (size_t)B;  // a last partial batch is dropped
     int64_t perm[CHECK_CHUNKS];
     int32_t X[2 * SEQUENCE_LENGTH], Y[2];
     for (int e = 0; e < CHECK_EPOCHS; e++) {
-        rng_randperm(&g, perm, CHECK_CHUNKS);
+        rng_randperm(&g, perm, d->n_pool);
         double loss_sum = 0;
         int correct = 0;
         for (size_t s = 0; s < steps; s++) {
             for (int b = 0; b < B; b++) {
-                size_t c = (size_t)perm[s * B + b];
+                size_t c = d->pool[perm[s * B + b]];
                 memcpy(X + b * L, d->X_train + c * L, (size_t)L * sizeof *X);
                 Y[b] = d->Y_train[c];
             }
@@ -1412,7 +1414,7 @@ START_TEST(trainer_reports_what_it_measured) {
     const model_kind kinds[2] = {MODEL_BASELINE, MODEL_SOFTMAX_ATTENTION};
     for (int k = 0; k < 2; k++) {
         epoch_result want[CHECK_EPOCHS];
-        double step_loss[CHECK_EPOCHS * CHECK_CHUNKS / 2];
+        double step_loss[CHECK_EPOCHS * CHECK_STEPS];
         sentiment_model by_hand;
         train_by_hand(want, step_loss, &by_hand, &t, kinds[k], 0.1);
         real *trained = NULL;
@@ -1443,17 +1445,17 @@ START_TEST(trainer_reports_what_it_measured) {
         ck_assert_ptr_nonnull(trained);
         ck_assert_msg(memcmp(trained, by_hand.param_block, by_hand.n_params * sizeof *trained) == 0,
                       "%s: the trained parameters differ from the dense Adam's", kn);
-        // the loss curve: tenth t of an epoch of 3 steps ends at step
-        // ceil(3 t / 10) and holds the mean of the steps since the last
+        // the loss curve: tenth t of an epoch of 2 steps ends at step
+        // ceil(2 t / 10) and holds the mean of the steps since the last
         // tenth that ended at an earlier step
         for (int e = 0; e < CHECK_EPOCHS; e++) {
             int prev_end = -1;
             double value = 0;
             for (int tenth = 1; tenth <= 10; tenth++) {
-                int end = (tenth * 3 + 9) / 10 - 1;
+                int end = (tenth * CHECK_STEPS + 9) / 10 - 1;
                 if (end > prev_end) {
                     value = 0;
-                    for (int s = prev_end + 1; s <= end; s++) value += step_loss[e * 3 + s];
+                    for (int s = prev_end + 1; s <= end; s++) value += step_loss[e * CHECK_STEPS + s];
                     value /= end - prev_end;
                     prev_end = end;
                 }
