@@ -1,5 +1,5 @@
-// test_gradients.c: every backward pass of chapter 7 against finite
-// differences, in double precision.
+// test_gradients.c: every backward pass of the training code (src/train/)
+// against finite differences, in double precision.
 //
 // The training code computes in `real` (src/train/real.h), float in the library.
 // This suite compiles the very same source files with real = double, so that
@@ -15,6 +15,7 @@
 #include "../src/train/embedding_table.c"
 #include "../src/train/mean.c"
 #include "../src/train/bce_loss.c"
+#include "../src/train/cross_entropy.c"
 #include "../src/train/attention_head.c"
 #include "../src/train/adam.c"
 #include "../src/train/sentiment.c"
@@ -261,6 +262,69 @@ START_TEST(bce_gradients_and_values) {
 }
 END_TEST
 
+typedef struct {
+    int N, V;
+    double *z;
+    const int32_t *y;
+} cross_entropy_case;
+
+static double cross_entropy_loss(void *p) {
+    cross_entropy_case *c = p;
+    return cross_entropy_forward(c->z, c->y, c->N, c->V, -100);
+}
+
+START_TEST(cross_entropy_gradients_and_values) {
+    enum { N = 6, V = 7 };
+    torch_rng g;
+    rng_seed(&g, 5);
+    double *z = new_random(&g, N * V, -4, 4);
+    const int32_t y[N] = {3, -100, 0, 6, -100, 3};  // two positions are padding
+    cross_entropy_case c = {.N = N, .V = V, .z = z, .y = y};
+    double dz[N * V] = {0};
+    cross_entropy_backward(dz, z, y, N, V, -100);
+    check_gradient("cross-entropy dz", z, dz, N * V, cross_entropy_loss, &c);
+    // by hand: the mean over the 4 counted positions of -log softmax(z)[y]
+    double want = 0;
+    for (int r = 0; r < N; r++) {
+        if (y[r] == -100) continue;
+        double sum = 0;
+        for (int v = 0; v < V; v++) sum += exp(z[r * V + v]);
+        want -= log(exp(z[r * V + y[r]]) / sum);
+    }
+    ck_assert_double_eq_tol(cross_entropy_loss(&c), want / 4, 1e-14);
+    // padding: its logits neither count nor get a gradient, whatever they are
+    double loss = cross_entropy_loss(&c);
+    for (int v = 0; v < V; v++) {
+        ck_assert(dz[1 * V + v] == 0.0 && dz[4 * V + v] == 0.0);
+        z[1 * V + v] = 1e300;
+        z[4 * V + v] = -1e300;
+    }
+    ck_assert(cross_entropy_loss(&c) == loss);
+    // each counted row of the gradient sums to 0: softmax minus a one-hot
+    for (int r = 0; r < N; r++) {
+        double sum = 0;
+        for (int v = 0; v < V; v++) sum += dz[r * V + v];
+        ck_assert_double_eq_tol(sum, 0.0, 1e-15);
+    }
+    // equal logits: every token has probability 1/V, the loss is log V
+    double flat[2 * V] = {0};
+    const int32_t two[2] = {0, 5};
+    ck_assert_double_eq_tol(cross_entropy_forward(flat, two, 2, V, -100), log(V), 1e-15);
+    // a very confident wrong answer costs the gap of its logits, without
+    // overflow
+    double sure[3] = {800, 0, -800};
+    const int32_t third[1] = {2};
+    ck_assert_double_eq_tol(cross_entropy_forward(sure, third, 1, 3, -100), 1600.0, 1e-9);
+    // nothing counted: 0 / 0, as PyTorch gives, and no gradient
+    const int32_t none[2] = {-100, -100};
+    ck_assert(isnan(cross_entropy_forward(flat, none, 2, V, -100)));
+    double dflat[2 * V] = {0};
+    cross_entropy_backward(dflat, flat, none, 2, V, -100);
+    for (int k = 0; k < 2 * V; k++) ck_assert(dflat[k] == 0.0);
+    free(z);
+}
+END_TEST
+
 // ---------------------------------------------------------------- models
 
 typedef struct {
@@ -384,6 +448,7 @@ int main(void) {
     tcase_add_test(tc, attention_gradients);
     tcase_add_test(tc, embedding_and_mean_gradients);
     tcase_add_test(tc, bce_gradients_and_values);
+    tcase_add_test(tc, cross_entropy_gradients_and_values);
     tcase_add_test(tc, whole_loss_gradients_small);
     tcase_add_test(tc, whole_loss_gradients_real_widths);
     tcase_add_test(tc, lecun_normal_statistics);
