@@ -500,7 +500,7 @@ static void print_words_and_vectors(const chapter6 *c, const ch6_options *o, FIL
     put_words(f, &c->query);
     put_words(f, &c->key);
 
-    print_cell(f, 8, "the GloVe vectors of the words: the word, else it lower-cased, "
+    print_cell(f, 8, "the words' GloVe vectors: the word, else its lower-cased form, "
                      "else zeros");
     fprintf(f, "%s: %zu lines, %zu number%s a word", o->glove, c->glove_lines, c->d,
             c->d == 1 ? "" : "s");

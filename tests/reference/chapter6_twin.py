@@ -24,7 +24,7 @@ def load_glove_embeddings(glove_file, words):
 
 
 def get_glove_embeddings(vocab, glove_embeddings, embed_dim):
-    """The notebook's: the word, else it lower-cased, else zeros."""
+    """The notebook's: the word, else its lower-cased form, else zeros."""
     embeddings = torch.zeros((len(vocab), embed_dim), dtype=torch.float32)
     for i, token in enumerate(vocab):
         embedding = glove_embeddings.get(token)
