@@ -50,6 +50,8 @@
 
 #define VOCAB 13
 #define PAD 0
+#define BOS 1
+#define EOS 2
 #define MB 3
 #define NS 4
 #define NT 5
@@ -103,12 +105,23 @@ static const param_name DEC_PARAMS[] = {
 };
 #define N_DEC_PARAMS (sizeof DEC_PARAMS / sizeof DEC_PARAMS[0])
 
-// The four models of the model file: post- or pre-norm, sinusoidal or
-// learned positions.
-static const char *const MODEL_CASES[] = {"model_post_sinusoidal", "model_post_learned",
-                                          "model_pre_sinusoidal", "model_pre_learned"};
-static bool model_pre(int c) { return c >= 2; }
-static bool model_learned(int c) { return c % 2 == 1; }
+// The five models of the model file: post- or pre-norm, sinusoidal or
+// learned positions, and post-norm without positions.
+static const struct {
+    const char *name;
+    bool pre;
+    position_kind positions;
+} MODEL_CASES[] = {
+    {"model_post_sinusoidal", false, POSITIONS_SINUSOIDAL},
+    {"model_post_learned", false, POSITIONS_LEARNED},
+    {"model_pre_sinusoidal", true, POSITIONS_SINUSOIDAL},
+    {"model_pre_learned", true, POSITIONS_LEARNED},
+    {"model_post_none", false, POSITIONS_NONE},
+};
+#define N_MODEL_CASES (int)(sizeof MODEL_CASES / sizeof MODEL_CASES[0])
+static bool model_pre(int c) { return MODEL_CASES[c].pre; }
+static bool model_learned(int c) { return MODEL_CASES[c].positions == POSITIONS_LEARNED; }
+static bool model_sinusoidal(int c) { return MODEL_CASES[c].positions == POSITIONS_SINUSOIDAL; }
 
 #define MODEL_MAX_PARAMS 40
 
@@ -232,7 +245,7 @@ static void model_layout_of(model_layout *l, int c) {
 // train/adam.c from PyTorch's initial parameters and gradients gives
 // PyTorch's parameters after its step: the optimiser on its own.
 START_TEST(adam_step_equals_torch_optim_adam) {
-    const char *mc = MODEL_CASES[_i];
+    const char *mc = MODEL_CASES[_i].name;
     model_layout l;
     model_layout_of(&l, _i);
     real *p = malloc(l.n * sizeof *p), *g = malloc(l.n * sizeof *g);
@@ -265,7 +278,7 @@ END_TEST
 // train/cross_entropy.c on PyTorch's logits gives nn.CrossEntropyLoss's
 // loss (ignore_index 0), and the padding is really there to be ignored.
 START_TEST(cross_entropy_equals_pytorch) {
-    const char *mc = MODEL_CASES[_i];
+    const char *mc = MODEL_CASES[_i].name;
     real z[MB * NT * VOCAB];
     int32_t y[MB * NT];
     load_reals(z, MODEL, mc, "logits", MB * NT * VOCAB);
@@ -439,13 +452,13 @@ END_TEST
 static seq2seq_config model_config(int c, real *table) {
     seq2seq_config cfg = {.V = VOCAB, .d = D, .h = H, .d_ff = D_FF, .n_enc = 1, .n_dec = 1,
                           .n_pos = NT, .norm_first = model_pre(c),
-                          .positions = model_learned(c) ? POSITIONS_LEARNED : POSITIONS_SINUSOIDAL,
+                          .positions = MODEL_CASES[c].positions,
                           .pad = PAD};
-    if (!model_learned(c)) {
+    if (model_sinusoidal(c)) {
         float pe[NT * D];
         sinusoidal_positions(pe, NT, D);
         for (int i = 0; i < NT * D; i++) table[i] = pe[i];
-        expect_within(table, MODEL, MODEL_CASES[c], "positions", NT * D, 0, 0);
+        expect_within(table, MODEL, MODEL_CASES[c].name, "positions", NT * D, 0, 0);
     }
     return cfg;
 }
@@ -455,13 +468,13 @@ static seq2seq_config model_config(int c, real *table) {
 // the bit), and the generator then draws the batch's digits as the script's
 // torch.randint does.
 START_TEST(model_init_draws_what_pytorch_draws) {
-    const char *mc = MODEL_CASES[_i];
+    const char *mc = MODEL_CASES[_i].name;
     real table[NT * D];
     seq2seq_config cfg = model_config(_i, table);
     torch_rng g;
     rng_seed(&g, SEED);
     seq2seq_model m;
-    ck_assert_int_eq(seq2seq_init(&m, &cfg, model_learned(_i) ? NULL : table, MB, NS, NT, &g), 0);
+    ck_assert_int_eq(seq2seq_init(&m, &cfg, model_sinusoidal(_i) ? table : NULL, MB, NS, NT, &g), 0);
     model_layout l;
     model_layout_of(&l, _i);
     ck_assert_uint_eq(m.n_params, l.n);
@@ -532,18 +545,62 @@ static double expect_after_adam(const real *after, const real *grad, const real 
     return worst;
 }
 
+// The attention weights of the model's last forward pass (B, h, queries,
+// keys), each attention's, to the case's sections attn.<name>: to the
+// tolerance of the layers, and a weight PyTorch masked (exactly 0) exactly
+// 0. Returns the largest difference.
+static double expect_attention(const seq2seq_model *m, const char *mc) {
+    static const struct {
+        seq2seq_attention_kind kind;
+        const char *name;
+        int n_q, n_k;
+    } maps[] = {{ATTN_ENC_SELF, "attn.enc.0.self_attn", NS, NS},
+                {ATTN_DEC_SELF, "attn.dec.0.self_attn", NT, NT},
+                {ATTN_DEC_CROSS, "attn.dec.0.multihead_attn", NT, NS}};
+    double worst = 0;
+    for (int k = 0; k < 3; k++) {
+        size_t n = (size_t)MB * H * maps[k].n_q * maps[k].n_k;
+        const real *w = seq2seq_attention(m, maps[k].kind, 0);
+        worst = fmax(worst, expect_close(w, MODEL, mc, maps[k].name, n));
+        real want[MB * H * NT * NT];
+        load_reals(want, MODEL, mc, maps[k].name, n);
+        int zeros = 0;
+        for (size_t i = 0; i < n; i++)
+            if (want[i] == 0) {
+                zeros++;
+                ck_assert_msg(w[i] == 0, "%s.%s[%zu]: masked, but C gives %.3g", mc,
+                              maps[k].name, i, (double)w[i]);
+            }
+        ck_assert_int_gt(zeros, 0);  // every attention of the batch has masked keys
+    }
+    return worst;
+}
+
+// Greedy decoding of the batch's sources with the model's parameters gives
+// the tokens PyTorch's greedy loop gave (the script made sure no choice was
+// a near tie).
+static void expect_greedy(seq2seq_model *m, const char *mc, const int32_t *src) {
+    int32_t got[MB * NT], want[MB * NT];
+    load_ints(want, MODEL, mc, "greedy", MB * NT);
+    seq2seq_greedy_decode(m, got, src, MB, NS, NT, BOS, EOS);
+    for (int i = 0; i < MB * NT; i++)
+        ck_assert_msg(got[i] == want[i], "%s: greedy token %d of sequence %d: C %d, PyTorch %d",
+                      mc, i % NT, i / NT, (int)got[i], (int)want[i]);
+}
+
 // One seq2seq_train_step from PyTorch's initial parameters: the logits, the
-// loss, every gradient (to the tolerance of the layers), and every
-// parameter after Adam (to that tolerance plus how far apart the two
-// gradients put Adam's first step, adam_first_step_spread).
+// loss, the attention weights, every gradient (to the tolerance of the
+// layers), and every parameter after Adam (to that tolerance plus how far
+// apart the two gradients put Adam's first step, adam_first_step_spread);
+// then greedy decoding with the parameters after the step.
 START_TEST(model_step_equals_pytorch) {
-    const char *mc = MODEL_CASES[_i];
+    const char *mc = MODEL_CASES[_i].name;
     real table[NT * D];
     seq2seq_config cfg = model_config(_i, table);
     torch_rng g;
     rng_seed(&g, SEED);
     seq2seq_model m;
-    ck_assert_int_eq(seq2seq_init(&m, &cfg, model_learned(_i) ? NULL : table, MB, NS, NT, &g), 0);
+    ck_assert_int_eq(seq2seq_init(&m, &cfg, model_sinusoidal(_i) ? table : NULL, MB, NS, NT, &g), 0);
     model_layout l;
     model_layout_of(&l, _i);
     char key[96];
@@ -567,6 +624,7 @@ START_TEST(model_step_equals_pytorch) {
     real loss = seq2seq_train_step(&m, &opt, src, tgt_in, tgt_out, MB, NS, NT);
     double w_loss = expect_close(&loss, MODEL, mc, "loss", 1);
     double w_logits = expect_close(m.a.logits, MODEL, mc, "logits", MB * NT * VOCAB);
+    double w_attn = expect_attention(&m, mc);
     double w_grad = 0, w_after = 0;
     for (int k = 0; k < l.np; k++) {
         snprintf(key, sizeof key, "grad.model.%s", l.p[k].name);
@@ -574,9 +632,11 @@ START_TEST(model_step_equals_pytorch) {
         w_after = fmax(w_after, expect_after_adam(p[k], gr[k], start + l.off[k], mc,
                                                   l.p[k].name, l.p[k].n));
     }
-    printf("%s: largest difference from PyTorch: loss %.2g, logits %.2g, gradient %.2g, "
-           "parameter after Adam %.2g (key biases aside)\n",
-           mc, w_loss, w_logits, w_grad, w_after);
+    expect_greedy(&m, mc, src);
+    printf("%s: largest difference from PyTorch: loss %.2g, logits %.2g, attention %.2g, "
+           "gradient %.2g, parameter after Adam %.2g (key biases aside); greedy decoding "
+           "equal\n",
+           mc, w_loss, w_logits, w_attn, w_grad, w_after);
     adam_free(&opt);
     free(start);
     seq2seq_free(&m);
@@ -586,16 +646,16 @@ END_TEST
 int main(void) {
     Suite *s = suite_create("transformer_golden");
     TCase *tc = tcase_create("pieces");
-    tcase_add_loop_test(tc, adam_step_equals_torch_optim_adam, 0, 4);
-    tcase_add_loop_test(tc, cross_entropy_equals_pytorch, 0, 4);
+    tcase_add_loop_test(tc, adam_step_equals_torch_optim_adam, 0, N_MODEL_CASES);
+    tcase_add_loop_test(tc, cross_entropy_equals_pytorch, 0, N_MODEL_CASES);
     suite_add_tcase(s, tc);
     tc = tcase_create("layers");
     tcase_add_loop_test(tc, encoder_layer_equals_pytorch, 0, 2);
     tcase_add_loop_test(tc, decoder_layer_equals_pytorch, 0, 2);
     suite_add_tcase(s, tc);
     tc = tcase_create("model");
-    tcase_add_loop_test(tc, model_init_draws_what_pytorch_draws, 0, 4);
-    tcase_add_loop_test(tc, model_step_equals_pytorch, 0, 4);
+    tcase_add_loop_test(tc, model_init_draws_what_pytorch_draws, 0, N_MODEL_CASES);
+    tcase_add_loop_test(tc, model_step_equals_pytorch, 0, N_MODEL_CASES);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

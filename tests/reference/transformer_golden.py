@@ -35,10 +35,11 @@ transformer_model.txt, one training step of the encoder-decoder model of
 chapter 8 with d 8, h 2, d_ff 16, V 13, one encoder and one decoder layer,
 on the reversal task with N_MAX 4 (src padded to 4, tgt_in and tgt_out to
 5, position tables of 5 rows) and a batch of 3 sequences of lengths 4, 2
-and 3. Four models: post-norm and pre-norm (norm_first, with the final
+and 3. Five models: post-norm and pre-norm (norm_first, with the final
 LayerNorms enc_norm and dec_norm), each with sinusoidal positions
 (Vaswani et al. 2017, 3.5, computed in double and rounded to float as
-src/nn/positions.c does) and with learned ones (pos, an nn.Embedding).
+src/nn/positions.c does) and with learned ones (pos, an nn.Embedding);
+and post-norm without positions.
 
   Each model is built after torch.manual_seed(SEED) in this order, with
   PyTorch's own initial values: embedding nn.Embedding(V, d) (shared by
@@ -53,9 +54,17 @@ src/nn/positions.c does) and with learned ones (pos, an nn.Embedding).
   (ignore_index 0, mean over the positions that are not PAD) of the
   logits (B, 5, V) against tgt_out. Sections, under model_<norm>_<pos>:
   src, tgt_in, tgt_out (i64), positions (the table, sinusoidal only),
-  init.<p>, logits, loss, grad.<p>, after.<p> (after one torch.optim.Adam
-  step, lr 1e-2, betas (0.9, 0.999), eps 1e-8) for every parameter p, as
-  model.<p> in the state_dict.
+  init.<p>, logits, loss, the attention weights of that forward pass
+  (B, heads, queries, keys) as attn.enc.0.self_attn, attn.dec.0.self_attn
+  and attn.dec.0.multihead_attn, grad.<p>, after.<p> (after one
+  torch.optim.Adam step, lr 1e-2, betas (0.9, 0.999), eps 1e-8) for every
+  parameter p, as model.<p> in the state_dict. Then, with the updated
+  parameters, greedy decoding of the three sources: from BOS alone, the
+  decoder runs on the whole prefix and the most likely token (the lowest
+  id on a tie) is appended, 5 tokens at most, PAD after EOS (greedy, i64,
+  (B, 5)), and greedy_margin, the smallest gap between the best and the
+  second-best logit among the tokens chosen (the script stops if it is
+  below 1e-3: a near tie would make the choice depend on rounding).
 
 File format: that of tests/golden.h (see goldenfile.py).
 """
@@ -184,14 +193,14 @@ class Seq2Seq(nn.Module):
     """The encoder-decoder model, its modules built in the order listed in
     the docstring at the top."""
 
-    def __init__(self, norm_first, learned, n_pos):
+    def __init__(self, norm_first, positions, n_pos):
         super().__init__()
         self.embedding = nn.Embedding(V, D)
-        if learned:
+        if positions == "learned":
             self.pos = nn.Embedding(n_pos, D)
-        else:
+        elif positions == "sinusoidal":
             self.register_buffer("table", sinusoidal_positions(n_pos, D), persistent=False)
-        self.learned = learned
+        self.positions = positions
         self.enc = nn.ModuleList([nn.TransformerEncoderLayer(
             D, H, D_FF, dropout=0.0, batch_first=True, norm_first=norm_first)])
         self.dec = nn.ModuleList([nn.TransformerDecoderLayer(
@@ -203,8 +212,10 @@ class Seq2Seq(nn.Module):
         self.generator = nn.Linear(D, V)
 
     def embed(self, ids):
-        positions = self.pos.weight if self.learned else self.table
-        return self.embedding(ids) + positions[:ids.shape[1]]
+        if self.positions == "none":
+            return self.embedding(ids)
+        table = self.pos.weight if self.positions == "learned" else self.table
+        return self.embedding(ids) + table[:ids.shape[1]]
 
     def forward(self, src, tgt_in):
         src_pad = src == PAD
@@ -241,17 +252,70 @@ def reversal_batch():
     return src, tgt_in, tgt_out
 
 
-def model_case(out, norm_first, learned):
-    prefix = "model_{}_{}".format("pre" if norm_first else "post",
-                                  "learned" if learned else "sinusoidal")
+def attention_maps(model, src, tgt_in):
+    """The attention weights (B, heads, queries, keys) of every attention of
+    the model on this batch: the inputs each nn.MultiheadAttention gets in
+    the forward pass, run once more asking for the weights of each head."""
+    seen = {}
+    hooks = [module.register_forward_hook(
+        lambda mod, args, result, name=name: seen.__setitem__(name, args))
+        for name, module in (("enc.0.self_attn", model.enc[0].self_attn),
+                             ("dec.0.self_attn", model.dec[0].self_attn),
+                             ("dec.0.multihead_attn", model.dec[0].multihead_attn))]
+    with torch.no_grad():
+        model(src, tgt_in)
+    for h in hooks:
+        h.remove()
+    n = tgt_in.shape[1]
+    causal = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+    masks = {"enc.0.self_attn": (None, src == PAD),
+             "dec.0.self_attn": (causal, tgt_in == PAD),
+             "dec.0.multihead_attn": (None, src == PAD)}
+    maps = {}
+    with torch.no_grad():
+        for name, (attn_mask, key_pad) in masks.items():
+            module = model.get_submodule(name)
+            q, k, v = seen[name][:3]
+            _, w = module(q, k, v, attn_mask=attn_mask, key_padding_mask=key_pad,
+                          need_weights=True, average_attn_weights=False)
+            maps[name] = w
+    return maps
+
+
+def greedy(model, src, max_len):
+    """Greedy decoding from BOS: tokens (B, max_len) after BOS, EOS
+    included, then PAD; and the smallest gap between the best and the
+    second-best logit of a token chosen."""
+    out = torch.full((src.shape[0], max_len), PAD, dtype=torch.long)
+    done = torch.zeros(src.shape[0], dtype=torch.bool)
+    margin = float("inf")
+    with torch.no_grad():
+        for length in range(1, max_len + 1):
+            prefix = torch.cat([torch.full((src.shape[0], 1), BOS, dtype=torch.long),
+                                out[:, :length - 1]], dim=1)
+            last = model(src, prefix)[:, -1]
+            top = last.topk(2, dim=-1)
+            for b in range(src.shape[0]):
+                if done[b]:
+                    continue
+                out[b, length - 1] = int(last[b].argmax())
+                margin = min(margin, float(top.values[b, 0] - top.values[b, 1]))
+                done[b] = out[b, length - 1] == EOS
+            if done.all():
+                break
+    return out, margin
+
+
+def model_case(out, norm_first, positions):
+    prefix = "model_{}_{}".format("pre" if norm_first else "post", positions)
     torch.manual_seed(SEED)
-    model = Seq2Seq(norm_first, learned, N_MAX + 1)
+    model = Seq2Seq(norm_first, positions, N_MAX + 1)
     model.train()
     src, tgt_in, tgt_out = reversal_batch()
     section(out, f"{prefix}.src", src)
     section(out, f"{prefix}.tgt_in", tgt_in)
     section(out, f"{prefix}.tgt_out", tgt_out)
-    if not learned:
+    if positions == "sinusoidal":
         section(out, f"{prefix}.positions", model.table)
     names = [n for n, _ in model.named_parameters()]
     for name, p in model.named_parameters():
@@ -264,12 +328,18 @@ def model_case(out, norm_first, learned):
     loss.backward()
     section(out, f"{prefix}.logits", logits)
     section(out, f"{prefix}.loss", loss.reshape(1))
+    for name, w in attention_maps(model, src, tgt_in).items():
+        section(out, f"{prefix}.attn.{name}", w)
     params = dict(model.named_parameters())
     for name in names:
         section(out, f"{prefix}.grad.model.{name}", params[name].grad)
     opt.step()
     for name in names:
         section(out, f"{prefix}.after.model.{name}", params[name])
+    tokens, margin = greedy(model, src, N_MAX + 1)
+    assert margin > 1e-3, f"{prefix}: greedy decoding meets a near tie ({margin})"
+    section(out, f"{prefix}.greedy", tokens)
+    section(out, f"{prefix}.greedy_margin", torch.tensor([margin], dtype=torch.float32))
 
 
 def write(path, lines):
@@ -295,8 +365,9 @@ def main():
     lines.append(f"# V {V}, 1 encoder and 1 decoder layer, N_MAX {N_MAX} (src {N_MAX}, "
                  f"tgt {N_MAX + 1}, 5 positions), lengths {LENGTHS}, lr {LR}")
     for norm_first in (False, True):
-        for learned in (False, True):
-            model_case(lines, norm_first, learned)
+        for positions in ("sinusoidal", "learned"):
+            model_case(lines, norm_first, positions)
+    model_case(lines, False, "none")
     write(os.path.join(out_dir, "transformer_model.txt"), lines)
 
 
