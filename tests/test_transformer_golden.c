@@ -105,25 +105,28 @@ static const param_name DEC_PARAMS[] = {
 };
 #define N_DEC_PARAMS (sizeof DEC_PARAMS / sizeof DEC_PARAMS[0])
 
-// The five models of the model file: post- or pre-norm, sinusoidal or
-// learned positions, and post-norm without positions.
+// The models of the model file: post- or pre-norm, sinusoidal or learned
+// positions or none, one or two layers in each stack.
 static const struct {
     const char *name;
     bool pre;
     position_kind positions;
+    int layers;
 } MODEL_CASES[] = {
-    {"model_post_sinusoidal", false, POSITIONS_SINUSOIDAL},
-    {"model_post_learned", false, POSITIONS_LEARNED},
-    {"model_pre_sinusoidal", true, POSITIONS_SINUSOIDAL},
-    {"model_pre_learned", true, POSITIONS_LEARNED},
-    {"model_post_none", false, POSITIONS_NONE},
+    {"model_post_sinusoidal", false, POSITIONS_SINUSOIDAL, 1},
+    {"model_post_learned", false, POSITIONS_LEARNED, 1},
+    {"model_pre_sinusoidal", true, POSITIONS_SINUSOIDAL, 1},
+    {"model_pre_learned", true, POSITIONS_LEARNED, 1},
+    {"model_post_none", false, POSITIONS_NONE, 1},
+    {"model2_post_sinusoidal", false, POSITIONS_SINUSOIDAL, 2},
+    {"model2_pre_learned", true, POSITIONS_LEARNED, 2},
 };
 #define N_MODEL_CASES (int)(sizeof MODEL_CASES / sizeof MODEL_CASES[0])
 static bool model_pre(int c) { return MODEL_CASES[c].pre; }
 static bool model_learned(int c) { return MODEL_CASES[c].positions == POSITIONS_LEARNED; }
 static bool model_sinusoidal(int c) { return MODEL_CASES[c].positions == POSITIONS_SINUSOIDAL; }
 
-#define MODEL_MAX_PARAMS 40
+#define MODEL_MAX_PARAMS 80
 
 // The model's parameters in state_dict order (names after "model."), their
 // sizes; returns how many.
@@ -131,14 +134,16 @@ static int model_params(param_name *out, char names[][64], int c) {
     int k = 0;
     out[k++] = (param_name){"embedding.weight", VOCAB * D};
     if (model_learned(c)) out[k++] = (param_name){"pos.weight", NT * D};
-    for (size_t i = 0; i < N_ENC_PARAMS; i++, k++) {
-        snprintf(names[k], 64, "enc.0.%s", ENC_PARAMS[i].name);
-        out[k] = (param_name){names[k], ENC_PARAMS[i].n};
-    }
-    for (size_t i = 0; i < N_DEC_PARAMS; i++, k++) {
-        snprintf(names[k], 64, "dec.0.%s", DEC_PARAMS[i].name);
-        out[k] = (param_name){names[k], DEC_PARAMS[i].n};
-    }
+    for (int l = 0; l < MODEL_CASES[c].layers; l++)
+        for (size_t i = 0; i < N_ENC_PARAMS; i++, k++) {
+            snprintf(names[k], 64, "enc.%d.%s", l, ENC_PARAMS[i].name);
+            out[k] = (param_name){names[k], ENC_PARAMS[i].n};
+        }
+    for (int l = 0; l < MODEL_CASES[c].layers; l++)
+        for (size_t i = 0; i < N_DEC_PARAMS; i++, k++) {
+            snprintf(names[k], 64, "dec.%d.%s", l, DEC_PARAMS[i].name);
+            out[k] = (param_name){names[k], DEC_PARAMS[i].n};
+        }
     if (model_pre(c)) {
         out[k++] = (param_name){"enc_norm.weight", D};
         out[k++] = (param_name){"enc_norm.bias", D};
@@ -450,7 +455,8 @@ END_TEST
 // The configuration of model case c and, for sinusoidal positions, its
 // table (NT, D) from nn/positions.c, which must be the script's to the bit.
 static seq2seq_config model_config(int c, real *table) {
-    seq2seq_config cfg = {.V = VOCAB, .d = D, .h = H, .d_ff = D_FF, .n_enc = 1, .n_dec = 1,
+    seq2seq_config cfg = {.V = VOCAB, .d = D, .h = H, .d_ff = D_FF,
+                          .n_enc = MODEL_CASES[c].layers, .n_dec = MODEL_CASES[c].layers,
                           .n_pos = NT, .norm_first = model_pre(c),
                           .positions = MODEL_CASES[c].positions,
                           .pad = PAD};
@@ -549,27 +555,30 @@ static double expect_after_adam(const real *after, const real *grad, const real 
 // keys), each attention's, to the case's sections attn.<name>: to the
 // tolerance of the layers, and a weight PyTorch masked (exactly 0) exactly
 // 0. Returns the largest difference.
-static double expect_attention(const seq2seq_model *m, const char *mc) {
+static double expect_attention(const seq2seq_model *m, const char *mc, int layers) {
     static const struct {
         seq2seq_attention_kind kind;
-        const char *name;
+        const char *name;  // after attn.enc.<l> or attn.dec.<l>
         int n_q, n_k;
-    } maps[] = {{ATTN_ENC_SELF, "attn.enc.0.self_attn", NS, NS},
-                {ATTN_DEC_SELF, "attn.dec.0.self_attn", NT, NT},
-                {ATTN_DEC_CROSS, "attn.dec.0.multihead_attn", NT, NS}};
+    } maps[] = {{ATTN_ENC_SELF, "self_attn", NS, NS},
+                {ATTN_DEC_SELF, "self_attn", NT, NT},
+                {ATTN_DEC_CROSS, "multihead_attn", NT, NS}};
     double worst = 0;
-    for (int k = 0; k < 3; k++) {
-        size_t n = (size_t)MB * H * maps[k].n_q * maps[k].n_k;
-        const real *w = seq2seq_attention(m, maps[k].kind, 0);
-        worst = fmax(worst, expect_close(w, MODEL, mc, maps[k].name, n));
+    for (int k = 0; k < 3 * layers; k++) {
+        int l = k / 3, j = k % 3;
+        char name[64];
+        snprintf(name, sizeof name, "attn.%s.%d.%s", j == 0 ? "enc" : "dec", l, maps[j].name);
+        size_t n = (size_t)MB * H * maps[j].n_q * maps[j].n_k;
+        const real *w = seq2seq_attention(m, maps[j].kind, l);
+        worst = fmax(worst, expect_close(w, MODEL, mc, name, n));
         real want[MB * H * NT * NT];
-        load_reals(want, MODEL, mc, maps[k].name, n);
+        load_reals(want, MODEL, mc, name, n);
         int zeros = 0;
         for (size_t i = 0; i < n; i++)
             if (want[i] == 0) {
                 zeros++;
-                ck_assert_msg(w[i] == 0, "%s.%s[%zu]: masked, but C gives %.3g", mc,
-                              maps[k].name, i, (double)w[i]);
+                ck_assert_msg(w[i] == 0, "%s.%s[%zu]: masked, but C gives %.3g", mc, name, i,
+                              (double)w[i]);
             }
         ck_assert_int_gt(zeros, 0);  // every attention of the batch has masked keys
     }
@@ -624,7 +633,7 @@ START_TEST(model_step_equals_pytorch) {
     real loss = seq2seq_train_step(&m, &opt, src, tgt_in, tgt_out, MB, NS, NT);
     double w_loss = expect_close(&loss, MODEL, mc, "loss", 1);
     double w_logits = expect_close(m.a.logits, MODEL, mc, "logits", MB * NT * VOCAB);
-    double w_attn = expect_attention(&m, mc);
+    double w_attn = expect_attention(&m, mc, MODEL_CASES[_i].layers);
     double w_grad = 0, w_after = 0;
     for (int k = 0; k < l.np; k++) {
         snprintf(key, sizeof key, "grad.model.%s", l.p[k].name);

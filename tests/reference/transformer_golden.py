@@ -32,19 +32,22 @@ plain path and not 1.13's fused inference kernel):
   grad.<parameter> and grad.x (grad.tgt, grad.memory).
 
 transformer_model.txt, one training step of the encoder-decoder model of
-chapter 8 with d 8, h 2, d_ff 16, V 13, one encoder and one decoder layer,
-on the reversal task with N_MAX 4 (src padded to 4, tgt_in and tgt_out to
+chapter 8 with d 8, h 2, d_ff 16, V 13, on the reversal task with N_MAX 4 (src padded to 4, tgt_in and tgt_out to
 5, position tables of 5 rows) and a batch of 3 sequences of lengths 4, 2
 and 3. Five models: post-norm and pre-norm (norm_first, with the final
 LayerNorms enc_norm and dec_norm), each with sinusoidal positions
 (Vaswani et al. 2017, 3.5, computed in double and rounded to float as
 src/nn/positions.c does) and with learned ones (pos, an nn.Embedding);
-and post-norm without positions.
+and post-norm without positions; each with one encoder and one decoder
+layer (model_<norm>_<pos>). Then two with two layers of each
+(model2_post_sinusoidal, model2_pre_learned), where a layer's input is
+another layer's output.
 
   Each model is built after torch.manual_seed(SEED) in this order, with
   PyTorch's own initial values: embedding nn.Embedding(V, d) (shared by
-  source and target); pos nn.Embedding(5, d) for learned positions; enc.0
-  an nn.TransformerEncoderLayer; dec.0 an nn.TransformerDecoderLayer;
+  source and target); pos nn.Embedding(5, d) for learned positions; enc.l
+  an nn.TransformerEncoderLayer for each layer l; dec.l an
+  nn.TransformerDecoderLayer for each layer l;
   enc_norm and dec_norm nn.LayerNorm(d) with norm_first (they draw
   nothing); generator nn.Linear(d, V). Then the batch's digits with
   torch.randint(0, 10, ...), each sequence in turn.
@@ -52,11 +55,11 @@ and post-norm without positions.
   x = embedding[id] + position[pos] (no sqrt(d) scaling); masks from the
   ids (src == PAD, tgt_in == PAD, causal). Loss: nn.CrossEntropyLoss
   (ignore_index 0, mean over the positions that are not PAD) of the
-  logits (B, 5, V) against tgt_out. Sections, under model_<norm>_<pos>:
+  logits (B, 5, V) against tgt_out. Sections, under the model's name:
   src, tgt_in, tgt_out (i64), positions (the table, sinusoidal only),
   init.<p>, logits, loss, the attention weights of that forward pass
-  (B, heads, queries, keys) as attn.enc.0.self_attn, attn.dec.0.self_attn
-  and attn.dec.0.multihead_attn, grad.<p>, after.<p> (after one
+  (B, heads, queries, keys) as attn.enc.<l>.self_attn,
+  attn.dec.<l>.self_attn and attn.dec.<l>.multihead_attn, grad.<p>, after.<p> (after one
   torch.optim.Adam step, lr 1e-2, betas (0.9, 0.999), eps 1e-8) for every
   parameter p, as model.<p> in the state_dict. Then, with the updated
   parameters, greedy decoding of the three sources: from BOS alone, the
@@ -193,7 +196,7 @@ class Seq2Seq(nn.Module):
     """The encoder-decoder model, its modules built in the order listed in
     the docstring at the top."""
 
-    def __init__(self, norm_first, positions, n_pos):
+    def __init__(self, norm_first, positions, n_pos, layers):
         super().__init__()
         self.embedding = nn.Embedding(V, D)
         if positions == "learned":
@@ -202,9 +205,11 @@ class Seq2Seq(nn.Module):
             self.register_buffer("table", sinusoidal_positions(n_pos, D), persistent=False)
         self.positions = positions
         self.enc = nn.ModuleList([nn.TransformerEncoderLayer(
-            D, H, D_FF, dropout=0.0, batch_first=True, norm_first=norm_first)])
+            D, H, D_FF, dropout=0.0, batch_first=True, norm_first=norm_first)
+            for _ in range(layers)])
         self.dec = nn.ModuleList([nn.TransformerDecoderLayer(
-            D, H, D_FF, dropout=0.0, batch_first=True, norm_first=norm_first)])
+            D, H, D_FF, dropout=0.0, batch_first=True, norm_first=norm_first)
+            for _ in range(layers)])
         self.norm_first = norm_first
         if norm_first:
             self.enc_norm = nn.LayerNorm(D)
@@ -256,21 +261,22 @@ def attention_maps(model, src, tgt_in):
     """The attention weights (B, heads, queries, keys) of every attention of
     the model on this batch: the inputs each nn.MultiheadAttention gets in
     the forward pass, run once more asking for the weights of each head."""
+    n = tgt_in.shape[1]
+    causal = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+    masks = {}
+    for l in range(len(model.enc)):
+        masks[f"enc.{l}.self_attn"] = (None, src == PAD)
+    for l in range(len(model.dec)):
+        masks[f"dec.{l}.self_attn"] = (causal, tgt_in == PAD)
+        masks[f"dec.{l}.multihead_attn"] = (None, src == PAD)
     seen = {}
-    hooks = [module.register_forward_hook(
+    hooks = [model.get_submodule(name).register_forward_hook(
         lambda mod, args, result, name=name: seen.__setitem__(name, args))
-        for name, module in (("enc.0.self_attn", model.enc[0].self_attn),
-                             ("dec.0.self_attn", model.dec[0].self_attn),
-                             ("dec.0.multihead_attn", model.dec[0].multihead_attn))]
+        for name in masks]
     with torch.no_grad():
         model(src, tgt_in)
     for h in hooks:
         h.remove()
-    n = tgt_in.shape[1]
-    causal = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
-    masks = {"enc.0.self_attn": (None, src == PAD),
-             "dec.0.self_attn": (causal, tgt_in == PAD),
-             "dec.0.multihead_attn": (None, src == PAD)}
     maps = {}
     with torch.no_grad():
         for name, (attn_mask, key_pad) in masks.items():
@@ -306,10 +312,11 @@ def greedy(model, src, max_len):
     return out, margin
 
 
-def model_case(out, norm_first, positions):
-    prefix = "model_{}_{}".format("pre" if norm_first else "post", positions)
+def model_case(out, norm_first, positions, layers=1):
+    prefix = "model{}_{}_{}".format("" if layers == 1 else layers,
+                                    "pre" if norm_first else "post", positions)
     torch.manual_seed(SEED)
-    model = Seq2Seq(norm_first, positions, N_MAX + 1)
+    model = Seq2Seq(norm_first, positions, N_MAX + 1, layers)
     model.train()
     src, tgt_in, tgt_out = reversal_batch()
     section(out, f"{prefix}.src", src)
@@ -362,12 +369,14 @@ def main():
 
     lines = header("transformer_model.txt",
                    "one Adam step of the encoder-decoder reversal model")
-    lines.append(f"# V {V}, 1 encoder and 1 decoder layer, N_MAX {N_MAX} (src {N_MAX}, "
+    lines.append(f"# V {V}, 1 or 2 encoder and decoder layers, N_MAX {N_MAX} (src {N_MAX}, "
                  f"tgt {N_MAX + 1}, 5 positions), lengths {LENGTHS}, lr {LR}")
     for norm_first in (False, True):
         for positions in ("sinusoidal", "learned"):
             model_case(lines, norm_first, positions)
     model_case(lines, False, "none")
+    model_case(lines, False, "sinusoidal", layers=2)
+    model_case(lines, True, "learned", layers=2)
     write(os.path.join(out_dir, "transformer_model.txt"), lines)
 
 
