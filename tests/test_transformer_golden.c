@@ -7,11 +7,13 @@
 // and norm_first, with d 8, 2 heads, d_ff 16, dropout 0: their parameters
 // (random biases and LayerNorm parameters), inputs, masks, outputs, and the
 // gradients of (out * R).sum() for a random R, so dout = R.
-// tests/golden/transformer_model.txt holds a one-layer encoder-decoder
-// reversal model (V 13, sequences of at most 4 digits, a batch of 3), post-
-// and pre-norm, with sinusoidal and with learned positions: its initial
-// parameters, the batch, the logits, the cross-entropy, every gradient and
-// every parameter after one torch.optim.Adam step.
+// tests/golden/transformer_model.txt holds encoder-decoder reversal models
+// (V 13, sequences of at most 4 digits, a batch of 3): one layer in each
+// stack, post- and pre-norm, with sinusoidal and with learned positions,
+// and post-norm without; two layers in each, post-norm sinusoidal and
+// pre-norm learned. For each: its initial parameters, the batch, the
+// logits, the cross-entropy, the attention weights, every gradient, every
+// parameter after one torch.optim.Adam step, and greedy decoding after it.
 //
 //   D, H, D_FF   model width, heads, feed-forward width
 //   B            sequences in a batch of the layer cases
@@ -480,7 +482,8 @@ START_TEST(model_init_draws_what_pytorch_draws) {
     torch_rng g;
     rng_seed(&g, SEED);
     seq2seq_model m;
-    ck_assert_int_eq(seq2seq_init(&m, &cfg, model_sinusoidal(_i) ? table : NULL, MB, NS, NT, &g), 0);
+    const real *sinusoid = model_sinusoidal(_i) ? table : NULL;
+    ck_assert_int_eq(seq2seq_init(&m, &cfg, sinusoid, MB, NS, NT, &g), 0);
     model_layout l;
     model_layout_of(&l, _i);
     ck_assert_uint_eq(m.n_params, l.n);
@@ -609,7 +612,8 @@ START_TEST(model_step_equals_pytorch) {
     torch_rng g;
     rng_seed(&g, SEED);
     seq2seq_model m;
-    ck_assert_int_eq(seq2seq_init(&m, &cfg, model_sinusoidal(_i) ? table : NULL, MB, NS, NT, &g), 0);
+    const real *sinusoid = model_sinusoidal(_i) ? table : NULL;
+    ck_assert_int_eq(seq2seq_init(&m, &cfg, sinusoid, MB, NS, NT, &g), 0);
     model_layout l;
     model_layout_of(&l, _i);
     char key[96];

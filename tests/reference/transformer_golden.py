@@ -32,16 +32,16 @@ plain path and not 1.13's fused inference kernel):
   grad.<parameter> and grad.x (grad.tgt, grad.memory).
 
 transformer_model.txt, one training step of the encoder-decoder model of
-chapter 8 with d 8, h 2, d_ff 16, V 13, on the reversal task with N_MAX 4 (src padded to 4, tgt_in and tgt_out to
-5, position tables of 5 rows) and a batch of 3 sequences of lengths 4, 2
-and 3. Five models: post-norm and pre-norm (norm_first, with the final
-LayerNorms enc_norm and dec_norm), each with sinusoidal positions
-(Vaswani et al. 2017, 3.5, computed in double and rounded to float as
-src/nn/positions.c does) and with learned ones (pos, an nn.Embedding);
-and post-norm without positions; each with one encoder and one decoder
-layer (model_<norm>_<pos>). Then two with two layers of each
-(model2_post_sinusoidal, model2_pre_learned), where a layer's input is
-another layer's output.
+chapter 8 with d 8, h 2, d_ff 16, V 13, on the reversal task with N_MAX 4
+(src padded to 4, tgt_in and tgt_out to 5, position tables of 5 rows) and
+a batch of 3 sequences of lengths 4, 2 and 3. Seven models. With one
+encoder and one decoder layer (model_<norm>_<pos>): post-norm and pre-norm
+(norm_first, with the final LayerNorms enc_norm and dec_norm), each with
+sinusoidal positions (Vaswani et al. 2017, 3.5, computed in double and
+rounded to float as src/nn/positions.c does) and with learned ones (pos,
+an nn.Embedding); and post-norm without positions. With two layers of
+each, where a layer's input is another layer's output:
+model2_post_sinusoidal and model2_pre_learned.
 
   Each model is built after torch.manual_seed(SEED) in this order, with
   PyTorch's own initial values: embedding nn.Embedding(V, d) (shared by
