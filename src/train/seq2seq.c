@@ -83,7 +83,7 @@ static void take_ffn_and_norms(walker *w, ffn_params *f, real **gain, real **bia
 static void lay_out(seq2seq_params *p, real *block, seq2seq_tensor *table,
                     const seq2seq_config *c) {
     walker w = { .block = block, .table = table, .prefix = "" };
-    char prefix[16];
+    char prefix[24];
     const int d = c->d;
     p->embedding = take(&w, "embedding.weight", c->V, d);
     p->pos = c->positions == POSITIONS_LEARNED ? take(&w, "pos.weight", c->n_pos, d) : NULL;
