@@ -27,8 +27,9 @@ void layer_norm_forward(real *out, real *mean, real *rstd, const real *inp, cons
 // loss with respect to x is rstd (g - mean(g) - xhat mean(g xhat)): the
 // first term moves x directly, the other two remove what moving x does to
 // the row's mean and to its spread.
-void layer_norm_backward(real *dinp, real *dgain, real *dbias, const real *dout, const real *inp,
-                         const real *mean, const real *rstd, const real *gain, int n, int d) {
+void layer_norm_backward(real *dinp, real *dgain, real *dbias, const real *dout,
+                         const real *inp, const real *mean, const real *rstd, const real *gain,
+                         int n, int d) {
     for (int r = 0; r < n; r++) {
         const real *x = inp + (long)r * d, *dy = dout + (long)r * d;
         real g_mean = 0, gx_mean = 0;  // mean(g), mean(g xhat)
