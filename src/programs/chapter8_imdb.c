@@ -32,7 +32,8 @@
 imdb_cell_options imdb_cell_defaults(void) {
     return (imdb_cell_options){.imdb_path = IMDB_CELL_IMDB, .glove_path = IMDB_CELL_GLOVE,
                                .epochs = 1, .limit = 0, .test_limit = 2500, .lr = 1e-3,
-                               .trained = true, .frozen = true, .seed = 42, .data_dir = NULL, .progress = NULL};
+                               .trained = true, .frozen = true, .seed = 42, .data_dir = NULL,
+                               .progress = NULL};
 }
 
 // What the cell loads, and frees at the end.
@@ -142,8 +143,8 @@ static void print_setup(FILE *out, const imdb_cell_state *s, const imdb_cell_opt
                         double load_seconds) {
     const trainer_data *d = &s->data;
     int V = (int)s->vocab.words.n;
-    fprintf(out, "chapter 7's data: %zu training chunks, %zu test chunks of %d ids, vocabulary %d,\n"
-                 "GloVe vectors of %d numbers (loaded and tokenized in %.0f s)\n",
+    fprintf(out, "chapter 7's data: %zu training chunks, %zu test chunks of %d ids, "
+                 "vocabulary %d,\nGloVe vectors of %d numbers (loaded and tokenized in %.0f s)\n",
             d->n_train, d->n_test, CELL_L, V, CELL_EMBED, load_seconds);
     model_kind kinds[2] = {MODEL_TRANSFORMER, MODEL_SOFTMAX_ATTENTION};
     for (int k = 0; k < 2; k++) {
@@ -164,13 +165,14 @@ static void print_setup(FILE *out, const imdb_cell_state *s, const imdb_cell_opt
 // A pair's test accuracies epoch by epoch, and the transformer's lead in
 // points (1/100).
 static void print_table(FILE *out, const run_result *t, const run_result *h) {
-    fprintf(out, "embeddings %s |   transformer    | softmax-attention | transformer minus head\n"
-                 "         epoch | chunks  reviews  | chunks  reviews   | chunks   reviews (points)\n",
+    fprintf(out, "with the embeddings %s:\n"
+                 "       |   transformer    | softmax-attention | transformer minus head\n"
+                 " epoch | chunks  reviews  | chunks  reviews   | chunks   reviews (points)\n",
             embeddings_word(t->frozen));
     long epochs = t->epochs < h->epochs ? t->epochs : h->epochs;
     for (long e = 0; e < epochs; e++) {
         const epoch_result *a = &t->per_epoch[e], *b = &h->per_epoch[e];
-        fprintf(out, "         %5ld | %.4f  %.4f   | %.4f  %.4f    | %+6.1f   %+6.1f\n", e + 1,
+        fprintf(out, " %5ld | %.4f  %.4f   | %.4f  %.4f    | %+6.1f   %+6.1f\n", e + 1,
                 a->chunk_accuracy, a->review_accuracy, b->chunk_accuracy, b->review_accuracy,
                 100 * (a->chunk_accuracy - b->chunk_accuracy),
                 100 * (a->review_accuracy - b->review_accuracy));
