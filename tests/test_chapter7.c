@@ -670,6 +670,11 @@ START_TEST(options) {
     ck_assert_int_eq(parse_args(5, a3, &o), -1);
     ck_assert_int_eq(o.test_limit, 500);
     ck_assert(o.nruns == 1 && o.runs[0].models[0] && o.runs[0].models[1] && o.runs[0].models[2]);
+    ck_assert(!o.runs[0].models[MODEL_TRANSFORMER]);  // chosen by name only
+    char *named[] = {"chapter7", "--model", "transformer,softmax-attention", NULL};
+    ck_assert_int_eq(parse_args(3, named, &o), -1);
+    ck_assert(o.runs[0].models[MODEL_TRANSFORMER] && o.runs[0].models[MODEL_SOFTMAX_ATTENTION] &&
+              !o.runs[0].models[MODEL_BASELINE] && !o.runs[0].models[MODEL_NOTEBOOK_ATTENTION]);
     char *a4[] = {"chapter7", "--convert-glove", "in.json", "out.txt", NULL};
     ck_assert_int_eq(parse_args(4, a4, &o), -1);
     ck_assert_str_eq(o.convert_in, "in.json");
@@ -680,7 +685,7 @@ START_TEST(options) {
     // refused, each with a message that names the problem
     char *bad[][5] = {{"chapter7", "--frobnicate", NULL},
                       {"chapter7", "--epochs", NULL},
-                      {"chapter7", "--model", "transformer", NULL},
+                      {"chapter7", "--model", "lstm", NULL},
                       {"chapter7", "--model", "baseline,", "x", NULL},
                       {"chapter7", "--lr", "-1", NULL},
                       {"chapter7", "--limit", "639", NULL},

@@ -18,6 +18,13 @@
 #include "../src/train/cross_entropy.c"
 #include "../src/train/attention_head.c"
 #include "../src/train/adam.c"
+#include "../src/train/torch_linear.c"
+#include "../src/train/layer_norm.c"
+#include "../src/train/ffn.c"
+#include "../src/train/multihead_attention.c"
+#include "../src/train/transformer_layer.c"
+#include "../src/train/position_table.c"
+#include "../src/train/sentiment_encoder.c"
 #include "../src/train/sentiment.c"
 
 #include <check.h>
@@ -382,13 +389,13 @@ static void check_model(model_kind kind, int V, int d, int d_k, int L, int B, in
 }
 
 START_TEST(whole_loss_gradients_small) {
-    for (int kind = 0; kind < 3; kind++) check_model((model_kind)kind, 9, 6, 4, 5, 3, 1);
+    for (int kind = 0; kind < MODEL_KINDS; kind++) check_model((model_kind)kind, 9, 6, 4, 5, 3, 1);
 }
 END_TEST
 
 START_TEST(whole_loss_gradients_real_widths) {
     // d = 100, d_k = 32, L = 32 as in the chapter; every 97th parameter
-    for (int kind = 0; kind < 3; kind++) check_model((model_kind)kind, 40, 100, 32, 32, 4, 97);
+    for (int kind = 0; kind < MODEL_KINDS; kind++) check_model((model_kind)kind, 40, 100, 32, 32, 4, 97);
 }
 END_TEST
 

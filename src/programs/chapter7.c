@@ -378,7 +378,7 @@ void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out) {
     print_cell(out, 142, "the models");
     int V = (int)s->vocab.words.n;
     size_t embedding = (size_t)V * EMBED_DIM;
-    for (int kind = 0; kind < 3; kind++) {
+    for (int kind = 0; kind < MODEL_KINDS; kind++) {
         bool used = false;
         for (int r = 0; r < o->nruns; r++) used |= o->runs[r].models[kind];
         if (!used) continue;
@@ -525,7 +525,7 @@ int cell_141_training(run_result *results, int *nresults, ch7_state *s,
         fprintf(out, "A SHORT TEST: %zu of the %zu test reviews (spread evenly, one in %.2f), "
                 "their %zu chunks\n", d->scored, d->reviews, (double)d->reviews / (double)d->scored,
                 d->n_test);
-    for (int kind = 0; kind < 3; kind++)
+    for (int kind = 0; kind < MODEL_KINDS; kind++)
         if (o->runs[0].models[kind]) {
             if (show_broadcast(s, o, (model_kind)kind, out) < 0) {
                 snprintf(err, errlen, "out of memory");
@@ -536,7 +536,7 @@ int cell_141_training(run_result *results, int *nresults, ch7_state *s,
     fflush(out);
     int n = 0;
     for (int r = 0; r < o->nruns; r++)
-        for (int kind = 0; kind < 3; kind++)
+        for (int kind = 0; kind < MODEL_KINDS; kind++)
             if (o->runs[r].models[kind])
                 results[n++] = (run_result){.kind = (model_kind)kind, .lr = o->runs[r].lr,
                                             .frozen = o->runs[r].frozen};

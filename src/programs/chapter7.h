@@ -32,7 +32,7 @@
 
 // One training run: which models, how.
 typedef struct {
-    bool models[3];          // indexed by model_kind
+    bool models[MODEL_KINDS];  // indexed by model_kind
     double lr;
     bool frozen;             // --freeze-embeddings
 } ch7_run;

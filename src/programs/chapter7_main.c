@@ -38,7 +38,8 @@ static const char USAGE[] =
     "the cores); the output is the same with any number.\n"
     "\n"
     "  --model M[,M...]   baseline, notebook-attention (no softmax, as the notebook)\n"
-    "                     and/or softmax-attention (default: all three)\n"
+    "                     and/or softmax-attention (default: these three), or\n"
+    "                     transformer (an encoder layer with positions, chapter 8's)\n"
     "  --lr X             Adam's learning rate (default 0.05, the notebook's)\n"
     "  --epochs N         training epochs (default 10; 0 stops after the data)\n"
     "  --limit N          train on N >= 640 chunks only, every (214588/N)-th one, so\n"
@@ -114,7 +115,7 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
     double lr = -1;
     bool frozen = false;
     extra_option extra[] = {
-        {"--model", OPT_STRING, &models, 0, 0, "model names: baseline, notebook-attention, softmax-attention"},
+        {"--model", OPT_STRING, &models, 0, 0, "model names: baseline, notebook-attention, softmax-attention, transformer"},
         // the numbers' errors state lo and hi themselves; `what` only adds a note
         {"--lr", OPT_NUMBER, &lr, 1e-9, 10, "Adam's learning rate"},
         {"--epochs", OPT_INTEGER, &epochs, 0, 1000000, "epochs"},
@@ -165,7 +166,7 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
         o->runs[0] = (ch7_run){.models = {true, true, true}, .lr = lr < 0 ? NOTEBOOK_LR : lr, .frozen = frozen};
         if (models && !model_kinds_named(o->runs[0].models, models)) {
             fprintf(stderr, "%s: error: --model needs model names separated by commas: baseline, "
-                            "notebook-attention, softmax-attention; not '%s'\n", PROGRAM, models);
+                            "notebook-attention, softmax-attention, transformer; not '%s'\n", PROGRAM, models);
             fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
             return 2;
         }

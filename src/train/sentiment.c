@@ -1,5 +1,6 @@
 // sentiment.c: the three classifiers of the notebook "How and Why does Self Attention Work?",
-// forward, backward and a training step. Dimension legend in sentiment.h.
+// and the transformer classifier, forward, backward and a training step.
+// Dimension legend in sentiment.h.
 #include "train/sentiment.h"
 
 #include <stdlib.h>
@@ -16,17 +17,18 @@ const char *model_name(model_kind kind) {
     case MODEL_BASELINE: return "baseline";
     case MODEL_NOTEBOOK_ATTENTION: return "notebook-attention";
     case MODEL_SOFTMAX_ATTENTION: return "softmax-attention";
+    case MODEL_TRANSFORMER: return "transformer";
     }
     return "?";
 }
 
 bool model_kinds_named(bool *chosen, const char *list) {
-    memset(chosen, 0, 3 * sizeof *chosen);
+    memset(chosen, 0, MODEL_KINDS * sizeof *chosen);
     const char *p = list;
     while (*p) {
         size_t n = strcspn(p, ",");
         bool known = false;
-        for (int kind = 0; kind < 3; kind++) {
+        for (int kind = 0; kind < MODEL_KINDS; kind++) {
             const char *name = model_name((model_kind)kind);
             if (n == strlen(name) && strncmp(p, name, n) == 0) chosen[kind] = known = true;
         }
@@ -37,13 +39,22 @@ bool model_kinds_named(bool *chosen, const char *list) {
     return true;
 }
 
-static bool has_attention(const sentiment_model *m) { return m->kind != MODEL_BASELINE; }
+// The two models of one attention head, q, k and v of each word.
+static bool has_attention(const sentiment_model *m) {
+    return m->kind == MODEL_NOTEBOOK_ATTENTION || m->kind == MODEL_SOFTMAX_ATTENTION;
+}
+
+static bool is_transformer(const sentiment_model *m) { return m->kind == MODEL_TRANSFORMER; }
+
+// Whether the model projects the batch's distinct words (all but the baseline).
+static bool projects_words(const sentiment_model *m) { return m->kind != MODEL_BASELINE; }
 
 // The classifier's input width: what the last Dense layer sees.
-static int classifier_input_width(const sentiment_model *m) { return has_attention(m) ? m->d_k : m->d; }
+static int classifier_input_width(const sentiment_model *m) { return projects_words(m) ? m->d_k : m->d; }
 
-// Lays out the views of one block: q, k, v kernels and biases, the output
-// layer, the embedding. Returns the number of parameters.
+// Lays out the views of one block: q, k, v kernels and biases (or the
+// transformer's projection and layer), the output layer, the embedding.
+// Returns the number of parameters.
 static size_t lay_out(sentiment_params *p, real *block, const sentiment_model *m) {
     size_t at = 0, dk = (size_t)m->d_k, d = (size_t)m->d;
     real **dense[] = {&p->wq, &p->bq, &p->wk, &p->bk, &p->wv, &p->bv};
@@ -53,6 +64,8 @@ static size_t lay_out(sentiment_params *p, real *block, const sentiment_model *m
             *dense[i] = block ? block + at : NULL;
             at += i % 2 == 0 ? d * dk : dk;
         }
+    if (is_transformer(m))
+        at += sentiment_encoder_lay_out(&p->enc, block ? block + at : NULL, m->d, m->d_k);
     p->wo = block ? block + at : NULL;
     at += (size_t)classifier_input_width(m);
     p->bo = block ? block + at : NULL;
@@ -78,7 +91,9 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
     m->grad_rows = calloc((size_t)V, sizeof *m->grad_rows);
     m->seen = calloc((size_t)V, sizeof *m->seen);
     m->slot_of = calloc((size_t)V, sizeof *m->slot_of);
-    if (!m->param_block || !m->grad_block || !m->grad_rows || !m->seen || !m->slot_of) {
+    if (is_transformer(m)) m->positions = malloc((size_t)L * d_k * sizeof *m->positions);
+    if (!m->param_block || !m->grad_block || !m->grad_rows || !m->seen || !m->slot_of ||
+        (is_transformer(m) && !m->positions)) {
         sentiment_model_free(m);
         return -1;
     }
@@ -94,6 +109,13 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
         dense_init_lecun_normal(g, m->p.wk, d, d_k);
         dense_init_lecun_normal(g, m->p.wv, d, d_k);
     }
+    if (is_transformer(m)) {
+        sentiment_encoder_positions(m->positions, L, d_k);
+        if (sentiment_encoder_init(&m->p.enc, g, d, d_k) < 0) {
+            sentiment_model_free(m);
+            return -1;
+        }
+    }
     dense_init_lecun_normal(g, m->p.wo, classifier_input_width(m), 1);
     //< model-init
     return 0;
@@ -105,7 +127,8 @@ void sentiment_model_free(sentiment_model *m) {
     free(m->grad_rows);
     free(m->seen);
     free(m->slot_of);
-    m->param_block = m->grad_block = NULL;
+    free(m->positions);
+    m->param_block = m->grad_block = m->positions = NULL;
     m->grad_rows = m->slot_of = NULL;
     m->seen = NULL;
 }
@@ -133,10 +156,11 @@ int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
     *a = (sentiment_acts){.B = B};
     size_t tokens = (size_t)B * m->L, d = (size_t)m->d, dk = (size_t)m->d_k;
     size_t att = has_attention(m) ? 1 : 0, w = (size_t)classifier_input_width(m);
+    size_t words = projects_words(m) ? 1 : 0;
     // a batch has at most as many distinct words as tokens
     struct { real **p; size_t n; } arrays[] = {
-        {&a->x, (1 - att) * tokens * d}, {&a->dx, (1 - att) * tokens * d},
-        {&a->word_x, att * tokens * d}, {&a->word_dx, att * tokens * d},
+        {&a->x, (1 - words) * tokens * d}, {&a->dx, (1 - words) * tokens * d},
+        {&a->word_x, words * tokens * d}, {&a->word_dx, words * tokens * d},
         {&a->word_q, att * tokens * dk}, {&a->word_k, att * tokens * dk}, {&a->word_v, att * tokens * dk},
         {&a->word_dq, att * tokens * dk}, {&a->word_dk, att * tokens * dk}, {&a->word_dv, att * tokens * dk},
         {&a->q, att * tokens * dk}, {&a->k, att * tokens * dk}, {&a->v, att * tokens * dk},
@@ -156,7 +180,8 @@ int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
     }
     a->rows = calloc(tokens ? tokens : 1, sizeof *a->rows);
     a->slot = calloc(tokens ? tokens : 1, sizeof *a->slot);
-    if (!a->rows || !a->slot) {
+    if (!a->rows || !a->slot ||
+        (is_transformer(m) && sentiment_encoder_acts_init(&a->enc, B, m->L, m->d_k) < 0)) {
         sentiment_acts_free(a);
         return -1;
     }
@@ -170,6 +195,7 @@ void sentiment_acts_free(sentiment_acts *a) {
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]);
     free(a->rows);
     free(a->slot);
+    sentiment_encoder_acts_free(&a->enc);
     memset(a, 0, sizeof *a);
 }
 
@@ -191,6 +217,10 @@ static void forward_words(const sentiment_model *m, sentiment_acts *a, const int
         attention_head_forward(a->h, a->w, a->q, a->k, a->v, B, L, d_k,
                                m->kind == MODEL_SOFTMAX_ATTENTION);
         mean_forward(a->mean, a->h, B, L, d_k);                        // (B, d_k)
+    } else if (is_transformer(m)) {
+        embedding_forward(a->word_x, a->rows, p->embedding, U, d);     // (U, d)
+        sentiment_encoder_forward(a->mean, &a->enc, &p->enc, m->positions, a->word_x, a->slot,
+                                  U, B, L, d, d_k);                    // (B, d_k)
     } else {
         embedding_forward(a->x, ids, p->embedding, n, d);              // (B, L, d)
         mean_forward(a->mean, a->x, B, L, d);                          // (B, d)
@@ -251,6 +281,12 @@ real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *id
         dense_backward(dx, g->wq, g->bq, a->word_dq, a->word_x, p->wq, U, d, d_k);
         dense_backward(dx, g->wk, g->bk, a->word_dk, a->word_x, p->wk, U, d, d_k);
         dense_backward(dx, g->wv, g->bv, a->word_dv, a->word_x, p->wv, U, d, d_k);
+        if (dx) embedding_backward(g->embedding, dx, a->rows, U, d);
+    } else if (is_transformer(m)) {
+        real *dx = train_embedding ? a->word_dx : NULL;
+        if (dx) memset(dx, 0, (size_t)U * d * sizeof *dx);
+        sentiment_encoder_backward(dx, &g->enc, &a->enc, a->dmean, a->word_x, &p->enc, a->slot,
+                                   U, B, L, d, d_k);
         if (dx) embedding_backward(g->embedding, dx, a->rows, U, d);
     } else if (train_embedding) {
         memset(a->dx, 0, (size_t)n * d * sizeof *a->dx);

@@ -1,6 +1,7 @@
 // sentiment.h: chapter 7's three sentiment classifiers (the notebook
-// "How and Why does Self Attention Work?", cell [142]), their forward and
-// backward passes, and one training step.
+// "How and Why does Self Attention Work?", cell [142]) and a transformer
+// classifier to hold them against, their forward and backward passes, and
+// one training step.
 //
 //   B    chunks in a batch (64)
 //   L    tokens in a chunk (32)
@@ -8,6 +9,7 @@
 //   d    embedding width (100)
 //   d_k  width of queries, keys and values (32)
 //   w    the width the classifier sees: d for the baseline, d_k otherwise
+//        (the transformer's model width)
 //
 // baseline:              ids -> embedding (B, L, d) -> mean over L (B, d)
 //                            -> Dense(1) -> logit (B)
@@ -15,6 +17,9 @@
 //                            -> w = q k^T / sqrt(d_k) -> w v (B, L, d_k)
 //                            -> mean over L (B, d_k) -> Dense(1) -> logit
 // softmax attention:     the same with w = softmax(q k^T / sqrt(d_k))
+// transformer:           ids -> embedding -> Dense(d_k) + sinusoidal positions
+//                            -> one encoder layer (sentiment_encoder.h)
+//                            -> mean over L (B, d_k) -> Dense(1) -> logit
 #ifndef ATTN_SENTIMENT_H
 #define ATTN_SENTIMENT_H
 
@@ -24,23 +29,30 @@
 
 #include "train/adam.h"
 #include "train/real.h"
+#include "train/sentiment_encoder.h"
 #include "core/rng.h"
 
-typedef enum { MODEL_BASELINE, MODEL_NOTEBOOK_ATTENTION, MODEL_SOFTMAX_ATTENTION } model_kind;
+typedef enum {
+    MODEL_BASELINE, MODEL_NOTEBOOK_ATTENTION, MODEL_SOFTMAX_ATTENTION, MODEL_TRANSFORMER
+} model_kind;
+#define MODEL_KINDS 4
 
-// "baseline", "notebook-attention", "softmax-attention"
+// "baseline", "notebook-attention", "softmax-attention", "transformer"
 const char *model_name(model_kind kind);
 
 // Which kinds the comma-separated model names of list name: chosen[kind]
-// (3 of them) true for each named. false when a name is not a model's.
+// (MODEL_KINDS of them) true for each named. false when a name is not a
+// model's.
 bool model_kinds_named(bool *chosen, const char *list);
 
 // The parameters, or their gradients: views into one block. The dense
-// kernels are (in, out) as flax stores them; the q, k, v ones are NULL for
-// the baseline. The embedding comes last, so that freezing it leaves a
-// block's first n_dense numbers to train.
+// kernels are (in, out) as flax stores them; the q, k, v ones are NULL but
+// for the two attention models, enc's but for the transformer. The
+// embedding comes last, so that freezing it leaves a block's first n_dense
+// numbers to train.
 typedef struct {
     real *wq, *bq, *wk, *bk, *wv, *bv;  // (d, d_k), (d_k) each
+    sentiment_encoder_params enc;       // the transformer's projection and layer
     real *wo, *bo;                      // (w, 1), (1)
     real *embedding;                    // (V, d)
 } sentiment_params;
@@ -59,6 +71,7 @@ typedef struct {
     int n_grad_rows;
     unsigned char *seen;       // (V) zero between calls; marks rows while listing them
     int32_t *slot_of;          // (V) where a word stands in the last batch's list of words
+    real *positions;           // (L, d_k) the transformer's sinusoidal table, else NULL
 } sentiment_model;
 
 // The number of parameters of a model of that kind and size.
@@ -66,7 +79,8 @@ size_t sentiment_param_count(model_kind kind, int V, int d, int d_k);
 
 // A model with its embedding copied from table (V, d), its dense kernels
 // drawn with flax's lecun_normal from g in the order q, k, v, out, and zero
-// biases. Returns 0, or -1 when out of memory.
+// biases (the transformer: its projection and layer as sentiment_encoder.h
+// says, then out). Returns 0, or -1 when out of memory.
 int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table,
                          int V, int d, int d_k, int L, torch_rng *g);
 void sentiment_model_free(sentiment_model *m);
@@ -76,7 +90,8 @@ void sentiment_model_free(sentiment_model *m);
 // The attention models project words, not tokens: a token's query, key and
 // value depend on its word only, so each of the U distinct words of a batch
 // is projected once, and each token looks its word's row up (see
-// sentiment.c). U <= B L; in chapter 7's batches U is about a third of B L
+// sentiment.c); the transformer projects its words once too, before it adds
+// the positions. U <= B L; in chapter 7's batches U is about a third of B L
 // (its output counts them).
 typedef struct {
     int B;
@@ -93,6 +108,7 @@ typedef struct {
     real *dx, *word_dx, *word_dq, *word_dk, *word_dv;
     real *dq, *dk, *dv, *dh, *dmean, *dz;
     real *scratch;        // (L, L)
+    sentiment_encoder_acts enc;  // the transformer's, from word_x to mean
 } sentiment_acts;
 
 int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B);

