@@ -1,0 +1,20 @@
+// position_table.h: adding a position table to the embedded tokens of a
+// batch, forward and backward (for a learned table: nn.Embedding(n_pos, d)
+// looked up at positions 0 .. n-1).
+//
+//   B      sequences, n tokens each
+//   d      the model width
+//   n_pos  the table's rows, at least n
+#ifndef ATTN_POSITION_TABLE_H
+#define ATTN_POSITION_TABLE_H
+
+#include "train/real.h"
+
+// x (B, n, d) += table[i] at position i of every sequence; table (n_pos, d).
+void positions_add_forward(real *x, const real *table, int B, int n, int d);
+
+// dtable[i] += dx at position i, summed over the sequences: dtable is
+// (n_pos, d), dx (B, n, d).
+void positions_add_backward(real *dtable, const real *dx, int B, int n, int d);
+
+#endif
