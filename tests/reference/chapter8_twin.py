@@ -39,10 +39,10 @@ class Reverser(nn.Module):
         self.embedding = nn.Embedding(V, D)   # source and target share it
         layer = dict(dropout=0.0, batch_first=True)
         # built one by one: nn.TransformerEncoder would deep-copy one layer
-        self.encoder = nn.ModuleList(
+        self.enc = nn.ModuleList(
             nn.TransformerEncoderLayer(D, HEADS, D_FF, **layer)
             for _ in range(N_ENC))
-        self.decoder = nn.ModuleList(
+        self.dec = nn.ModuleList(
             nn.TransformerDecoderLayer(D, HEADS, D_FF, **layer)
             for _ in range(N_DEC))
         self.generator = nn.Linear(D, V)
@@ -55,7 +55,7 @@ class Reverser(nn.Module):
     def encode(self, src):
         pad = src == PAD
         x = self.embed(src)
-        for layer in self.encoder:
+        for layer in self.enc:
             x = layer(x, src_key_padding_mask=pad)
         return x, pad
 
@@ -63,7 +63,7 @@ class Reverser(nn.Module):
         n = tgt_in.shape[1]
         causal = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
         y = self.embed(tgt_in)
-        for layer in self.decoder:
+        for layer in self.dec:
             y = layer(y, memory, tgt_mask=causal,
                       tgt_key_padding_mask=tgt_in == PAD,
                       memory_key_padding_mask=src_pad)
