@@ -56,7 +56,6 @@ typedef struct {
     real *proj;             // (B, max(n_q, n_k), d) a projection before its heads are split
     real *dz;               // (B, n_q, d)
     real *dq, *dk, *dv;     // (B, h, n_q or n_k, d_k)
-    real *head;             // (max(n_q, n_k), d_k) one head's rows
     real *dw;               // (n_q, n_k)
 } mha_cache;
 

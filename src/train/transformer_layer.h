@@ -66,7 +66,7 @@ typedef struct {
     mha_cache self_attn, cross_attn;  // the encoder has no cross_attn
     ffn_cache ff;
     real *f;                    // (B, n, d) a sub-layer's output
-    real *dx, *dt, *ds;         // (B, n, d) scratch of the backward pass
+    real *dx, *dx2, *dt, *ds;   // (B, n, d) scratch of the backward pass
 } layer_cache;
 
 // Room for B sequences of up to n tokens (encoder), or n_t target tokens

@@ -1,0 +1,41 @@
+// ffn.c: the feed-forward network, linear1, ReLU, linear2, forward and
+// backward. Dimension legend in ffn.h.
+#include "train/ffn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "train/torch_linear.h"
+
+int ffn_cache_alloc(ffn_cache *c, int n, int d_ff) {
+    size_t size = (size_t)n * d_ff * sizeof(real);
+    c->hidden = malloc(size);
+    c->dhidden = malloc(size);
+    if (c->hidden && c->dhidden) return 0;
+    ffn_cache_free(c);
+    return -1;
+}
+
+void ffn_cache_free(ffn_cache *c) {
+    free(c->hidden);
+    free(c->dhidden);
+    c->hidden = c->dhidden = NULL;
+}
+
+void ffn_forward(real *out, ffn_cache *c, const ffn_params *p, const real *inp, int n, int d,
+                 int d_ff) {
+    torch_linear_forward(c->hidden, inp, p->w1, p->b1, n, d, d_ff);
+    for (long e = 0; e < (long)n * d_ff; e++)
+        if (c->hidden[e] < 0) c->hidden[e] = 0;  // ReLU
+    torch_linear_forward(out, c->hidden, p->w2, p->b2, n, d_ff, d);
+}
+
+void ffn_backward(real *dinp, const ffn_params *g, ffn_cache *c, const real *dout,
+                  const real *inp, const ffn_params *p, int n, int d, int d_ff) {
+    memset(c->dhidden, 0, (size_t)n * d_ff * sizeof(real));
+    torch_linear_backward(c->dhidden, g->w2, g->b2, dout, c->hidden, p->w2, n, d_ff, d);
+    // ReLU passes the gradient where its output is positive, and only there.
+    for (long e = 0; e < (long)n * d_ff; e++)
+        if (c->hidden[e] <= 0) c->dhidden[e] = 0;
+    torch_linear_backward(dinp, g->w1, g->b1, c->dhidden, inp, p->w1, n, d, d_ff);
+}

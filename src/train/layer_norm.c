@@ -1,0 +1,52 @@
+// layer_norm.c: nn.LayerNorm, forward and backward. Dimension legend in
+// layer_norm.h.
+#include "train/layer_norm.h"
+
+#include <math.h>
+#include <tgmath.h>
+
+void layer_norm_forward(real *out, real *mean, real *rstd, const real *inp, const real *gain,
+                        const real *bias, int n, int d) {
+    for (int r = 0; r < n; r++) {
+        const real *x = inp + (long)r * d;
+        real *y = out + (long)r * d;
+        real mu = 0, var = 0;
+        for (int j = 0; j < d; j++) mu += x[j];
+        mu /= d;
+        for (int j = 0; j < d; j++) var += (x[j] - mu) * (x[j] - mu);
+        var /= d;
+        real s = 1 / sqrt(var + (real)LAYER_NORM_EPS);
+        for (int j = 0; j < d; j++) y[j] = (x[j] - mu) * s * gain[j] + bias[j];
+        mean[r] = mu;
+        rstd[r] = s;
+    }
+}
+
+//> layer-norm-backward
+// With xhat = (x - mean) rstd and g = dout * gain, the gradient of the
+// loss with respect to x is rstd (g - mean(g) - xhat mean(g xhat)): the
+// first term moves x directly, the other two remove what moving x does to
+// the row's mean and to its spread.
+void layer_norm_backward(real *dinp, real *dgain, real *dbias, const real *dout, const real *inp,
+                         const real *mean, const real *rstd, const real *gain, int n, int d) {
+    for (int r = 0; r < n; r++) {
+        const real *x = inp + (long)r * d, *dy = dout + (long)r * d;
+        real g_mean = 0, gx_mean = 0;  // mean(g), mean(g xhat)
+        for (int j = 0; j < d; j++) {
+            real xhat = (x[j] - mean[r]) * rstd[r], g = dy[j] * gain[j];
+            g_mean += g;
+            gx_mean += g * xhat;
+            if (dgain) dgain[j] += dy[j] * xhat;
+            if (dbias) dbias[j] += dy[j];
+        }
+        g_mean /= d;
+        gx_mean /= d;
+        if (!dinp) continue;
+        real *dx = dinp + (long)r * d;
+        for (int j = 0; j < d; j++) {
+            real xhat = (x[j] - mean[r]) * rstd[r];
+            dx[j] += rstd[r] * (dy[j] * gain[j] - g_mean - xhat * gx_mean);
+        }
+    }
+}
+//< layer-norm-backward

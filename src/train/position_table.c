@@ -1,0 +1,19 @@
+// position_table.c: a position table added to a batch's embedded tokens,
+// and the gradient it gets back. Dimension legend in position_table.h.
+#include "train/position_table.h"
+
+void positions_add_forward(real *x, const real *table, int B, int n, int d) {
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < n; i++) {
+            real *row = x + ((long)b * n + i) * d;
+            for (int j = 0; j < d; j++) row[j] += table[(long)i * d + j];
+        }
+}
+
+void positions_add_backward(real *dtable, const real *dx, int B, int n, int d) {
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < n; i++) {
+            const real *row = dx + ((long)b * n + i) * d;
+            for (int j = 0; j < d; j++) dtable[(long)i * d + j] += row[j];
+        }
+}
