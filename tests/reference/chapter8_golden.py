@@ -31,7 +31,7 @@ import chapter8_twin as twin
 from goldenfile import section
 
 SEEDS = (1, 7)
-STEPS = 5
+STEPS = 20
 
 
 def losses(seed, positions):

@@ -122,7 +122,7 @@ def exact(out, tgt_out):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--steps", type=int, default=10)
+    p.add_argument("--steps", type=int, default=5)
     p.add_argument("--no-positions", action="store_true")
     p.add_argument("--evaluate", action="store_true")
     a = p.parse_args()
