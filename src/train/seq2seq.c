@@ -115,7 +115,7 @@ static void lay_out(seq2seq_params *p, real *block, seq2seq_tensor *table,
 }
 
 static int tensor_total(const seq2seq_config *c) {
-    return 2 + (c->positions == POSITIONS_LEARNED) + 12 * c->n_enc + 20 * c->n_dec +
+    return 2 + (c->positions == POSITIONS_LEARNED) + 12 * c->n_enc + 18 * c->n_dec +
            4 * c->norm_first + 1;
 }
 
@@ -328,7 +328,7 @@ static const real *position_table(const seq2seq_model *m) {
 }
 
 // x (B, n, d) = embedding[ids] + position[i]; pad (B, n) marks the padding.
-static void embed(const seq2seq_model *m, real *x, bool *pad, const int32_t *ids, int B, int n) {
+static void embed_tokens(const seq2seq_model *m, real *x, bool *pad, const int32_t *ids, int B, int n) {
     embedding_forward(x, ids, m->p.embedding, B * n, m->cfg.d);
     const real *table = position_table(m);
     if (table) positions_add_forward(x, table, B, n, m->cfg.d);
@@ -339,7 +339,7 @@ static void embed(const seq2seq_model *m, real *x, bool *pad, const int32_t *ids
 static void encode(seq2seq_model *m, const int32_t *src, int B, int n_s) {
     seq2seq_acts *a = &m->a;
     const size_t stride = enc_stride(m);
-    embed(m, a->enc_x, a->src_pad, src, B, n_s);
+    embed_tokens(m, a->enc_x, a->src_pad, src, B, n_s);
     for (int l = 0; l < m->cfg.n_enc; l++)
         enc_layer_forward(a->enc_x + (l + 1) * stride, &a->enc[l], &m->p.enc[l],
                           a->enc_x + l * stride, a->src_pad, &m->dims, B, n_s);
@@ -354,7 +354,7 @@ static void encode(seq2seq_model *m, const int32_t *src, int B, int n_s) {
 static void decode(seq2seq_model *m, const int32_t *tgt_in, int B, int n_t, int n_s) {
     seq2seq_acts *a = &m->a;
     const size_t stride = dec_stride(m);
-    embed(m, a->dec_x, a->tgt_pad, tgt_in, B, n_t);
+    embed_tokens(m, a->dec_x, a->tgt_pad, tgt_in, B, n_t);
     for (int l = 0; l < m->cfg.n_dec; l++)
         dec_layer_forward(a->dec_x + (l + 1) * stride, &a->dec[l], &m->p.dec[l],
                           a->dec_x + l * stride, a->memory, a->tgt_pad, a->src_pad, &m->dims, B,

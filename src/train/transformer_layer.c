@@ -151,7 +151,7 @@ static const real *stream_before(const layer_cache *c, int k, const layer_dims *
     return dims->norm_first ? c->sub[k - 1].s : c->sub[k].t;
 }
 
-static void clear(real *x, int N, int d) { memset(x, 0, (size_t)N * d * sizeof(real)); }
+static void clear_rows(real *x, int N, int d) { memset(x, 0, (size_t)N * d * sizeof(real)); }
 
 //> encoder-layer-backward
 void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, const real *dout,
@@ -161,14 +161,14 @@ void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, c
     // 2. feed-forward, from dout to dx, the gradient of the stream between
     const real *ds = sum_gradient(c, 1, dout, g->norm_weight[1], g->norm_bias[1],
                                   p->norm_weight[1], dims, N);
-    clear(c->dt, N, d);
+    clear_rows(c->dt, N, d);
     ffn_backward(c->dt, &g->ff, &c->ff, ds, c->sub[1].t, &p->ff, N, d, dims->d_ff);
-    clear(c->dx, N, d);
+    clear_rows(c->dx, N, d);
     stream_gradient(c->dx, c, 1, ds, stream_before(c, 1, dims), g->norm_weight[1],
                     g->norm_bias[1], p->norm_weight[1], dims, N);
     // 1. self-attention, from dx to dinp: t is both queries and keys
     ds = sum_gradient(c, 0, c->dx, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0], dims, N);
-    clear(c->dt, N, d);
+    clear_rows(c->dt, N, d);
     mha_backward(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
                  &p->self_attn, B, n, n, d, dims->h);
     stream_gradient(dinp, c, 0, ds, inp, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0],
@@ -184,23 +184,23 @@ void dec_layer_backward(real *dinp, real *dmemory, const dec_layer_params *g, la
     // 3. feed-forward, from dout to dx
     const real *ds = sum_gradient(c, 2, dout, g->norm_weight[2], g->norm_bias[2],
                                   p->norm_weight[2], dims, N);
-    clear(c->dt, N, d);
+    clear_rows(c->dt, N, d);
     ffn_backward(c->dt, &g->ff, &c->ff, ds, c->sub[2].t, &p->ff, N, d, dims->d_ff);
-    clear(c->dx, N, d);
+    clear_rows(c->dx, N, d);
     stream_gradient(c->dx, c, 2, ds, stream_before(c, 2, dims), g->norm_weight[2],
                     g->norm_bias[2], p->norm_weight[2], dims, N);
     // 2. cross-attention, from dx to dx2; the keys' and values' part to dmemory
     ds = sum_gradient(c, 1, c->dx, g->norm_weight[1], g->norm_bias[1], p->norm_weight[1], dims, N);
-    clear(c->dt, N, d);
+    clear_rows(c->dt, N, d);
     mha_backward(c->dt, dmemory, &g->cross_attn, &c->cross_attn, ds, c->sub[1].t, memory,
                  &p->cross_attn, B, n_t, n_s, d, h);
-    clear(c->dx2, N, d);
+    clear_rows(c->dx2, N, d);
     stream_gradient(c->dx2, c, 1, ds, stream_before(c, 1, dims), g->norm_weight[1],
                     g->norm_bias[1], p->norm_weight[1], dims, N);
     // 1. causal self-attention, from dx2 to dinp
     ds = sum_gradient(c, 0, c->dx2, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0], dims,
                       N);
-    clear(c->dt, N, d);
+    clear_rows(c->dt, N, d);
     mha_backward(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
                  &p->self_attn, B, n_t, n_t, d, h);
     stream_gradient(dinp, c, 0, ds, inp, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0],
