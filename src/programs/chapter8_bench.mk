@@ -19,8 +19,10 @@ bench-chapter8: $(BENCH8) | $(BUILD)/out
 	@sh tests/setup.sh $(BENCH8_PKGS) || echo "bench: without $(BENCH8_PKGS), PyTorch is left out"
 	@rm -f $(BUILD)/out/bench-chapter8.txt
 	@if $(PYTHON) -c "import torch" 2>/dev/null; then \
-	  echo "bench: chapter 8's training step, PyTorch (tests/reference/bench_torch8.py) and C ($(BENCH8)) in turn"; \
-	  $(BENCH8) --torch "$(PYTHON) tests/reference/bench_torch8.py" > $(BUILD)/out/bench-chapter8.txt.tmp; \
+	  echo "bench: chapter 8's training step, PyTorch (tests/reference/bench_torch8.py)"; \
+	  echo "bench: and C ($(BENCH8)) in turn"; \
+	  $(BENCH8) --torch "$(PYTHON) tests/reference/bench_torch8.py" \
+	    > $(BUILD)/out/bench-chapter8.txt.tmp; \
 	else \
 	  echo "bench: no PyTorch for $(PYTHON) (Debian's python3-torch): the C side only"; \
 	  $(BENCH8) > $(BUILD)/out/bench-chapter8.txt.tmp; \

@@ -34,9 +34,10 @@
 //
 // Usage: bench_chapter8 [--torch CMD] [--rounds N] [--steps N] [--repeats R] [--quick]
 //                       [--model reversal|transformer]
-// Its lines fit the book's page (93 characters). Without PyTorch (no
-// --torch, or a command that fails) the C side is still measured and the
-// output says what it left out.
+// Its output is one cell, [1], whose lines fit the book's page (93
+// characters): the book quotes build/out/bench-chapter8.txt. Without
+// PyTorch (no --torch, or a command that fails) the C side is still
+// measured and the output says what it left out.
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
 #include <stdint.h>
@@ -257,7 +258,9 @@ static int run_torch(torch_times *t, const char *command) {
     int threads, found = 0, at;
     while (fgets(line, sizeof line, f)) {
         at = 0;
-        if (sscanf(line, "torch %63s threads %d ms_per_step %*s %*s %*s %*s repeats %*d steps %*d runs %n",
+        if (sscanf(line,
+                   "torch %63s threads %d ms_per_step %*s %*s %*s %*s "
+                   "repeats %*d steps %*d runs %n",
                    name, &threads, &at) == 2 && at > 0) {
             for (int k = 0; k < MODELS; k++) {
                 if (strcmp(name, NAME[k]) != 0 || threads < 1 || threads > 2) continue;
@@ -302,8 +305,9 @@ static void with_commas(char *out, size_t size, int n) {
 static void print_table(const options *o, const batches *x, runs c[MODELS], const torch_times *t,
                         bool have_torch) {
     char count[MODELS][24];
-    for (int k = 0; k < MODELS; k++) with_commas(count[k], sizeof count[k], parameters((which_model)k));
-    printf("Chapter 8's training step (forward, backward, Adam), batch %d:\n", B);
+    for (int k = 0; k < MODELS; k++)
+        with_commas(count[k], sizeof count[k], parameters((which_model)k));
+    printf("[1] chapter 8's training step (forward, backward, Adam), batch %d\n", B);
     printf("  digit reversal   sources of %d, targets of %d tokens; d %d, %d heads, d_ff %d,\n"
            "                   %d + %d layers; %s parameters\n",
            S, T, D_MODEL, HEADS, D_FF, N_ENC, N_DEC, count[REVERSAL]);
@@ -312,12 +316,13 @@ static void print_table(const options *o, const batches *x, runs c[MODELS], cons
            L, x->distinct, W, count[CLASSIFIER]);
     printf("C on one thread (%s vectors)\n", simd_name(simd_best()));
     if (have_torch) printf("PyTorch %s\n", t->version);
-    printf("ms per step, min and median of %d runs of %d steps", c[0].n ? c[0].n : c[1].n, o->steps);
+    printf("ms per step, min and median of %d runs of %d steps", c[0].n ? c[0].n : c[1].n,
+           o->steps);
     if (have_torch) printf(" (%d rounds, PyTorch and C in turn)", o->rounds);
     printf("\n\n%-16s %-17s   %-17s   %-17s   %s\n", "", "  C, one thread", "PyTorch, 1 thread",
            "PyTorch, 2 threads", "C is");
-    printf("%-16s %8s %8s   %8s %8s   %8s %8s   %s\n", "model", "min", "median", "min", "median", "min",
-           "median", "faster by");
+    printf("%-16s %8s %8s   %8s %8s   %8s %8s   %s\n", "model", "min", "median", "min", "median",
+           "min", "median", "faster by");
     bool met = true;
     for (int k = 0; k < MODELS; k++) {
         double lo, mid;
@@ -354,7 +359,8 @@ static void usage(FILE *f) {
                "  --steps N     training steps a run times (50)\n"
                "  --repeats R   runs of each model in a round (3)\n"
                "  --quick       20 steps, 3 runs, 1 round\n"
-               "  --model NAME  time one model only, reversal or transformer (profiling)\n", PROGRAM);
+               "  --model NAME  time one model only, reversal or transformer (profiling)\n",
+            PROGRAM);
 }
 
 // The value of option argv[*i], a whole number from 1 to hi, into *out;
@@ -403,7 +409,8 @@ static int parse(options *o, int argc, char **argv) {
         if (!ok) return 2;
     }
     if (o->repeats * o->rounds > MAX_RUNS) {
-        fprintf(stderr, "%s: error: at most %d runs (--repeats times --rounds)\n", PROGRAM, MAX_RUNS);
+        fprintf(stderr, "%s: error: at most %d runs (--repeats times --rounds)\n", PROGRAM,
+                MAX_RUNS);
         return 2;
     }
     return -1;

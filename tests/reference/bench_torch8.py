@@ -124,7 +124,8 @@ def keep_large_blocks():
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c"))
         big = 1 << 30
-        return all(libc.mallopt(opt, big) == 1 for opt in (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD))
+        options = (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD)
+        return all(libc.mallopt(opt, big) == 1 for opt in options)
     except (OSError, AttributeError):
         return False
 
