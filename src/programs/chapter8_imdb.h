@@ -4,9 +4,10 @@
 // by side by chapter 7's trainer, with the same pool, epochs, learning
 // rate, seed and embeddings: the transformer classifier (sentiment.h's
 // MODEL_TRANSFORMER: one encoder layer with sinusoidal positions) and
-// chapter 7's single softmax-attention head. Prints their epochs and a
-// table of their test accuracies, per chunk and per review, and the
-// difference.
+// chapter 7's single softmax-attention head. A pair of them with the GloVe
+// vectors trained, a pair with them frozen, or both pairs. Prints their
+// epochs and, for each pair, a table of their test accuracies, per chunk
+// and per review, and the difference.
 //
 //   B  chunks in a batch (64), L tokens in a chunk (32)
 //   V  vocabulary (10,002), d embedding width (100), w model width (32)
@@ -25,7 +26,7 @@ typedef struct {
     long limit;              // training chunks, every (214588/N)-th (0: all)
     long test_limit;         // test reviews scored, spread evenly (0: all 25,000)
     double lr;               // Adam's learning rate, both models
-    bool frozen;             // the GloVe vectors kept fixed
+    bool trained, frozen;    // the pairs: GloVe vectors trained, kept fixed (one or both)
     uint64_t seed;           // torch.manual_seed before each model, and the shuffles
     const char *data_dir;    // figure data (chapter8-train-*.dat, chapter8-loss-*.dat), or NULL
     FILE *progress;          // the trainer's progress lines (stderr), or NULL
@@ -35,12 +36,14 @@ typedef struct {
 #define IMDB_CELL_GLOVE "data/glove/wink-sg-100d.txt"
 
 // The settings chapter 8 runs: about a minute on two cores, data included.
+// Both pairs.
 imdb_cell_options imdb_cell_defaults(void);
 
-// Loads the data, trains both models (two threads when OMP_NUM_THREADS
-// allows), prints to out. Returns 0, or -1 with the reason in err (a file
-// that cannot be read, out of memory, a model that diverged). Prints no
-// cell heading: the caller's.
+// Loads the data, trains the models side by side (two threads when
+// OMP_NUM_THREADS allows; the transformers, the slower, first), prints to
+// out. Returns 0, or -1 with the reason in err (no pair chosen, a file that
+// cannot be read, out of memory, a model that diverged). Prints no cell
+// heading: the caller's.
 int imdb_transformer_cell(FILE *out, const imdb_cell_options *o, char *err, size_t errlen);
 
 #endif

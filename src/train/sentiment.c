@@ -50,7 +50,9 @@ static bool is_transformer(const sentiment_model *m) { return m->kind == MODEL_T
 static bool projects_words(const sentiment_model *m) { return m->kind != MODEL_BASELINE; }
 
 // The classifier's input width: what the last Dense layer sees.
-static int classifier_input_width(const sentiment_model *m) { return projects_words(m) ? m->d_k : m->d; }
+static int classifier_input_width(const sentiment_model *m) {
+    return projects_words(m) ? m->d_k : m->d;
+}
 
 // Lays out the views of one block: q, k, v kernels and biases (or the
 // transformer's projection and layer), the output layer, the embedding.
