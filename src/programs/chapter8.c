@@ -345,9 +345,9 @@ static void output_text(char *text, const int32_t *out) {
 }
 
 static void print_sinusoids(const chapter8 *c, FILE *f) {
-    print_cell(f, 801, "the sinusoidal encoding, d = 64: PE(pos, 2i) = sin(pos w_i), "
-                       "PE(pos, 2i + 1) = cos(pos w_i)");
-    fputs("w_i = 10000^(-2i/64) for i = 0, 1, 2, 4, 8, 16, 31:\n", f);
+    print_cell(f, 801, "the sinusoidal encoding: PE(pos, 2i) = sin(pos w_i), "
+                       "PE(pos, 2i+1) = cos(pos w_i)");
+    fputs("width d = 64; w_i = 10000^(-2i/64) for i = 0, 1, 2, 4, 8, 16, 31:\n", f);
     const int pairs[7] = { 0, 1, 2, 4, 8, 16, 31 };
     float w[7];
     for (int k = 0; k < 7; k++) w[k] = (float)sinusoid_frequency(pairs[k], D_MODEL);
@@ -361,9 +361,9 @@ static void print_order(const chapter8 *c, FILE *f) {
     print_cell(f, 802, "reverse a source: do the untrained encoder's outputs just "
                        "come out reversed?");
     digits_text(text, &c->test, c->reverse_index);
-    fprintf(f, "the source %s and its reverse, the same weights; the largest "
-            "difference between\nthe encoder's outputs for the reverse and "
-            "its outputs for the source, rows reversed:\n", text);
+    fprintf(f, "the source %s and its reverse, the same weights; the largest\n"
+            "difference between the encoder's outputs for the reverse and its "
+            "outputs for the source,\nrows reversed:\n", text);
     fprintf(f, "  without positions  %.1e\n", c->reverse_gap[0]);
     fprintf(f, "  with positions     %.3f\n", c->reverse_gap[1]);
 }
@@ -378,8 +378,8 @@ static size_t params_named(const seq2seq_model *m, const char *prefix) {
 
 static void print_model(const chapter8 *c, FILE *f) {
     const seq2seq_model *m = &c->with.model;
-    print_cell(f, 803, "the model: nn.Embedding(13, 64), 2 encoder and 2 decoder layers "
-                       "(64, 4 heads, 256), nn.Linear(64, 13)");
+    print_cell(f, 803, "the model: nn.Embedding(13, 64), 2 + 2 layers (64, 4 heads, 256), "
+                       "nn.Linear(64, 13)");
     fputs("parameters\n", f);
     const char *groups[] = { "embedding.", "enc.0.", "enc.1.", "dec.0.", "dec.1.", "generator." };
     for (int k = 0; k < 6; k++) {
@@ -504,8 +504,8 @@ static void print_why(const chapter8 *c, FILE *f) {
     int i = c->reverse_index;
     print_cell(f, 810, "why: without positions the trained model cannot see the order");
     digits_text(text, &c->test, i);
-    fprintf(f, "the source %s and its reverse, the same target fed in: the largest "
-            "difference\nbetween the logits the model without positions gives them: %.1e\n",
+    fprintf(f, "the source %s and its reverse, the same target fed in: the largest\n"
+            "difference between the logits the model without positions gives them: %.1e\n",
             text, c->order_gap);
     output_text(a, c->without.decoded + (size_t)i * T);
     fprintf(f, "so it decodes both the same way: %s\n", a);
@@ -528,9 +528,9 @@ static void print_cross(const chapter8 *c, FILE *f) {
         for (int k = 0; k < n; k++) fprintf(f, "  %.2f", (double)c->cross[q * n + k]);
         fputc('\n', f);
     }
-    fprintf(f, "%-59s", "the weight each row puts on the digit it writes:");
+    fprintf(f, "%-42s", "weight on the digit the row writes:");
     for (int q = 0; q < n; q++) fprintf(f, " %.2f", (double)c->cross[q * n + n - 1 - q]);
-    fputs("\non that digit and its neighbours, one position either side:", f);
+    fprintf(f, "\n%-42s", "on it and its two neighbours, all three:");
     for (int q = 0; q < n; q++) {
         double sum = 0;
         for (int k = n - 2 - q; k <= n - q; k++)
