@@ -87,6 +87,7 @@ typedef struct {
     reversal_seen seen;            // every training sequence
     run with, without;             // [805]-[807], [808]-[810]
     double order_gap;              // [810] logits of a source and its reverse
+    int32_t reverse_out[T];        // [810] the reverse decoded without positions
     int example;                   // the test sequence of [811]
     float cross[T * S];            // [811] (n + 1, n) its cross-attention
     float self[S * S];             // its encoder self-attention, (n, n)
@@ -261,6 +262,17 @@ static double logits_gap(seq2seq_model *m, const reversal_batch *test, int i) {
     return gap;
 }
 
+// [810]: the model without positions decodes the reverse of the source
+// [802] reversed.
+static void decode_reverse(chapter8 *c) {
+    int i = c->reverse_index, n = c->test.lengths[i];
+    const int32_t *src = c->test.src + (size_t)i * S;
+    int32_t reversed[S];
+    for (int k = 0; k < S; k++) reversed[k] = k < n ? src[n - 1 - k] : REVERSAL_PAD;
+    seq2seq_greedy_decode(&c->without.model, c->reverse_out, reversed, 1, S, T,
+                          REVERSAL_BOS, REVERSAL_EOS);
+}
+
 // [811]: the trained model's attention on one example of EXAMPLE_LEN
 // digits, averaged over the heads: the last decoder layer's
 // cross-attention (n + 1, n) and the first encoder layer's self-attention
@@ -320,6 +332,7 @@ static int chapter8_run(chapter8 *c, uint64_t seed, int steps, int test_size) {
     if (c->with.status != 0 || c->without.status != 0) return -1;
     reversal_seen_finish(&c->seen);
     c->order_gap = logits_gap(&c->without.model, &c->test, c->reverse_index);
+    decode_reverse(c);
     attention_maps(c);
     return 0;
 }
@@ -508,9 +521,10 @@ static void print_why(const chapter8 *c, FILE *f) {
             "difference between the logits the model without positions gives them: %.1e\n",
             text, c->order_gap);
     output_text(a, c->without.decoded + (size_t)i * T);
-    fprintf(f, "so it decodes both the same way: %s\n", a);
+    output_text(b, c->reverse_out);
+    fprintf(f, "it decodes the source as   %s\nand its reverse as         %s\n", a, b);
     output_text(b, c->with.decoded + (size_t)i * T);
-    fprintf(f, "the model with positions decodes the source as: %s\n", b);
+    fprintf(f, "the model with positions decodes the source as %s\n", b);
 }
 
 static void print_cross(const chapter8 *c, FILE *f) {
@@ -576,7 +590,7 @@ static bool write_losses(const run *r, const chapter8 *c, const char *dir, const
 
 // The sinusoidal table of N_SINUSOID positions, one row a position.
 static bool write_sinusoids(const char *dir) {
-    static float pe[N_SINUSOID * D_MODEL];
+    float pe[N_SINUSOID * D_MODEL];
     sinusoidal_positions(pe, N_SINUSOID, D_MODEL);
     const char *name = "chapter8-sinusoids.dat";
     FILE *f = open_data_file(PROGRAM, dir, name);
