@@ -441,7 +441,8 @@ static void check_layer(bool decoder, bool norm_first, uint64_t seed) {
     snprintf(what, sizeof what, "%s %s dx", norm_first ? "pre-norm" : "post-norm",
              decoder ? "decoder" : "encoder");
     check_gradient(what, c.x, dx, n, layer_loss, &c);
-    if (decoder) check_gradient("decoder dmemory", c.memory, dmem, (size_t)B * NS * D, layer_loss, &c);
+    if (decoder)
+        check_gradient("decoder dmemory", c.memory, dmem, (size_t)B * NS * D, layer_loss, &c);
     snprintf(what, sizeof what, "%s %s parameters", norm_first ? "pre-norm" : "post-norm",
              decoder ? "decoder" : "encoder");
     check_gradient(what, c.block, grad, count, layer_loss, &c);
@@ -506,8 +507,8 @@ START_TEST(layers_agree_with_chapter5) {
         ck_assert_int_eq(seq2seq_init(&m, &cfg, NULL, 1, NS, NT, &g), 0);
         // the same draws in float, as chapter 5 makes them
         rng_seed(&g, 12);
-        float *table = malloc((size_t)V * D * sizeof *table), *gw = malloc((size_t)V * D * sizeof *gw),
-              *gb = malloc((size_t)V * sizeof *gb);
+        float *table = malloc((size_t)V * D * sizeof *table),
+              *gw = malloc((size_t)V * D * sizeof *gw), *gb = malloc((size_t)V * sizeof *gb);
         encoder_layer el;
         decoder_layer dl;
         ck_assert_int_eq(encoder_layer_alloc(&el, D, HEADS, D_FF, norm_first), MHA_OK);
@@ -603,7 +604,8 @@ static double model_loss(void *p) {
     return seq2seq_forward(&c->m, SRC, TGT_IN, TGT_OUT, B, NS, NT);
 }
 
-static void model_case_init(model_case *c, bool norm_first, position_kind positions, uint64_t seed) {
+static void model_case_init(model_case *c, bool norm_first, position_kind positions,
+                            uint64_t seed) {
     seq2seq_config cfg = {.V = V9, .d = D, .h = HEADS, .d_ff = D_FF, .n_enc = 2, .n_dec = 2,
                           .n_pos = NS + 1, .norm_first = norm_first, .positions = positions};
     c->sinusoid = new_zeros((size_t)cfg.n_pos * D);
@@ -753,7 +755,8 @@ START_TEST(model_attention_maps) {
                         const double *row = w + (((size_t)b * HEADS + i) * n_q + q) * n_k;
                         double sum = 0;
                         for (int k = 0; k < n_k; k++) {
-                            bool hidden = keys[b * n_k + k] == 0 || (kind == ATTN_DEC_SELF && k > q);
+                            bool hidden =
+                                keys[b * n_k + k] == 0 || (kind == ATTN_DEC_SELF && k > q);
                             if (hidden) ck_assert(row[k] == 0);
                             sum += row[k];
                         }

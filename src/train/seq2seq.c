@@ -83,7 +83,7 @@ static void take_ffn_and_norms(walker *w, ffn_params *f, real **gain, real **bia
 static void lay_out(seq2seq_params *p, real *block, seq2seq_tensor *table,
                     const seq2seq_config *c) {
     walker w = { .block = block, .table = table, .prefix = "" };
-    char prefix[16];
+    char prefix[24];
     const int d = c->d;
     p->embedding = take(&w, "embedding.weight", c->V, d);
     p->pos = c->positions == POSITIONS_LEARNED ? take(&w, "pos.weight", c->n_pos, d) : NULL;
@@ -240,7 +240,8 @@ static int acts_alloc(seq2seq_acts *a, const seq2seq_config *c, const layer_dims
     bool ok = a->src_pad && a->tgt_pad && a->enc_x && a->memory && a->enc_mean && a->enc_rstd &&
               a->dec_x && a->dec_out && a->dec_mean && a->dec_rstd && a->logits && a->dlogits &&
               a->dmemory && a->denc && a->ddec && a->prefix && a->enc && a->dec;
-    for (int l = 0; ok && l < c->n_enc; l++) ok = enc_layer_cache_alloc(&a->enc[l], dims, B, n_s) == 0;
+    for (int l = 0; ok && l < c->n_enc; l++)
+        ok = enc_layer_cache_alloc(&a->enc[l], dims, B, n_s) == 0;
     for (int l = 0; ok && l < c->n_dec; l++)
         ok = dec_layer_cache_alloc(&a->dec[l], dims, B, n_t, n_s) == 0;
     return ok ? 0 : -1;
@@ -328,7 +329,8 @@ static const real *position_table(const seq2seq_model *m) {
 }
 
 // x (B, n, d) = embedding[ids] + position[i]; pad (B, n) marks the padding.
-static void embed_tokens(const seq2seq_model *m, real *x, bool *pad, const int32_t *ids, int B, int n) {
+static void embed_tokens(const seq2seq_model *m, real *x, bool *pad, const int32_t *ids, int B,
+                         int n) {
     embedding_forward(x, ids, m->p.embedding, B * n, m->cfg.d);
     const real *table = position_table(m);
     if (table) positions_add_forward(x, table, B, n, m->cfg.d);
@@ -461,7 +463,8 @@ void seq2seq_backward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_i
 // decoder reads the right answer so far, tgt_in, and is scored on the next
 // token, tgt_out), its gradient, and Adam on every parameter at once.
 real seq2seq_train_step(seq2seq_model *m, adam_state *opt, const int32_t *src,
-                        const int32_t *tgt_in, const int32_t *tgt_out, int B, int n_s, int n_t) {
+                        const int32_t *tgt_in, const int32_t *tgt_out, int B, int n_s,
+                        int n_t) {
     real loss = seq2seq_forward(m, src, tgt_in, tgt_out, B, n_s, n_t);
     seq2seq_backward(m, src, tgt_in, tgt_out);
     adam_step(opt, m->param_block, m->grad_block);
@@ -492,7 +495,8 @@ void seq2seq_greedy_decode(seq2seq_model *m, int32_t *out, const int32_t *src, i
         bool running = false;
         for (int b = 0; b < B; b++) {
             prefix[(long)b * len] = bos;
-            for (int j = 1; j < len; j++) prefix[(long)b * len + j] = out[(long)b * max_len + j - 1];
+            for (int j = 1; j < len; j++)
+                prefix[(long)b * len + j] = out[(long)b * max_len + j - 1];
         }
         m->n_t = len;
         decode(m, prefix, B, len, n_s);

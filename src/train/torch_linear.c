@@ -1,10 +1,12 @@
 // torch_linear.c: nn.Linear, forward and backward. Dimension legend in
-// torch_linear.h.
+// torch_linear.h. The bias loop is the readable code; the kernel
+// FAST_KERNEL names (simd_kernels.h) the fast one, same bits.
 #include "train/torch_linear.h"
 
 #include <string.h>
 
 #include "train/gemm.h"
+#include "train/simd.h"
 
 void torch_linear_forward(real *out, const real *inp, const real *weight, const real *bias,
                           int n, int in, int out_width) {
@@ -20,7 +22,7 @@ void torch_linear_backward(real *dinp, real *dweight, real *dbias, const real *d
                            const real *inp, const real *weight, int n, int in, int out_width) {
     if (dinp) gemm(dinp, dout, weight, n, out_width, in, GEMM_AB);        // (N, in)
     if (dweight) gemm(dweight, dout, inp, out_width, n, in, GEMM_ATB);    // (out, in)
-    if (dbias)
+    if (dbias && !FAST_KERNEL(add_column_sums, dbias, dout, n, out_width))  // vectors, or:
         for (int t = 0; t < n; t++)
             for (int j = 0; j < out_width; j++) dbias[j] += dout[(long)t * out_width + j];
 }

@@ -116,7 +116,15 @@ void dec_layer_forward(real *out, layer_cache *c, const dec_layer_params *p, con
     sublayer_output(out, &c->sub[2], out, c->f, p->norm_weight[2], p->norm_bias[2], dims, N);
 }
 
-//> residual-backward
+// The stream that enters sub-layer k > 0: pre-norm the previous sum,
+// post-norm the input t it kept.
+static const real *stream_before(const layer_cache *c, int k, const layer_dims *dims) {
+    return dims->norm_first ? c->sub[k - 1].s : c->sub[k].t;
+}
+
+static void clear_rows(real *x, int N, int d) { memset(x, 0, (size_t)N * d * sizeof(real)); }
+
+//> encoder-layer-backward
 // The way back through sub-layer k's residual path and LayerNorm, in two
 // halves around f's own backward pass. First, from dy, the gradient of the
 // stream after the sub-layer: ds, that of the sum s = x + f(t).
@@ -143,17 +151,7 @@ static void stream_gradient(real *dx, layer_cache *c, int k, const real *ds, con
     else
         for (long e = 0; e < count; e++) dx[e] += c->dt[e];
 }
-//< residual-backward
 
-// The stream that enters sub-layer k > 0: pre-norm the previous sum,
-// post-norm the input t it kept.
-static const real *stream_before(const layer_cache *c, int k, const layer_dims *dims) {
-    return dims->norm_first ? c->sub[k - 1].s : c->sub[k].t;
-}
-
-static void clear_rows(real *x, int N, int d) { memset(x, 0, (size_t)N * d * sizeof(real)); }
-
-//> encoder-layer-backward
 void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, const real *dout,
                         const real *inp, const enc_layer_params *p, const layer_dims *dims,
                         int B, int n) {
@@ -167,7 +165,8 @@ void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, c
     stream_gradient(c->dx, c, 1, ds, stream_before(c, 1, dims), g->norm_weight[1],
                     g->norm_bias[1], p->norm_weight[1], dims, N);
     // 1. self-attention, from dx to dinp: t is both queries and keys
-    ds = sum_gradient(c, 0, c->dx, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0], dims, N);
+    ds = sum_gradient(c, 0, c->dx, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0], dims,
+                      N);
     clear_rows(c->dt, N, d);
     mha_backward(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
                  &p->self_attn, B, n, n, d, dims->h);
