@@ -118,6 +118,10 @@ END_TEST
 
 START_TEST(trained_without_positions_the_logits_ignore_the_order) {
     ck_assert_double_le(short_run.order_gap, ORDER_TOL);
+    // and so it decodes a source and its reverse the same way
+    ck_assert_mem_eq(short_run.reverse_out,
+                     short_run.without.decoded + (size_t)short_run.reverse_index * T,
+                     sizeof short_run.reverse_out);
     int differ = 0, tried = 0;
     for (int i = 0; i < short_run.test.B && tried < 20; i++) {
         if (short_run.test.lengths[i] < 3) continue;

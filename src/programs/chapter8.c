@@ -87,6 +87,7 @@ typedef struct {
     reversal_seen seen;            // every training sequence
     run with, without;             // [805]-[807], [808]-[810]
     double order_gap;              // [810] logits of a source and its reverse
+    int32_t reverse_out[T];        // [810] the reverse decoded without positions
     int example;                   // the test sequence of [811]
     float cross[T * S];            // [811] (n + 1, n) its cross-attention
     float self[S * S];             // its encoder self-attention, (n, n)
@@ -261,6 +262,17 @@ static double logits_gap(seq2seq_model *m, const reversal_batch *test, int i) {
     return gap;
 }
 
+// [810]: the model without positions decodes the reverse of the source
+// [802] reversed.
+static void decode_reverse(chapter8 *c) {
+    int i = c->reverse_index, n = c->test.lengths[i];
+    const int32_t *src = c->test.src + (size_t)i * S;
+    int32_t reversed[S];
+    for (int k = 0; k < S; k++) reversed[k] = k < n ? src[n - 1 - k] : REVERSAL_PAD;
+    seq2seq_greedy_decode(&c->without.model, c->reverse_out, reversed, 1, S, T,
+                          REVERSAL_BOS, REVERSAL_EOS);
+}
+
 // [811]: the trained model's attention on one example of EXAMPLE_LEN
 // digits, averaged over the heads: the last decoder layer's
 // cross-attention (n + 1, n) and the first encoder layer's self-attention
@@ -320,6 +332,7 @@ static int chapter8_run(chapter8 *c, uint64_t seed, int steps, int test_size) {
     if (c->with.status != 0 || c->without.status != 0) return -1;
     reversal_seen_finish(&c->seen);
     c->order_gap = logits_gap(&c->without.model, &c->test, c->reverse_index);
+    decode_reverse(c);
     attention_maps(c);
     return 0;
 }
@@ -345,9 +358,9 @@ static void output_text(char *text, const int32_t *out) {
 }
 
 static void print_sinusoids(const chapter8 *c, FILE *f) {
-    print_cell(f, 801, "the sinusoidal encoding, d = 64: PE(pos, 2i) = sin(pos w_i), "
-                       "PE(pos, 2i + 1) = cos(pos w_i)");
-    fputs("w_i = 10000^(-2i/64) for i = 0, 1, 2, 4, 8, 16, 31:\n", f);
+    print_cell(f, 801, "the sinusoidal encoding: PE(pos, 2i) = sin(pos w_i), "
+                       "PE(pos, 2i+1) = cos(pos w_i)");
+    fputs("width d = 64; w_i = 10000^(-2i/64) for i = 0, 1, 2, 4, 8, 16, 31:\n", f);
     const int pairs[7] = { 0, 1, 2, 4, 8, 16, 31 };
     float w[7];
     for (int k = 0; k < 7; k++) w[k] = (float)sinusoid_frequency(pairs[k], D_MODEL);
@@ -361,9 +374,9 @@ static void print_order(const chapter8 *c, FILE *f) {
     print_cell(f, 802, "reverse a source: do the untrained encoder's outputs just "
                        "come out reversed?");
     digits_text(text, &c->test, c->reverse_index);
-    fprintf(f, "the source %s and its reverse, the same weights; the largest "
-            "difference between\nthe encoder's outputs for the reverse and "
-            "its outputs for the source, rows reversed:\n", text);
+    fprintf(f, "the source %s and its reverse, the same weights; the largest\n"
+            "difference between the encoder's outputs for the reverse and its "
+            "outputs for the source,\nrows reversed:\n", text);
     fprintf(f, "  without positions  %.1e\n", c->reverse_gap[0]);
     fprintf(f, "  with positions     %.3f\n", c->reverse_gap[1]);
 }
@@ -378,8 +391,8 @@ static size_t params_named(const seq2seq_model *m, const char *prefix) {
 
 static void print_model(const chapter8 *c, FILE *f) {
     const seq2seq_model *m = &c->with.model;
-    print_cell(f, 803, "the model: nn.Embedding(13, 64), 2 encoder and 2 decoder layers "
-                       "(64, 4 heads, 256), nn.Linear(64, 13)");
+    print_cell(f, 803, "the model: nn.Embedding(13, 64), 2 + 2 layers (64, 4 heads, 256), "
+                       "nn.Linear(64, 13)");
     fputs("parameters\n", f);
     const char *groups[] = { "embedding.", "enc.0.", "enc.1.", "dec.0.", "dec.1.", "generator." };
     for (int k = 0; k < 6; k++) {
@@ -504,13 +517,14 @@ static void print_why(const chapter8 *c, FILE *f) {
     int i = c->reverse_index;
     print_cell(f, 810, "why: without positions the trained model cannot see the order");
     digits_text(text, &c->test, i);
-    fprintf(f, "the source %s and its reverse, the same target fed in: the largest "
-            "difference\nbetween the logits the model without positions gives them: %.1e\n",
+    fprintf(f, "the source %s and its reverse, the same target fed in: the largest\n"
+            "difference between the logits the model without positions gives them: %.1e\n",
             text, c->order_gap);
     output_text(a, c->without.decoded + (size_t)i * T);
-    fprintf(f, "so it decodes both the same way: %s\n", a);
+    output_text(b, c->reverse_out);
+    fprintf(f, "it decodes the source as   %s\nand its reverse as         %s\n", a, b);
     output_text(b, c->with.decoded + (size_t)i * T);
-    fprintf(f, "the model with positions decodes the source as: %s\n", b);
+    fprintf(f, "the model with positions decodes the source as %s\n", b);
 }
 
 static void print_cross(const chapter8 *c, FILE *f) {
@@ -528,9 +542,9 @@ static void print_cross(const chapter8 *c, FILE *f) {
         for (int k = 0; k < n; k++) fprintf(f, "  %.2f", (double)c->cross[q * n + k]);
         fputc('\n', f);
     }
-    fprintf(f, "%-59s", "the weight each row puts on the digit it writes:");
+    fprintf(f, "%-42s", "weight on the digit the row writes:");
     for (int q = 0; q < n; q++) fprintf(f, " %.2f", (double)c->cross[q * n + n - 1 - q]);
-    fputs("\non that digit and its neighbours, one position either side:", f);
+    fprintf(f, "\n%-42s", "on it and its two neighbours, all three:");
     for (int q = 0; q < n; q++) {
         double sum = 0;
         for (int k = n - 2 - q; k <= n - q; k++)
@@ -576,7 +590,7 @@ static bool write_losses(const run *r, const chapter8 *c, const char *dir, const
 
 // The sinusoidal table of N_SINUSOID positions, one row a position.
 static bool write_sinusoids(const char *dir) {
-    static float pe[N_SINUSOID * D_MODEL];
+    float pe[N_SINUSOID * D_MODEL];
     sinusoidal_positions(pe, N_SINUSOID, D_MODEL);
     const char *name = "chapter8-sinusoids.dat";
     FILE *f = open_data_file(PROGRAM, dir, name);

@@ -21,7 +21,7 @@ N_MAX = 10                                  # digits per sequence, at most
 T = N_MAX + 1                               # target length: + BOS or EOS
 D, HEADS, D_FF, N_ENC, N_DEC = 64, 4, 256, 2, 2
 BATCH, LR, WARMUP = 64, 1e-3, 100
-TEST_SIZE = 2000
+TEST_SIZE = 4000
 
 
 def sinusoids(n, d):
