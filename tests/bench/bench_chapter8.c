@@ -323,16 +323,18 @@ static void print_table(const options *o, const batches *x, runs c[MODELS], cons
            "PyTorch, 2 threads", "C is");
     printf("%-16s %8s %8s   %8s %8s   %8s %8s   %s\n", "model", "min", "median", "min", "median",
            "min", "median", "faster by");
-    bool met = true;
+    bool met = true, two_slower = false;
     for (int k = 0; k < MODELS; k++) {
         double lo, mid;
         summary(&c[k], &lo, &mid);
         if (lo <= 0) continue;  // not timed (--model)
         printf("%-16s %8.2f %8.2f", TITLE[k], lo, mid);
-        double best = 0;
+        double best = 0, first = 0;
         for (int th = 1; th <= 2; th++) {
             double tlo, tmid;
             summary(&t->by[k][th], &tlo, &tmid);
+            if (th == 1) first = tlo;
+            else two_slower = two_slower || (have_torch && tlo > first);
             if (have_torch && tlo > 0) printf("   %8.2f %8.2f", tlo, tmid);
             else printf("   %8s %8s", "-", "-");
             if (have_torch && tlo > 0 && (best == 0 || tlo < best)) best = tlo;
@@ -347,6 +349,10 @@ static void print_table(const options *o, const batches *x, runs c[MODELS], cons
     if (have_torch)
         printf("\nC is faster by: PyTorch's better min (of 1 and 2 threads) over C's min;\n"
                "target %.0fx: %s\n", TARGET, met ? "met" : "NOT MET");
+    if (two_slower)
+        printf("PyTorch on two threads was slower here than on one: its threads meet at every\n"
+               "operation of a step, and on a machine that runs other work too, each waits\n"
+               "for the other\n");
 }
 
 // ---------------------------------------------------------------- main
