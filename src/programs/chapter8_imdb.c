@@ -31,7 +31,7 @@
 
 imdb_cell_options imdb_cell_defaults(void) {
     return (imdb_cell_options){.imdb_path = IMDB_CELL_IMDB, .glove_path = IMDB_CELL_GLOVE,
-                               .epochs = 1, .limit = 0, .test_limit = 2500, .lr = 1e-3,
+                               .epochs = 1, .limit = 0, .test_limit = 0, .lr = 1e-3,
                                .trained = true, .frozen = true, .seed = 42, .data_dir = NULL,
                                .progress = NULL};
 }
