@@ -31,6 +31,11 @@
 //    PyTorch again, and so on, so that a slow spell of a shared machine
 //    falls on both sides. The min and the median of all rounds' runs, and
 //    the ratio of PyTorch's better minimum (of 1 and 2 threads) to C's.
+// 3. The processor time of the same runs, C's and PyTorch's on one thread:
+//    what a step costs when the process runs, whatever else the machine
+//    does (a process that waits for the processor is not charged for it),
+//    so a steadier ratio than that of the wall-clock times on a busy
+//    machine; it says nothing of two threads, which are charged for both.
 //
 // Usage: bench_chapter8 [--torch CMD] [--rounds N] [--steps N] [--repeats R] [--quick]
 //                       [--model reversal|transformer]
@@ -44,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/cli.h"
 #include "core/clock.h"
@@ -77,6 +83,13 @@ typedef struct {
     double ms[MAX_RUNS];
     int n;
 } runs;
+
+// The processor time this process has used, in seconds.
+static double cpu_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static void add_run(runs *r, double ms) {
     if (r->n < MAX_RUNS) r->ms[r->n++] = ms;
@@ -191,7 +204,7 @@ static void reversal_step(seq2seq_model *m, adam_state *opt, const batches *x, i
 }
 
 // o->repeats runs of o->steps steps of the reversal model, after WARMUP.
-static void time_reversal(runs *out, const options *o, const batches *x) {
+static void time_reversal(runs *out, runs *cpu, const options *o, const batches *x) {
     torch_rng g;
     rng_seed(&g, 1);
     seq2seq_config cfg = reversal_config();
@@ -201,9 +214,10 @@ static void time_reversal(runs *out, const options *o, const batches *x) {
     if (adam_init(&opt, m.n_params, 1e-3) != 0) checked(NULL);
     for (int s = 0; s < WARMUP; s++) reversal_step(&m, &opt, x, s);
     for (int r = 0; r < o->repeats; r++) {
-        double t0 = now_seconds();
+        double t0 = now_seconds(), c0 = cpu_seconds();
         for (int s = 0; s < o->steps; s++) reversal_step(&m, &opt, x, WARMUP + s);
         add_run(out, (now_seconds() - t0) * 1e3 / o->steps);
+        add_run(cpu, (cpu_seconds() - c0) * 1e3 / o->steps);
     }
     adam_free(&opt);
     seq2seq_free(&m);
@@ -218,7 +232,7 @@ static void classifier_step(sentiment_model *m, sentiment_acts *a, adam_state *o
 }
 
 // The same for the IMDb classifier.
-static void time_classifier(runs *out, const options *o, const batches *x) {
+static void time_classifier(runs *out, runs *cpu, const options *o, const batches *x) {
     torch_rng g;
     rng_seed(&g, 42);
     sentiment_model m;
@@ -231,9 +245,10 @@ static void time_classifier(runs *out, const options *o, const batches *x) {
         checked(NULL);
     for (int s = 0; s < WARMUP; s++) classifier_step(&m, &a, &opt, x, s);
     for (int r = 0; r < o->repeats; r++) {
-        double t0 = now_seconds();
+        double t0 = now_seconds(), c0 = cpu_seconds();
         for (int s = 0; s < o->steps; s++) classifier_step(&m, &a, &opt, x, WARMUP + s);
         add_run(out, (now_seconds() - t0) * 1e3 / o->steps);
+        add_run(cpu, (cpu_seconds() - c0) * 1e3 / o->steps);
     }
     adam_free(&opt);
     sentiment_acts_free(&a);
@@ -242,12 +257,23 @@ static void time_classifier(runs *out, const options *o, const batches *x) {
 
 // ---------------------------------------------------------------- PyTorch
 
-// PyTorch's runs: [model][threads 1, 2], and the version line.
+// PyTorch's runs: [model][threads 1, 2], their processor times on one
+// thread, and the version line.
 typedef struct {
     runs by[MODELS][3];
+    runs cpu[MODELS];
     char version[160];
     int lines;  // measurements read
 } torch_times;
+
+// The comma-separated numbers from p on, into r.
+static void add_runs(runs *r, char *p) {
+    for (char *end; *p && *p != '\n'; p = *end == ',' ? end + 1 : end) {
+        double ms = strtod(p, &end);
+        if (end == p) break;
+        add_run(r, ms);
+    }
+}
 
 // Runs the command and adds the runs it prints. Returns 0, or -1 when the
 // command failed or printed no measurement.
@@ -264,13 +290,12 @@ static int run_torch(torch_times *t, const char *command) {
                    name, &threads, &at) == 2 && at > 0) {
             for (int k = 0; k < MODELS; k++) {
                 if (strcmp(name, NAME[k]) != 0 || threads < 1 || threads > 2) continue;
-                for (char *p = line + at, *end; *p && *p != '\n'; p = *end == ',' ? end + 1 : end) {
-                    double ms = strtod(p, &end);
-                    if (end == p) break;
-                    add_run(&t->by[k][threads], ms);
-                }
+                add_runs(&t->by[k][threads], line + at);
                 found++;
             }
+        } else if (sscanf(line, "torch_cpu %63s threads 1 runs %n", name, &at) == 1 && at > 0) {
+            for (int k = 0; k < MODELS; k++)
+                if (strcmp(name, NAME[k]) == 0) add_runs(&t->cpu[k], line + at);
         } else if (strncmp(line, "torch ", 6) == 0 && strstr(line, " with ")) {
             line[strcspn(line, "\n")] = '\0';
             snprintf(t->version, sizeof t->version, "%.150s", line + 6);
@@ -302,8 +327,8 @@ static void with_commas(char *out, size_t size, int n) {
     out[at] = '\0';
 }
 
-static void print_table(const options *o, const batches *x, runs c[MODELS], const torch_times *t,
-                        bool have_torch) {
+static void print_table(const options *o, const batches *x, runs c[MODELS], runs c_cpu[MODELS],
+                        const torch_times *t, bool have_torch) {
     char count[MODELS][24];
     for (int k = 0; k < MODELS; k++)
         with_commas(count[k], sizeof count[k], parameters((which_model)k));
@@ -353,6 +378,18 @@ static void print_table(const options *o, const batches *x, runs c[MODELS], cons
         printf("PyTorch on two threads was slower here than on one: its threads meet at every\n"
                "operation of a step, and on a machine that runs other work too, each waits\n"
                "for the other\n");
+    printf("\nprocessor time of a step on one thread, min (what the step costs when it runs):\n");
+    for (int k = 0; k < MODELS; k++) {
+        double lo, mid, tlo = 0, tmid;
+        summary(&c_cpu[k], &lo, &mid);
+        if (lo <= 0) continue;
+        summary(&t->cpu[k], &tlo, &tmid);
+        printf("  %-16s C %6.2f ms", TITLE[k], lo);
+        if (have_torch && tlo > 0)
+            printf(", PyTorch %6.2f ms: C is faster by %.1fx\n", tlo, tlo / lo);
+        else
+            printf("\n");
+    }
 }
 
 // ---------------------------------------------------------------- main
@@ -428,7 +465,7 @@ int main(int argc, char **argv) {
     if (status >= 0) return status;
     batches x;
     batches_init(&x, WARMUP + o.steps);
-    runs c[MODELS] = {{.n = 0}};
+    runs c[MODELS] = {{.n = 0}}, c_cpu[MODELS] = {{.n = 0}};
     torch_times t = {.lines = 0};
     bool torch_failed = false;
     for (int round = 0; round < o.rounds; round++) {
@@ -437,11 +474,11 @@ int main(int argc, char **argv) {
             torch_failed = run_torch(&t, o.torch) < 0;
         }
         fprintf(stderr, "bench: round %d of %d, C\n", round + 1, o.rounds);
-        if (o.timed[REVERSAL]) time_reversal(&c[REVERSAL], &o, &x);
-        if (o.timed[CLASSIFIER]) time_classifier(&c[CLASSIFIER], &o, &x);
+        if (o.timed[REVERSAL]) time_reversal(&c[REVERSAL], &c_cpu[REVERSAL], &o, &x);
+        if (o.timed[CLASSIFIER]) time_classifier(&c[CLASSIFIER], &c_cpu[CLASSIFIER], &o, &x);
     }
     bool have_torch = o.torch && !torch_failed && t.lines > 0;
-    print_table(&o, &x, c, &t, have_torch);
+    print_table(&o, &x, c, c_cpu, &t, have_torch);
     if (o.torch && !have_torch)
         printf("PyTorch: its run failed (%.60s); C measured alone\n", o.torch);
     else if (!o.torch)

@@ -40,6 +40,11 @@ pools them):
 
     torch <model> threads <t> ms_per_step min <x> median <y> repeats <R> steps <N> runs <r1,r2,...>
 
+and, on one thread, the processor time of the same repeats, in ms per step
+(what a step costs when the process runs, whatever else the machine does):
+
+    torch_cpu <model> threads 1 runs <c1,c2,...>
+
 then one line naming the versions: torch <version> with <BLAS>.
 
 As bench_torch.py does, the script asks glibc (mallopt) to keep large
@@ -179,15 +184,16 @@ def time_model(task, threads, steps, repeats, max_seconds):
         if i > 1 and time.perf_counter() - t0 > max_seconds:
             break
         step(i)
-    per_step = []
+    per_step, cpu = [], []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         done = 0
         while done < steps and (done == 0 or time.perf_counter() - t0 < max_seconds):
             step(WARMUP + done)
             done += 1
         per_step.append((time.perf_counter() - t0) / done * 1e3)
-    return per_step
+        cpu.append((time.process_time() - c0) / done * 1e3)
+    return per_step, cpu
 
 
 def main():
@@ -202,10 +208,13 @@ def main():
     torch.zeros(1) @ torch.zeros(1)  # loads the BLAS library
     for task in args.models.split(","):
         for threads in (1, 2):
-            runs = time_model(task, threads, args.steps, args.repeats, args.max_seconds)
+            runs, cpu = time_model(task, threads, args.steps, args.repeats, args.max_seconds)
             print(f"torch {task} threads {threads} ms_per_step min {min(runs):.4f} "
                   f"median {statistics.median(runs):.4f} repeats {args.repeats} steps {args.steps} "
                   f"runs {','.join(f'{r:.4f}' for r in runs)}", flush=True)
+            if threads == 1:
+                print(f"torch_cpu {task} threads 1 runs {','.join(f'{c:.4f}' for c in cpu)}",
+                      flush=True)
     print(f"torch {torch.__version__} with {blas_name()}" + (", large blocks kept" if kept else ""))
 
 
