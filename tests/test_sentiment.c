@@ -31,7 +31,8 @@
 // the order of their sums).
 #define TOL 1e-5
 
-static const char *const KIND_NAMES[] = {"baseline", "notebook-attention", "softmax-attention"};
+static const char *const KIND_NAMES[] = {"baseline", "notebook-attention", "softmax-attention",
+                                         "transformer"};
 
 typedef struct {
     const char *name;
@@ -238,7 +239,7 @@ static void toy_training(model_kind kind, int steps, double *first, double *last
 }
 
 START_TEST(short_training_lowers_the_loss) {
-    for (int kind = 0; kind < 3; kind++) {
+    for (int kind = 0; kind < MODEL_KINDS; kind++) {
         double first, last;
         float *p;
         size_t n;
@@ -382,6 +383,7 @@ START_TEST(projecting_words_is_projecting_tokens) {
 END_TEST
 
 START_TEST(frozen_embeddings_do_not_move) {
+    model_kind kind = _i == 0 ? MODEL_SOFTMAX_ATTENTION : MODEL_TRANSFORMER;
     torch_rng g;
     rng_seed(&g, 11);
     float table[50 * 16];
@@ -389,7 +391,7 @@ START_TEST(frozen_embeddings_do_not_move) {
     sentiment_model m;
     sentiment_acts a;
     adam_state opt;
-    ck_assert_int_eq(sentiment_model_init(&m, MODEL_SOFTMAX_ATTENTION, table, 50, 16, 8, L, &g), 0);
+    ck_assert_int_eq(sentiment_model_init(&m, kind, table, 50, 16, 8, L, &g), 0);
     ck_assert_int_eq(sentiment_acts_init(&a, &m, 16), 0);
     ck_assert_int_eq(adam_init(&opt, m.n_dense, 1e-2), 0);  // as chapter7.c sets it up
     float *before = malloc(m.n_dense * sizeof *before);
@@ -409,6 +411,39 @@ START_TEST(frozen_embeddings_do_not_move) {
 }
 END_TEST
 
+// Chapter 7's models average over the chunk's positions what a
+// permutation-equivariant layer made of its tokens: reversing a chunk
+// leaves their logit as it was, up to the order of a sum (float rounding).
+// The transformer adds each position's own vector first: reversing the
+// chunk changes its logit.
+START_TEST(only_the_transformer_sees_order) {
+    torch_rng g;
+    rng_seed(&g, 13);
+    float table[50 * 16];
+    rng_randn(&g, table, 50 * 16);
+    int32_t X[8 * L], R[8 * L], Y[8];
+    toy_data(X, Y, 8, &g);
+    for (int c = 0; c < 8; c++)
+        for (int t = 0; t < L; t++) R[c * L + t] = X[c * L + L - 1 - t];
+    for (int kind = 0; kind < MODEL_KINDS; kind++) {
+        sentiment_model m;
+        sentiment_acts a;
+        ck_assert_int_eq(sentiment_model_init(&m, (model_kind)kind, table, 50, 16, 8, L, &g), 0);
+        ck_assert_int_eq(sentiment_acts_init(&a, &m, 8), 0);
+        float z[8], zr[8];
+        ck_assert_int_eq(sentiment_logits(z, &m, &a, X, 8), 0);
+        ck_assert_int_eq(sentiment_logits(zr, &m, &a, R, 8), 0);
+        double most = 0;  // the largest change of a logit
+        for (int c = 0; c < 8; c++) most = fmax(most, fabs((double)z[c] - zr[c]));
+        printf("%s: reversing a chunk moves its logit by %.2g at most\n", KIND_NAMES[kind], most);
+        if (kind == MODEL_TRANSFORMER) ck_assert_double_gt(most, 1e-2);
+        else ck_assert_double_lt(most, 1e-5);
+        sentiment_acts_free(&a);
+        sentiment_model_free(&m);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sentiment");
     TCase *tc = tcase_create("sentiment");
@@ -420,7 +455,8 @@ int main(void) {
     tcase_add_test(tc, lazy_embedding_trains_as_the_dense_one);
     tcase_add_test(tc, logits_by_table_are_the_forward_logits);
     tcase_add_test(tc, projecting_words_is_projecting_tokens);
-    tcase_add_test(tc, frozen_embeddings_do_not_move);
+    tcase_add_loop_test(tc, frozen_embeddings_do_not_move, 0, 2);
+    tcase_add_test(tc, only_the_transformer_sees_order);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
