@@ -18,8 +18,8 @@ The models, at the sizes ./chapter8 trains them:
                -> nn.TransformerEncoderLayer(32, 2 heads, d_ff 64, ReLU,
                dropout 0, post-norm) -> mean over L -> nn.Linear(32, 1), the
                mean sigmoid binary cross-entropy; batches of B = 64 chunks of
-               L = 32 ids drawn by Zipf's law as tests/bench/bench_chapter8.c
-               draws them (id r with probability proportional to 1 / (r + 1)),
+               L = 32 ids drawn by Zipf's law, the law tests/bench/bench_chapter8.c
+               draws by (id r with probability proportional to 1 / (r + 1)),
                the embedding trained with a dense gradient, as
                tests/reference/bench_torch.py does for chapter 7's models
 
