@@ -892,16 +892,23 @@ static char *tiny_glove(void) {
 
 // ./chapter7 --imdb IMDB --glove GLOVE --epochs 1: its exit status, what it
 // printed (*printed) and said on stderr (*said).
+static int run_chapter7_argv(int argc, char **argv, char **printed, char **said);
 static int run_chapter7(const char *imdb, const char *glove, char **printed, char **said) {
     char *argv[] = {"chapter7", "--imdb", (char *)imdb, "--glove", (char *)glove, "--epochs", "1", NULL};
+    return run_chapter7_argv(7, argv, printed, said);
+}
+
+// ./chapter7 with the arguments argv (argc of them, the program's name
+// first): as run_chapter7.
+static int run_chapter7_argv(int argc, char **argv, char **printed, char **said) {
     ch7_options o;
-    ck_assert_int_eq(parse_args(7, argv, &o), -1);
+    ck_assert_int_eq(parse_args(argc, argv, &o), -1);
     FILE *saved = stdout;
     stdout = tmpfile();
     ck_assert_ptr_nonnull(stdout);
     stderr_capture cap;
     capture_begin(&cap);
-    int rc = train_mode(&o, 7, argv);
+    int rc = train_mode(&o, argc, argv);
     *said = capture_end(&cap);
     rewind(stdout);
     size_t len = 0;
@@ -934,6 +941,47 @@ START_TEST(too_few_training_chunks) {
                   "%s", printed);
     free(printed);
     free(said);
+    remove(imdb);
+    free(imdb);
+    remove(glove);
+    free(glove);
+}
+END_TEST
+
+// [141]'s header of a short run, its counts found here another way: 400
+// short reviews at the start of each block give 800 training chunks, one
+// each; --limit 640 trains on 640 of them in 640 / 64 steps; --test-limit
+// N scores the test reviews floor(i 25000 / N), i < N, and of those, the
+// ones among the short ones (0 .. 399 and 12500 .. 12899) have a chunk.
+START_TEST(short_run_header_counts) {
+    enum { SHORT = 400, R = IMDB_REVIEWS / 2 };
+    char *glove = tiny_glove(), *imdb = tiny_reviews(SHORT);
+    const char *limits[] = {"5000", "3000"};
+    for (int k = 0; k < 2; k++) {
+        char *argv[] = {"chapter7", "--imdb", imdb, "--glove", glove, "--epochs", "1", "--model", "baseline",
+                        "--limit", "640", "--test-limit", (char *)limits[k], NULL};
+        char *printed, *said, want[256];
+        ck_assert_int_eq(run_chapter7_argv(13, argv, &printed, &said), 0);
+        size_t n_train = 2 * SHORT, pool = 640, steps = pool / BATCH_SIZE;
+        snprintf(want, sizeof want, "A SHORT RUN: %zu of the %zu training chunks, 1 epoch (the notebook: "
+                 "all, %d)\nbatch %d, %zu steps an epoch, seed 42;", pool, n_train, NUM_EPOCHS, BATCH_SIZE,
+                 steps);
+        ck_assert_msg(strstr(printed, want) != NULL, "lacks \"%s\":\n%s", want, printed);
+        size_t n = strtoul(limits[k], NULL, 10), chunks = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t r = i * R / n;
+            chunks += r < SHORT || (r >= IMDB_BLOCK && r < IMDB_BLOCK + SHORT);
+        }
+        if (R % n == 0)
+            snprintf(want, sizeof want, "A SHORT TEST: %zu of the %d test reviews (one in %zu), their %zu "
+                     "chunks\n", n, R, R / n, chunks);
+        else
+            snprintf(want, sizeof want, "A SHORT TEST: %zu of the %d test reviews (spread evenly, one in "
+                     "%.2f), their %zu chunks\n", n, R, (double)R / (double)n, chunks);
+        ck_assert_msg(strstr(printed, want) != NULL, "lacks \"%s\":\n%s", want, printed);
+        free(printed);
+        free(said);
+    }
     remove(imdb);
     free(imdb);
     remove(glove);
@@ -1552,6 +1600,7 @@ int main(void) {
     tcase_add_test(tc, results_table_numbers);
     tcase_add_test(tc, batch_words_counted);
     tcase_add_test(tc, attention_figure_data);
+    tcase_add_test(tc, short_run_header_counts);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)
