@@ -989,6 +989,35 @@ START_TEST(short_run_header_counts) {
 }
 END_TEST
 
+// The chunk the heatmap shows: the first test chunk with neither <PAD>
+// nor <UNK>, found here by looking; chunk 0 when there is none.
+START_TEST(heatmap_chunk_is_the_first_plain_one) {
+    enum { C = 4 };
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    s.vocab.unk = 5;
+    s.vocab.pad = 6;
+    static int32_t X[C * SEQUENCE_LENGTH];
+    for (int i = 0; i < C * SEQUENCE_LENGTH; i++) X[i] = i % 5;
+    X[0 * SEQUENCE_LENGTH + 31] = 6;  // chunk 0 ends in padding
+    X[1 * SEQUENCE_LENGTH + 3] = 5;   // chunk 1 holds an unknown word
+    X[3 * SEQUENCE_LENGTH + 0] = 6;
+    s.data.X_test = X;
+    s.data.n_test = C;
+    size_t want = C;
+    for (size_t c = 0; c < C && want == C; c++) {
+        int special = 0;
+        for (int t = 0; t < SEQUENCE_LENGTH; t++)
+            special += X[c * SEQUENCE_LENGTH + t] == 5 || X[c * SEQUENCE_LENGTH + t] == 6;
+        if (special == 0) want = c;
+    }
+    ck_assert_uint_eq(want, 2);
+    ck_assert_uint_eq(heatmap_chunk(&s), want);
+    X[2 * SEQUENCE_LENGTH + 17] = 5;  // none left plain: chunk 0
+    ck_assert_uint_eq(heatmap_chunk(&s), 0);
+}
+END_TEST
+
 START_TEST(training_helpers) {
     // --limit: every (C/N)-th chunk, so that both halves (labels) are used
     trainer_data s = {.L = SEQUENCE_LENGTH, .reviews = IMDB_REVIEWS / 2};
@@ -1601,6 +1630,7 @@ int main(void) {
     tcase_add_test(tc, batch_words_counted);
     tcase_add_test(tc, attention_figure_data);
     tcase_add_test(tc, short_run_header_counts);
+    tcase_add_test(tc, heatmap_chunk_is_the_first_plain_one);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)
