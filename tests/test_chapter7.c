@@ -1018,6 +1018,37 @@ START_TEST(heatmap_chunk_is_the_first_plain_one) {
 }
 END_TEST
 
+// [143]'s last line names the heatmap's chunk, its review and the chunk's
+// test label (the training label at the same index differs here).
+START_TEST(heatmap_line_names_the_test_chunk) {
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    s.vocab.unk = 5;
+    s.vocab.pad = 6;
+    static int32_t X[3 * SEQUENCE_LENGTH];
+    for (int i = 0; i < 3 * SEQUENCE_LENGTH; i++) X[i] = i < 2 * SEQUENCE_LENGTH ? 6 : 1;
+    int32_t Y_test[3] = {0, 0, 1}, Y_train[3] = {1, 1, 0}, review[3] = {3, 5, 7};
+    s.data = (trainer_data){.L = SEQUENCE_LENGTH, .X_test = X, .Y_test = Y_test, .n_test = 3,
+                            .test_review = review, .X_train = X, .Y_train = Y_train, .n_train = 3};
+    epoch_result e[1] = {{0.5, 0.6, 0.7, 0.8, 1}};
+    run_result r = {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.05, .epochs = 1, .per_epoch = e};
+    for (int k = 0; k < 2; k++) {
+        if (k == 1) Y_test[2] = 0, Y_train[2] = 1;
+        char *text;
+        size_t len;
+        FILE *out = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(out);
+        cell_143_results(&r, 1, &s, out);
+        fclose(out);
+        char want[128];
+        snprintf(want, sizeof want, "(the attention heatmap shows test chunk 2, of review 7, a %s one)\n",
+                 Y_test[2] == 1 ? "positive" : "negative");
+        ck_assert_msg(strstr(text, want) != NULL, "lacks \"%s\":\n%s", want, text);
+        free(text);
+    }
+}
+END_TEST
+
 START_TEST(training_helpers) {
     // --limit: every (C/N)-th chunk, so that both halves (labels) are used
     trainer_data s = {.L = SEQUENCE_LENGTH, .reviews = IMDB_REVIEWS / 2};
@@ -1631,6 +1662,7 @@ int main(void) {
     tcase_add_test(tc, attention_figure_data);
     tcase_add_test(tc, short_run_header_counts);
     tcase_add_test(tc, heatmap_chunk_is_the_first_plain_one);
+    tcase_add_test(tc, heatmap_line_names_the_test_chunk);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)
