@@ -1049,6 +1049,27 @@ START_TEST(heatmap_line_names_the_test_chunk) {
 }
 END_TEST
 
+// The notebook's loss as written scores each of the B logits against each
+// of the B labels: on two chunks, logits 0 and ln 3 (sigmoid 1/2 and 3/4)
+// and labels 1 and 0, the four binary cross-entropies, written out here,
+// -log 1/2 twice, -log 3/4 and -log 1/4, averaged; not the per-chunk
+// loss (-log 1/2 - log 1/4) / 2.
+START_TEST(broadcast_loss_pairs_every_logit_with_every_label) {
+    const float z[2] = {0.0f, (float)log(3.0)};
+    const int32_t y[2] = {1, 0};
+    double sum = 0;
+    for (int i = 0; i < 2; i++) {
+        double p = 1 / (1 + exp(-(double)z[i]));
+        for (int j = 0; j < 2; j++) sum += -(y[j] * log(p) + (1 - y[j]) * log(1 - p));
+    }
+    double want = sum / 4;
+    ck_assert_double_eq_tol(want, (2 * log(2.0) - log(0.75) - log(0.25)) / 4, 1e-7);
+    ck_assert_double_eq_tol(broadcast_bce(z, y, 2), want, 1e-7);
+    double per_chunk = (log(2.0) - log(0.25)) / 2;
+    ck_assert(fabs(want - per_chunk) > 0.1);
+}
+END_TEST
+
 START_TEST(training_helpers) {
     // --limit: every (C/N)-th chunk, so that both halves (labels) are used
     trainer_data s = {.L = SEQUENCE_LENGTH, .reviews = IMDB_REVIEWS / 2};
@@ -1663,6 +1684,7 @@ int main(void) {
     tcase_add_test(tc, short_run_header_counts);
     tcase_add_test(tc, heatmap_chunk_is_the_first_plain_one);
     tcase_add_test(tc, heatmap_line_names_the_test_chunk);
+    tcase_add_test(tc, broadcast_loss_pairs_every_logit_with_every_label);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)
