@@ -1428,6 +1428,52 @@ START_TEST(attention_figure_data) {
 }
 END_TEST
 
+// The Zipf figure's data above rank 100, where it thins out: 1,000 ranks
+// with counts 10^6 / r. Every written rank's count is the input's and its
+// coverage the share of the counts up to it, summed here; ranks 1 to 100
+// all appear, then each next rank is the first one more than 2% above the
+// one before (found by counting up), and the last rank ends the file.
+START_TEST(zipf_ranks_thin_out_by_two_percent) {
+    enum { N = 1000 };
+    static int64_t sorted[N];
+    double all = 0;
+    for (int r = 1; r <= N; r++) all += (double)(sorted[r - 1] = 1000000 / r);
+    char dir[] = "/tmp/chapter7-zipf-XXXXXX", path[256], line[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(write_zipf(sorted, N, dir), 0);
+    snprintf(path, sizeof path, "%s/chapter7-zipf.dat", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "# rank count coverage\n");
+    size_t want = 1, lines = 0;
+    while (fgets(line, sizeof line, f)) {
+        size_t rank;
+        long long count;
+        double share;
+        ck_assert_int_eq(sscanf(line, "%zu %lld %lf", &rank, &count, &share), 3);
+        ck_assert_msg(rank == want, "line %zu: rank %zu, not %zu", lines + 1, rank, want);
+        ck_assert_int_eq(count, sorted[rank - 1]);
+        double kept = 0;
+        for (size_t r = 0; r < rank; r++) kept += (double)sorted[r];
+        ck_assert_double_eq_tol(share, kept / all, 5e-7);
+        lines++;
+        if (rank == N) break;
+        size_t next = rank + 1;  // below 100: every rank
+        if (rank >= 100)
+            while ((double)next <= (double)rank * 1.02) next++;
+        want = next < N ? next : N;
+    }
+    ck_assert_uint_eq(want, N);  // the last rank was written
+    ck_assert_ptr_null(fgets(line, sizeof line, f));
+    // 100 ranks, then about log(10) / log(1.02) = 116 steps of 2%
+    ck_assert_msg(lines > 200 && lines < 230, "%zu lines", lines);
+    fclose(f);
+    remove(path);
+    rmdir(dir);
+}
+END_TEST
+
 // [143] every number of the results table and of the comparison with the
 // baseline, from epochs made up here: the last epoch's loss and accuracy,
 // the best epoch (the first of a tie) and its accuracy, the last one's,
@@ -1681,6 +1727,7 @@ int main(void) {
     tcase_add_test(tc, results_table_numbers);
     tcase_add_test(tc, batch_words_counted);
     tcase_add_test(tc, attention_figure_data);
+    tcase_add_test(tc, zipf_ranks_thin_out_by_two_percent);
     tcase_add_test(tc, short_run_header_counts);
     tcase_add_test(tc, heatmap_chunk_is_the_first_plain_one);
     tcase_add_test(tc, heatmap_line_names_the_test_chunk);
