@@ -1474,6 +1474,40 @@ START_TEST(zipf_ranks_thin_out_by_two_percent) {
 }
 END_TEST
 
+// A vocabulary larger than the words counted: it holds the counted
+// (training) words only, most frequent first, then <UNK> and <PAD>; a word
+// seen only in an uncounted (test) document is <UNK>, as Counter never saw it.
+START_TEST(vocabulary_of_counted_words_only) {
+    corpus c;
+    corpus_init(&c);
+    token_list t;
+    token_list_init(&t);
+    const char *docs[] = {"x y y", "z q q q"};  // the second is not counted
+    for (int i = 0; i < 2; i++) {
+        token_list_clear(&t);
+        for (const char *p = docs[i]; *p; p++)
+            if (*p != ' ') ck_assert(token_list_push(&t, p, 1));
+        ck_assert(corpus_add(&c, &t, i == 0));
+    }
+    vocab v;
+    ck_assert(vocab_build(&v, &c, 10));
+    const char *want[] = {"y", "x", "<UNK>", "<PAD>"};
+    ck_assert_uint_eq(v.words.n, 4);
+    for (int i = 0; i < 4; i++) ck_assert_str_eq(strmap_key(&v.words, (size_t)i), want[i]);
+    ck_assert_int_eq(v.unk, 2);
+    ck_assert_int_eq(v.pad, 3);
+    const char *unseen[] = {"z", "q"};
+    for (int i = 0; i < 2; i++) {
+        long id = strmap_find(&c.types, unseen[i], 1);
+        ck_assert_int_ge(id, 0);
+        ck_assert_int_eq(v.of_type[id], v.unk);
+    }
+    vocab_free(&v);
+    token_list_free(&t);
+    corpus_free(&c);
+}
+END_TEST
+
 // [143] every number of the results table and of the comparison with the
 // baseline, from epochs made up here: the last epoch's loss and accuracy,
 // the best epoch (the first of a tie) and its accuracy, the last one's,
@@ -1728,6 +1762,7 @@ int main(void) {
     tcase_add_test(tc, batch_words_counted);
     tcase_add_test(tc, attention_figure_data);
     tcase_add_test(tc, zipf_ranks_thin_out_by_two_percent);
+    tcase_add_test(tc, vocabulary_of_counted_words_only);
     tcase_add_test(tc, short_run_header_counts);
     tcase_add_test(tc, heatmap_chunk_is_the_first_plain_one);
     tcase_add_test(tc, heatmap_line_names_the_test_chunk);
