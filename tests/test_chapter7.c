@@ -1508,6 +1508,48 @@ START_TEST(vocabulary_of_counted_words_only) {
 }
 END_TEST
 
+// [68] on a vocabulary of nine words, GloVe vectors for words 1 and 4
+// only: seven rows of zeros, counted, and the first six of them named.
+START_TEST(zero_rows_named) {
+    enum { V = 9 };
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    strmap_init(&s.vocab.words);
+    const char *words[V] = {"w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8"};
+    for (int i = 0; i < V; i++) ck_assert_int_ge(strmap_intern(&s.vocab.words, words[i], 2, NULL), 0);
+    static float vecs[V * EMBED_DIM];
+    bool found[V] = {false};
+    for (int i = 0; i < V * EMBED_DIM; i++) vecs[i] = 0.25f;
+    found[1] = found[4] = true;
+    glove_rows g = {.vecs = vecs, .found = found};
+    char *text, err[256] = "";
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_msg(cell_68_embedding(&s, &g, out, err, sizeof err) == 0, "%s", err);
+    fclose(out);
+    // the zero rows, found by looking at the matrix
+    char want[256] = "", *p = want;
+    int zeros = 0, named = 0;
+    for (int i = 0; i < V; i++) {
+        bool zero = true;
+        for (int k = 0; k < EMBED_DIM; k++) zero = zero && s.embedding[i * EMBED_DIM + k] == 0;
+        ck_assert(zero == !found[i]);
+        if (zero && named++ < 6) p += sprintf(p, "%s'%s'", p == want ? "" : ", ", words[i]);
+        zeros += zero;
+    }
+    ck_assert_int_eq(zeros, 7);
+    char line[300];
+    snprintf(line, sizeof line, "\n(%d, %d)\n%d rows are zeros: no GloVe vector for %s, ...\n", V, EMBED_DIM,
+             zeros, want);
+    ck_assert_msg(strstr(text, line) != NULL, "lacks \"%s\":\n%s", line, text);
+    ck_assert_uint_eq(s.rows_without_vector, 7);
+    free(text);
+    free(s.embedding);
+    strmap_free(&s.vocab.words);
+}
+END_TEST
+
 // [143] every number of the results table and of the comparison with the
 // baseline, from epochs made up here: the last epoch's loss and accuracy,
 // the best epoch (the first of a tie) and its accuracy, the last one's,
@@ -1763,6 +1805,7 @@ int main(void) {
     tcase_add_test(tc, attention_figure_data);
     tcase_add_test(tc, zipf_ranks_thin_out_by_two_percent);
     tcase_add_test(tc, vocabulary_of_counted_words_only);
+    tcase_add_test(tc, zero_rows_named);
     tcase_add_test(tc, short_run_header_counts);
     tcase_add_test(tc, heatmap_chunk_is_the_first_plain_one);
     tcase_add_test(tc, heatmap_line_names_the_test_chunk);
