@@ -897,16 +897,23 @@ static char *tiny_glove(void) {
 
 // ./chapter7 --imdb IMDB --glove GLOVE --epochs 1: its exit status, what it
 // printed (*printed) and said on stderr (*said).
+static int run_chapter7_argv(int argc, char **argv, char **printed, char **said);
 static int run_chapter7(const char *imdb, const char *glove, char **printed, char **said) {
     char *argv[] = {"chapter7", "--imdb", (char *)imdb, "--glove", (char *)glove, "--epochs", "1", NULL};
+    return run_chapter7_argv(7, argv, printed, said);
+}
+
+// ./chapter7 with the arguments argv (argc of them, the program's name
+// first): as run_chapter7.
+static int run_chapter7_argv(int argc, char **argv, char **printed, char **said) {
     ch7_options o;
-    ck_assert_int_eq(parse_args(7, argv, &o), -1);
+    ck_assert_int_eq(parse_args(argc, argv, &o), -1);
     FILE *saved = stdout;
     stdout = tmpfile();
     ck_assert_ptr_nonnull(stdout);
     stderr_capture cap;
     capture_begin(&cap);
-    int rc = train_mode(&o, 7, argv);
+    int rc = train_mode(&o, argc, argv);
     *said = capture_end(&cap);
     rewind(stdout);
     size_t len = 0;
@@ -943,6 +950,128 @@ START_TEST(too_few_training_chunks) {
     free(imdb);
     remove(glove);
     free(glove);
+}
+END_TEST
+
+// [141]'s header of a short run, its counts found here another way: 400
+// short reviews at the start of each block give 800 training chunks, one
+// each; --limit 640 trains on 640 of them in 640 / 64 steps; --test-limit
+// N scores the test reviews floor(i 25000 / N), i < N, and of those, the
+// ones among the short ones (0 .. 399 and 12500 .. 12899) have a chunk.
+START_TEST(short_run_header_counts) {
+    enum { SHORT = 400, R = IMDB_REVIEWS / 2 };
+    char *glove = tiny_glove(), *imdb = tiny_reviews(SHORT);
+    const char *limits[] = {"5000", "3000"};
+    for (int k = 0; k < 2; k++) {
+        char *argv[] = {"chapter7", "--imdb", imdb, "--glove", glove, "--epochs", "1", "--model", "baseline",
+                        "--limit", "640", "--test-limit", (char *)limits[k], NULL};
+        char *printed, *said, want[256];
+        ck_assert_int_eq(run_chapter7_argv(13, argv, &printed, &said), 0);
+        size_t n_train = 2 * SHORT, pool = 640, steps = pool / BATCH_SIZE;
+        snprintf(want, sizeof want, "A SHORT RUN: %zu of the %zu training chunks, 1 epoch (the notebook: "
+                 "all, %d)\nbatch %d, %zu steps an epoch, seed 42;", pool, n_train, NUM_EPOCHS, BATCH_SIZE,
+                 steps);
+        ck_assert_msg(strstr(printed, want) != NULL, "lacks \"%s\":\n%s", want, printed);
+        size_t n = strtoul(limits[k], NULL, 10), chunks = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t r = i * R / n;
+            chunks += r < SHORT || (r >= IMDB_BLOCK && r < IMDB_BLOCK + SHORT);
+        }
+        if (R % n == 0)
+            snprintf(want, sizeof want, "A SHORT TEST: %zu of the %d test reviews (one in %zu), their %zu "
+                     "chunks\n", n, R, R / n, chunks);
+        else
+            snprintf(want, sizeof want, "A SHORT TEST: %zu of the %d test reviews (spread evenly, one in "
+                     "%.2f), their %zu chunks\n", n, R, (double)R / (double)n, chunks);
+        ck_assert_msg(strstr(printed, want) != NULL, "lacks \"%s\":\n%s", want, printed);
+        free(printed);
+        free(said);
+    }
+    remove(imdb);
+    free(imdb);
+    remove(glove);
+    free(glove);
+}
+END_TEST
+
+// The chunk the heatmap shows: the first test chunk with neither <PAD>
+// nor <UNK>, found here by looking; chunk 0 when there is none.
+START_TEST(heatmap_chunk_is_the_first_plain_one) {
+    enum { C = 4 };
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    s.vocab.unk = 5;
+    s.vocab.pad = 6;
+    static int32_t X[C * SEQUENCE_LENGTH];
+    for (int i = 0; i < C * SEQUENCE_LENGTH; i++) X[i] = i % 5;
+    X[0 * SEQUENCE_LENGTH + 31] = 6;  // chunk 0 ends in padding
+    X[1 * SEQUENCE_LENGTH + 3] = 5;   // chunk 1 holds an unknown word
+    X[3 * SEQUENCE_LENGTH + 0] = 6;
+    s.data.X_test = X;
+    s.data.n_test = C;
+    size_t want = C;
+    for (size_t c = 0; c < C && want == C; c++) {
+        int special = 0;
+        for (int t = 0; t < SEQUENCE_LENGTH; t++)
+            special += X[c * SEQUENCE_LENGTH + t] == 5 || X[c * SEQUENCE_LENGTH + t] == 6;
+        if (special == 0) want = c;
+    }
+    ck_assert_uint_eq(want, 2);
+    ck_assert_uint_eq(heatmap_chunk(&s), want);
+    X[2 * SEQUENCE_LENGTH + 17] = 5;  // none left plain: chunk 0
+    ck_assert_uint_eq(heatmap_chunk(&s), 0);
+}
+END_TEST
+
+// [143]'s last line names the heatmap's chunk, its review and the chunk's
+// test label (the training label at the same index differs here).
+START_TEST(heatmap_line_names_the_test_chunk) {
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    s.vocab.unk = 5;
+    s.vocab.pad = 6;
+    static int32_t X[3 * SEQUENCE_LENGTH];
+    for (int i = 0; i < 3 * SEQUENCE_LENGTH; i++) X[i] = i < 2 * SEQUENCE_LENGTH ? 6 : 1;
+    int32_t Y_test[3] = {0, 0, 1}, Y_train[3] = {1, 1, 0}, review[3] = {3, 5, 7};
+    s.data = (trainer_data){.L = SEQUENCE_LENGTH, .X_test = X, .Y_test = Y_test, .n_test = 3,
+                            .test_review = review, .X_train = X, .Y_train = Y_train, .n_train = 3};
+    epoch_result e[1] = {{0.5, 0.6, 0.7, 0.8, 1}};
+    run_result r = {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.05, .epochs = 1, .per_epoch = e};
+    for (int k = 0; k < 2; k++) {
+        if (k == 1) Y_test[2] = 0, Y_train[2] = 1;
+        char *text;
+        size_t len;
+        FILE *out = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(out);
+        cell_143_results(&r, 1, &s, out);
+        fclose(out);
+        char want[128];
+        snprintf(want, sizeof want, "(the attention heatmap shows test chunk 2, of review 7, a %s one)\n",
+                 Y_test[2] == 1 ? "positive" : "negative");
+        ck_assert_msg(strstr(text, want) != NULL, "lacks \"%s\":\n%s", want, text);
+        free(text);
+    }
+}
+END_TEST
+
+// The notebook's loss as written scores each of the B logits against each
+// of the B labels: on two chunks, logits 0 and ln 3 (sigmoid 1/2 and 3/4)
+// and labels 1 and 0, the four binary cross-entropies, written out here,
+// -log 1/2 twice, -log 3/4 and -log 1/4, averaged; not the per-chunk
+// loss (-log 1/2 - log 1/4) / 2.
+START_TEST(broadcast_loss_pairs_every_logit_with_every_label) {
+    const float z[2] = {0.0f, (float)log(3.0)};
+    const int32_t y[2] = {1, 0};
+    double sum = 0;
+    for (int i = 0; i < 2; i++) {
+        double p = 1 / (1 + exp(-(double)z[i]));
+        for (int j = 0; j < 2; j++) sum += -(y[j] * log(p) + (1 - y[j]) * log(1 - p));
+    }
+    double want = sum / 4;
+    ck_assert_double_eq_tol(want, (2 * log(2.0) - log(0.75) - log(0.25)) / 4, 1e-7);
+    ck_assert_double_eq_tol(broadcast_bce(z, y, 2), want, 1e-7);
+    double per_chunk = (log(2.0) - log(0.25)) / 2;
+    ck_assert(fabs(want - per_chunk) > 0.1);
 }
 END_TEST
 
@@ -1304,6 +1433,128 @@ START_TEST(attention_figure_data) {
 }
 END_TEST
 
+// The Zipf figure's data above rank 100, where it thins out: 1,000 ranks
+// with counts 10^6 / r. Every written rank's count is the input's and its
+// coverage the share of the counts up to it, summed here; ranks 1 to 100
+// all appear, then each next rank is the first one more than 2% above the
+// one before (found by counting up), and the last rank ends the file.
+START_TEST(zipf_ranks_thin_out_by_two_percent) {
+    enum { N = 1000 };
+    static int64_t sorted[N];
+    double all = 0;
+    for (int r = 1; r <= N; r++) all += (double)(sorted[r - 1] = 1000000 / r);
+    char dir[] = "/tmp/chapter7-zipf-XXXXXX", path[256], line[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(write_zipf(sorted, N, dir), 0);
+    snprintf(path, sizeof path, "%s/chapter7-zipf.dat", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_str_eq(line, "# rank count coverage\n");
+    size_t want = 1, lines = 0;
+    while (fgets(line, sizeof line, f)) {
+        size_t rank;
+        long long count;
+        double share;
+        ck_assert_int_eq(sscanf(line, "%zu %lld %lf", &rank, &count, &share), 3);
+        ck_assert_msg(rank == want, "line %zu: rank %zu, not %zu", lines + 1, rank, want);
+        ck_assert_int_eq(count, sorted[rank - 1]);
+        double kept = 0;
+        for (size_t r = 0; r < rank; r++) kept += (double)sorted[r];
+        ck_assert_double_eq_tol(share, kept / all, 5e-7);
+        lines++;
+        if (rank == N) break;
+        size_t next = rank + 1;  // below 100: every rank
+        if (rank >= 100)
+            while ((double)next <= (double)rank * 1.02) next++;
+        want = next < N ? next : N;
+    }
+    ck_assert_uint_eq(want, N);  // the last rank was written
+    ck_assert_ptr_null(fgets(line, sizeof line, f));
+    // 100 ranks, then about log(10) / log(1.02) = 116 steps of 2%
+    ck_assert_msg(lines > 200 && lines < 230, "%zu lines", lines);
+    fclose(f);
+    remove(path);
+    rmdir(dir);
+}
+END_TEST
+
+// A vocabulary larger than the words counted: it holds the counted
+// (training) words only, most frequent first, then <UNK> and <PAD>; a word
+// seen only in an uncounted (test) document is <UNK>, as Counter never saw it.
+START_TEST(vocabulary_of_counted_words_only) {
+    corpus c;
+    corpus_init(&c);
+    token_list t;
+    token_list_init(&t);
+    const char *docs[] = {"x y y", "z q q q"};  // the second is not counted
+    for (int i = 0; i < 2; i++) {
+        token_list_clear(&t);
+        for (const char *p = docs[i]; *p; p++)
+            if (*p != ' ') ck_assert(token_list_push(&t, p, 1));
+        ck_assert(corpus_add(&c, &t, i == 0));
+    }
+    vocab v;
+    ck_assert(vocab_build(&v, &c, 10));
+    const char *want[] = {"y", "x", "<UNK>", "<PAD>"};
+    ck_assert_uint_eq(v.words.n, 4);
+    for (int i = 0; i < 4; i++) ck_assert_str_eq(strmap_key(&v.words, (size_t)i), want[i]);
+    ck_assert_int_eq(v.unk, 2);
+    ck_assert_int_eq(v.pad, 3);
+    const char *unseen[] = {"z", "q"};
+    for (int i = 0; i < 2; i++) {
+        long id = strmap_find(&c.types, unseen[i], 1);
+        ck_assert_int_ge(id, 0);
+        ck_assert_int_eq(v.of_type[id], v.unk);
+    }
+    vocab_free(&v);
+    token_list_free(&t);
+    corpus_free(&c);
+}
+END_TEST
+
+// [68] on a vocabulary of nine words, GloVe vectors for words 1 and 4
+// only: seven rows of zeros, counted, and the first six of them named.
+START_TEST(zero_rows_named) {
+    enum { V = 9 };
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    strmap_init(&s.vocab.words);
+    const char *words[V] = {"w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8"};
+    for (int i = 0; i < V; i++) ck_assert_int_ge(strmap_intern(&s.vocab.words, words[i], 2, NULL), 0);
+    static float vecs[V * EMBED_DIM];
+    bool found[V] = {false};
+    for (int i = 0; i < V * EMBED_DIM; i++) vecs[i] = 0.25f;
+    found[1] = found[4] = true;
+    glove_rows g = {.vecs = vecs, .found = found};
+    char *text, err[256] = "";
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_msg(cell_68_embedding(&s, &g, out, err, sizeof err) == 0, "%s", err);
+    fclose(out);
+    // the zero rows, found by looking at the matrix
+    char want[256] = "", *p = want;
+    int zeros = 0, named = 0;
+    for (int i = 0; i < V; i++) {
+        bool zero = true;
+        for (int k = 0; k < EMBED_DIM; k++) zero = zero && s.embedding[i * EMBED_DIM + k] == 0;
+        ck_assert(zero == !found[i]);
+        if (zero && named++ < 6) p += sprintf(p, "%s'%s'", p == want ? "" : ", ", words[i]);
+        zeros += zero;
+    }
+    ck_assert_int_eq(zeros, 7);
+    char line[300];
+    snprintf(line, sizeof line, "\n(%d, %d)\n%d rows are zeros: no GloVe vector for %s, ...\n", V, EMBED_DIM,
+             zeros, want);
+    ck_assert_msg(strstr(text, line) != NULL, "lacks \"%s\":\n%s", line, text);
+    ck_assert_uint_eq(s.rows_without_vector, 7);
+    free(text);
+    free(s.embedding);
+    strmap_free(&s.vocab.words);
+}
+END_TEST
+
 // [143] every number of the results table and of the comparison with the
 // baseline, from epochs made up here: the last epoch's loss and accuracy,
 // the best epoch (the first of a tie) and its accuracy, the last one's,
@@ -1557,6 +1808,13 @@ int main(void) {
     tcase_add_test(tc, results_table_numbers);
     tcase_add_test(tc, batch_words_counted);
     tcase_add_test(tc, attention_figure_data);
+    tcase_add_test(tc, zipf_ranks_thin_out_by_two_percent);
+    tcase_add_test(tc, vocabulary_of_counted_words_only);
+    tcase_add_test(tc, zero_rows_named);
+    tcase_add_test(tc, short_run_header_counts);
+    tcase_add_test(tc, heatmap_chunk_is_the_first_plain_one);
+    tcase_add_test(tc, heatmap_line_names_the_test_chunk);
+    tcase_add_test(tc, broadcast_loss_pairs_every_logit_with_every_label);
     suite_add_tcase(s, tc);
     // the whole data set: tagged "data", so that `make valgrind`, where it
     // would take many minutes, can leave it out (CK_EXCLUDE_TAGS=data)

@@ -2,6 +2,7 @@
 #include <check.h>
 
 #include "suite.h"
+#include <limits.h>
 #include <stdlib.h>
 
 #include <string.h>
@@ -376,6 +377,48 @@ START_TEST(own_options_reject_bad_values) {
 }
 END_TEST
 
+// A range [lo, hi] holds both its ends and nothing past them: checked at
+// the ends and one past each, for parse_integer, for a program's whole
+// number option (--count in [1, 10^12]) and for the seed ([0, 2^63 - 1]).
+START_TEST(integer_ranges_hold_their_ends) {
+    long long v;
+    const long long ranges[][2] = {{0, 100}, {-5, -5}, {1, 1000000000000LL}, {LLONG_MIN + 1, LLONG_MAX - 1}};
+    for (size_t k = 0; k < sizeof ranges / sizeof *ranges; k++) {
+        long long lo = ranges[k][0], hi = ranges[k][1];
+        const long long tries[4] = {lo - 1, lo, hi, hi + 1};
+        for (int t = 0; t < 4; t++) {
+            char text[32];
+            snprintf(text, sizeof text, "%lld", tries[t]);
+            bool inside = tries[t] >= lo && tries[t] <= hi;
+            v = 12345;
+            ck_assert_msg(parse_integer(text, lo, hi, &v) == inside, "%s in [%lld, %lld]", text, lo, hi);
+            if (inside) ck_assert_int_eq(v, tries[t]);
+        }
+    }
+    own_options o = {0};
+    char *said;
+    const char *at_ends[][3] = {{"prog", "--count", "1"}, {"prog", "--count", "1000000000000"}};
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(parse_own(3, at_ends[k], &o, &said), CLI_OK);
+        ck_assert_int_eq(o.count, strtoll(at_ends[k][2], NULL, 10));
+        free(said);
+    }
+    const char *past[][3] = {{"prog", "--count", "0"}, {"prog", "--count", "1000000000001"}};
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(parse_own(3, past[k], &o, &said), CLI_USAGE);
+        free(said);
+    }
+    common_options c = {0, NULL};
+    char *top[] = {"prog", "--seed", "9223372036854775807", NULL};
+    stderr_capture cap;
+    capture_begin(&cap);
+    cli_status st = parse_options(3, top, "prog", "", &c);
+    free(capture_end(&cap));
+    ck_assert_int_eq(st, CLI_OK);
+    ck_assert_uint_eq(c.seed, 9223372036854775807ULL);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("options");
@@ -394,6 +437,7 @@ int main(void) {
     tcase_add_test(tc, two_writers_never_collide);
     tcase_add_test(tc, own_options_are_read);
     tcase_add_test(tc, own_options_reject_bad_values);
+    tcase_add_test(tc, integer_ranges_hold_their_ends);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
