@@ -146,12 +146,13 @@ typedef enum { ATTN_ENC_SELF, ATTN_DEC_SELF, ATTN_DEC_CROSS } seq2seq_attention_
 // ATTN_ENC_SELF; n_t, n_t for ATTN_DEC_SELF; n_t, n_s for ATTN_DEC_CROSS).
 const real *seq2seq_attention(const seq2seq_model *m, seq2seq_attention_kind kind, int layer);
 
-// Greedy decoding of B sources src (B, n_s): the encoder runs once, then
-// the decoder, from bos alone, on its whole prefix at each step, and the
-// most likely next token (the lowest id on a tie) is appended, until every
-// sequence has produced eos or max_len tokens. out (B, max_len) gets the
-// tokens after bos, eos included, then pad. max_len at most the room's n_t
-// (and n_pos). The attention maps afterwards are those of the last step.
+// Greedy decoding of B sources src (B, n_s), B and n_s within the room of
+// seq2seq_init: the encoder runs once, then the decoder, from bos alone, on
+// its whole prefix at each step, and the most likely next token (the
+// lowest id on a tie) is appended, until every sequence has produced eos or
+// max_len tokens. out (B, max_len) gets the tokens after bos, eos included,
+// then pad. max_len at most the room's n_t (and n_pos). The attention maps
+// afterwards are those of the last step.
 void seq2seq_greedy_decode(seq2seq_model *m, int32_t *out, const int32_t *src, int B, int n_s,
                            int max_len, int32_t bos, int32_t eos);
 

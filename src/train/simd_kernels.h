@@ -214,7 +214,8 @@ TARGET void KERNEL(mean_backward_rows)(float *dinp, const float *dout, int B, in
         }
 }
 
-// Replaces the bias loop of dense_backward (dense.c), with the same bits:
+// Replaces the bias loop of dense_backward (dense.c) and of
+// torch_linear_backward (torch_linear.c), with the same bits:
 // out[j] += x[0, j] + x[1, j] + ..., in the order of the rows. x is (rows, d).
 TARGET void KERNEL(add_column_sums)(float *out, const float *x, int rows, int d) {
     for (int j = 0; j < d; j += VEC) {
