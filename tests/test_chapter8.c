@@ -15,11 +15,13 @@
 //     of the same terms in another order); with positions they differ by
 //     more than 0.1.
 //   short run: SHORT_STEPS steps from seed 1, scored on SHORT_TEST
-//     held-out sequences; the bounds are far from the values measured
-//     (exact match 0.93 with positions and 0.19 without; the last stretch's
-//     mean of the last 20 losses 0.08 and 1.19), so that they hold for any correct
-//     implementation, and fail for one that does not learn or sees order
-//     without positions.
+//     held-out sequences (a quarter of the program's training, so that
+//     the suite takes seconds, and minutes under the sanitizers); the
+//     bounds are well away from the values measured (exact match 0.72 with
+//     positions and 0.18 without; on sequences never trained on, 0.63 and
+//     0.01; the mean of the last 20 losses 0.38 and 1.30), so that they
+//     hold for any correct implementation, and fail for one that does not
+//     learn or that sees order without positions.
 #define TESTING
 #include "../src/programs/chapter8.c"
 
@@ -34,8 +36,8 @@
 #define TWIN_STEPS 20
 #define TWIN_TOL 1e-4
 #define ORDER_TOL 1e-5
-#define SHORT_STEPS 200
-#define SHORT_TEST 500
+#define SHORT_STEPS 150
+#define SHORT_TEST 300
 
 static chapter8 short_run;   // one run, shared by the tests that read it
 
@@ -185,10 +187,10 @@ START_TEST(a_short_run_learns_with_positions_only) {
     // the loss starts near log 13 = 2.56 for both
     ck_assert_double_gt(short_run.with.losses[0], 2.4);
     ck_assert_double_gt(short_run.without.losses[0], 2.4);
-    ck_assert_double_lt(last_losses(&short_run.with), 0.4);
-    ck_assert_double_gt(last_losses(&short_run.without), 0.8);
-    ck_assert_double_gt(exact_fraction(&short_run.with, false), 0.8);
-    ck_assert_double_gt(exact_fraction(&short_run.with, true), 0.75);
+    ck_assert_double_lt(last_losses(&short_run.with), 0.6);
+    ck_assert_double_gt(last_losses(&short_run.without), 0.9);
+    ck_assert_double_gt(exact_fraction(&short_run.with, false), 0.5);
+    ck_assert_double_gt(exact_fraction(&short_run.with, true), 0.4);
     ck_assert_double_lt(exact_fraction(&short_run.without, false), 0.3);
     ck_assert_double_lt(exact_fraction(&short_run.without, true), 0.05);
     // an exact output has the right digits; without positions the model
