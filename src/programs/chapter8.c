@@ -2,7 +2,7 @@
 // encoder-decoder model of chapter 5's layers learns to reverse sequences
 // of digits, once with sinusoidal positions and once without.
 //
-// Chapter 8 follows no notebook; its blocks are numbered [801] to [812]
+// Chapter 8 follows no notebook; its blocks are numbered [801] to [813]
 // (chapter 8, block 1 to 12), numbers no notebook cell of the other
 // chapters uses:
 //   [801] the sinusoidal encoding
@@ -16,7 +16,9 @@
 //   [809] exact match without positions
 //   [810] why: without positions the model cannot see the order
 //   [811] the trained cross-attention of one example
-//   [812] time and memory
+//   [812] a transformer encoder on IMDb against chapter 7's single head
+//         (chapter8_imdb.c), unless --no-imdb
+//   [813] time and memory
 //
 // Dimension legend:
 //   V    vocabulary (13: PAD, BOS, EOS, ten digits)
@@ -27,6 +29,7 @@
 //
 // Usage: ./chapter8 [--steps N] [--test-size N] [--seed N] [--data DIR]
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,8 +40,10 @@
 #include "core/cli.h"
 #include "core/clock.h"
 #include "core/print.h"
+#include "core/readfile.h"
 #include "core/rng.h"
 #include "nn/positions.h"
+#include "programs/chapter8_imdb.h"
 #include "train/parallel.h"
 #include "train/reversal_task.h"
 #include "train/seq2seq.h"
@@ -559,13 +564,13 @@ static void print_cross(const chapter8 *c, FILE *f) {
 static void print_time_and_memory(FILE *out, double seconds) {
     struct rusage use;
     double mb = getrusage(RUSAGE_SELF, &use) == 0 ? (double)use.ru_maxrss / 1024 : 0;
-    print_cell(out, 812, "time and memory");
+    print_cell(out, 813, "time and memory");
     fprintf(out, "the whole run took %.0f s (threads: %d); peak memory %.0f MB\n", seconds,
             parallel_threads(), mb);
 }
 
 static void chapter8_print(const chapter8 *c, FILE *f) {
-    fputs("Chapter 8 follows no notebook: its blocks are [801] to [812].\n", f);
+    fputs("Chapter 8 follows no notebook: its blocks are [801] to [813].\n", f);
     print_sinusoids(c, f);
     print_order(c, f);
     print_model(c, f);
@@ -625,39 +630,96 @@ static int chapter8_write_data(const chapter8 *c, const char *dir) {
 
 #ifndef TESTING
 static const char USAGE[] =
-    "[--steps N] [--test-size N] [--seed N] [--data DIR]\n"
+    "[--steps N] [--test-size N] [--seed N] [--data DIR] [--no-imdb]\n"
+    "         [--imdb FILE] [--glove FILE] [--imdb-epochs N] [--imdb-limit N]\n"
+    "         [--imdb-test-limit N]\n"
     "\n"
     "An encoder-decoder transformer (2 + 2 layers of width 64, 4 heads) learns to\n"
     "reverse sequences of 1 to 10 digits, once with sinusoidal positions and once\n"
     "without; then greedy decoding of held-out sequences, exact match by length,\n"
-    "and the trained attention of one example.\n"
+    "and the trained attention of one example. Then, on chapter 7's IMDb chunks, a\n"
+    "classifier built on one full encoder layer with positions against chapter 7's\n"
+    "single softmax-attention head, trained side by side by chapter 7's trainer.\n"
     "\n"
-    "  --steps N      training steps of 64 sequences for each model (default 600)\n"
-    "  --test-size N  held-out sequences to decode (default 4000)\n"
-    "  --seed N       torch.manual_seed(N) before each model's initialisation; the\n"
-    "                 training batches come from a generator seeded N + 1, the\n"
-    "                 held-out sequences from one seeded N + 2 (default 1)\n"
-    "  --data DIR     also write the figure data (chapter8-*.dat) into DIR\n"
-    "  --help         this message\n"
+    "  --steps N             training steps of 64 sequences for each model\n"
+    "                        (default 600)\n"
+    "  --test-size N         held-out sequences to decode (default 4000)\n"
+    "  --seed N              torch.manual_seed(N) before each model's\n"
+    "                        initialisation; the training batches come from a\n"
+    "                        generator seeded N + 1, the held-out sequences from\n"
+    "                        one seeded N + 2 (default 1)\n"
+    "  --data DIR            also write the figure data (chapter8-*.dat) into DIR\n"
+    "  --no-imdb             leave out the IMDb block [812], which needs the data\n"
+    "                        that make data fetches\n"
+    "  --imdb FILE           the IMDb reviews (default " IMDB_CELL_IMDB ")\n"
+    "  --glove FILE          GloVe vectors, 100 numbers a word\n"
+    "                        (default " IMDB_CELL_GLOVE ")\n"
+    "  --imdb-epochs N       epochs of the IMDb models (default 1)\n"
+    "  --imdb-limit N        train on N of the 214,588 chunks, spread evenly\n"
+    "                        (default all)\n"
+    "  --imdb-test-limit N   score N of the 25,000 test reviews (default all)\n"
+    "  --help                this message\n"
     "\n"
     "With two threads (OMP_NUM_THREADS) the two models train side by side; the\n"
     "output is the same with any number.";
 
+// The IMDb block's two files, before a minute of training: false, with the
+// reason on stderr, when one cannot be read.
+static bool imdb_inputs_readable(const imdb_cell_options *io) {
+    const char *inputs[] = {io->imdb_path, io->glove_path};
+    for (size_t i = 0; i < 2; i++) {
+        if (file_readable(inputs[i])) continue;
+        fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], file_error(errno));
+        if (errno == ENOENT && strncmp(inputs[i], "data/", 5) == 0)
+            fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
+        return false;
+    }
+    return true;
+}
+
+// [812]: the IMDb cell of chapter8_imdb.c with the command line's settings.
+static int imdb_block(FILE *out, const imdb_cell_options *io) {
+    char err[1024];
+    print_cell(out, 812, "a full encoder layer with positions against chapter 7's single head, "
+                         "on IMDb");
+    if (imdb_transformer_cell(out, io, err, sizeof err) == 0) return 0;
+    fprintf(stderr, PROGRAM ": error: %s\n", err);
+    return -1;
+}
+
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
     long long steps = DEFAULT_STEPS, test_size = DEFAULT_TEST;
+    long long imdb_epochs = 1, imdb_limit = 0, imdb_test_limit = 0;
+    bool no_imdb = false;
+    imdb_cell_options io = imdb_cell_defaults();
     extra_option extra[] = {
         { "--steps", OPT_INTEGER, &steps, 1, 1000000, "training steps" },
         { "--test-size", OPT_INTEGER, &test_size, 1, 1000000, "held-out sequences" },
+        { "--no-imdb", OPT_FLAG, &no_imdb, 0, 0, "" },
+        { "--imdb", OPT_STRING, &io.imdb_path, 0, 0, "a file" },
+        { "--glove", OPT_STRING, &io.glove_path, 0, 0, "a file" },
+        { "--imdb-epochs", OPT_INTEGER, &imdb_epochs, 1, 100, "epochs" },
+        { "--imdb-limit", OPT_INTEGER, &imdb_limit, 64, 214588, "training chunks" },
+        { "--imdb-test-limit", OPT_INTEGER, &imdb_test_limit, 1, 25000, "test reviews" },
     };
-    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, USAGE, &opts, extra, 2));
+    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, USAGE, &opts, extra,
+                                                  (int)(sizeof extra / sizeof extra[0])));
     if (done >= 0) return done;
+    io.epochs = (long)imdb_epochs;
+    io.limit = (long)imdb_limit;
+    io.test_limit = (long)imdb_test_limit;
+    io.seed = opts.seed;
+    io.data_dir = opts.data_dir;
+    io.progress = stderr;
+    if (!no_imdb && !imdb_inputs_readable(&io)) return 1;
     double started = now_seconds();
     chapter8 *c = malloc(sizeof *c);
     int status = c ? chapter8_run(c, opts.seed, (int)steps, (int)test_size) : -1;
     if (status == 0) {
         chapter8_print(c, stdout);
         if (opts.data_dir) status = chapter8_write_data(c, opts.data_dir);
+        if (status == 0 && !no_imdb) status = imdb_block(stdout, &io);
         if (status == 0) print_time_and_memory(stdout, now_seconds() - started);
     } else {
         fprintf(stderr, PROGRAM ": error: out of memory\n");

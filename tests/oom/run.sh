@@ -90,7 +90,7 @@ chapter3|chapter3 --data DATA|-|DATA
 chapter4|chapter4 --data DATA|-|DATA
 chapter5|chapter5 --data DATA|-|DATA
 chapter6|chapter6 --glove $in/glove4.txt --data DATA|-|DATA
-chapter8|chapter8 --steps 3 --test-size 32 --data DATA|-|DATA
+chapter8|chapter8 --steps 3 --test-size 8 --imdb $in/reviews.json --glove $in/glove100.txt --data DATA|-|DATA
 chapter7|chapter7 --imdb $in/reviews.json --glove $in/glove100.txt --epochs 1 --data DATA|-|DATA
 chapter7-tokenize|chapter7 --tokenize|$in/lines.txt|-
 chapter7-convert|chapter7 --convert-glove $in/wink.json OUT|-|OUT
