@@ -712,7 +712,10 @@ int main(int argc, char **argv) {
     io.seed = opts.seed;
     io.data_dir = opts.data_dir;
     io.progress = stderr;
-    if (!no_imdb && !imdb_inputs_readable(&io)) return 1;
+    // a file named on the command line must be readable, with --no-imdb too
+    bool named = strcmp(io.imdb_path, IMDB_CELL_IMDB) != 0 ||
+                 strcmp(io.glove_path, IMDB_CELL_GLOVE) != 0;
+    if ((!no_imdb || named) && !imdb_inputs_readable(&io)) return 1;
     double started = now_seconds();
     chapter8 *c = malloc(sizeof *c);
     int status = c ? chapter8_run(c, opts.seed, (int)steps, (int)test_size) : -1;
