@@ -461,13 +461,14 @@ void seq2seq_backward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_i
 //> train-step
 // One step of training: the loss of the batch with teacher forcing (the
 // decoder reads the right answer so far, tgt_in, and is scored on the next
-// token, tgt_out), its gradient, and Adam on every parameter at once.
+// token, tgt_out), its gradient, and Adam on every parameter at once
+// (adam_step_rows without a table: adam_step's numbers, in vectors).
 real seq2seq_train_step(seq2seq_model *m, adam_state *opt, const int32_t *src,
                         const int32_t *tgt_in, const int32_t *tgt_out, int B, int n_s,
                         int n_t) {
     real loss = seq2seq_forward(m, src, tgt_in, tgt_out, B, n_s, n_t);
     seq2seq_backward(m, src, tgt_in, tgt_out);
-    adam_step(opt, m->param_block, m->grad_block);
+    adam_step_rows(opt, m->param_block, m->grad_block, NULL, 0);
     return loss;
 }
 //< train-step
