@@ -61,7 +61,14 @@ const char *simd_name(simd_level level);
                           float eps, float step, float inv_root_c2);                               \
     void adam_missed_steps_##isa(float *p, float *m, float *v, long n, const float *step_at,       \
                                  const float *inv_root_c2_at, long t0, long t1, float b1,          \
-                                 float b2, float eps);
+                                 float b2, float eps);                                          \
+    void attention_head_forward_##isa(float *w, float *z, const float *q, const float *k,          \
+                                      const float *v, long ld, const bool *pad, int causal,        \
+                                      int nq, int nk, int dk, float *scratch);                     \
+    void attention_head_backward_##isa(float *dq, float *dk, float *dv, float *dw,                 \
+                                       const float *dz, const float *q, const float *k,            \
+                                       const float *v, const float *w, long ld, int nq, int nk,    \
+                                       int d_k, float *scratch);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 

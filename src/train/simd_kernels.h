@@ -10,6 +10,7 @@
 //   n         Adam: numbers updated
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define INLINE TARGET static inline __attribute__((always_inline))
@@ -269,4 +270,100 @@ TARGET void KERNEL(adam_missed_steps)(float *p, float *m, float *v, long n, cons
         store_part(v + i, vi, w);
         store_part(p + i, pi, w);
     }
+}
+
+// ---------------------------------------------------------------- one head of nn.MultiheadAttention
+
+// The readable code of multihead_attention.c copies each head's columns out
+// (split_heads), runs gemm on the copies and copies the results back
+// (merge_heads); these read and write the columns in place, rows ld
+// numbers apart. Every product entry is summed as gemm_panel sums it (from
+// its start value, one fused multiply-add per term, in the order of the
+// terms) and the softmax is masked_softmax's loop: the same bits.
+//
+//   nq, nk   the head's queries and keys, dk its columns
+
+// t (dk, nk) = the head's columns of x (nk rows, ld apart), transposed.
+INLINE void head_transposed(float *t, const float *x, long ld, int nk, int dk) {
+    for (int j = 0; j < nk; j++)
+        for (int c = 0; c < dk; c++) t[(long)c * nk + j] = x[j * ld + c];
+}
+
+// s (nq, nk) = a b^T with bt = b^T (dk, nk): a vector of keys at a time,
+// a(r, c) broadcast.
+INLINE void head_scores(float *s, const float *a, long ld, const float *bt, int nq, int nk, int dk) {
+    for (int r = 0; r < nq; r++)
+        for (int j = 0; j < nk; j += VEC) {
+            vec acc = vec_set(0);
+            for (int c = 0; c < dk; c++)
+                acc = vec_fma(vec_set(a[r * ld + c]), load_part(bt + (long)c * nk + j, nk - j), acc);
+            store_part(s + (long)r * nk + j, acc, nk - j);
+        }
+}
+
+// y (n rows, ld apart) += x b, x (n, m) with x(i, p) = x[i x_i + p x_p],
+// b (m rows, ld apart): a vector of y's columns at a time.
+INLINE void head_product(float *y, const float *x, long x_i, long x_p, const float *b, long ld,
+                         int n, int m, int dk) {
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < dk; c += VEC) {
+            vec acc = load_part(y + i * ld + c, dk - c);
+            for (int p = 0; p < m; p++)
+                acc = vec_fma(vec_set(x[i * x_i + p * x_p]), load_part(b + p * ld + c, dk - c), acc);
+            store_part(y + i * ld + c, acc, dk - c);
+        }
+}
+
+// masked_softmax (multihead_attention.c) on the rows of w (nq, nk).
+INLINE void head_softmax(float *w, const bool *pad, int causal, int nq, int nk) {
+    for (int r = 0; r < nq; r++) {
+        float *row = w + (long)r * nk;
+        int seen = causal && r + 1 < nk ? r + 1 : nk;
+        float top = -INFINITY, sum = 0;
+        for (int j = 0; j < seen; j++)
+            if (!(pad && pad[j]) && row[j] > top) top = row[j];
+        for (int j = 0; j < nk; j++) {
+            bool hidden = j >= seen || (pad && pad[j]);
+            row[j] = hidden ? 0 : expf(row[j] - top);
+            sum += row[j];
+        }
+        if (sum > 0)
+            for (int j = 0; j < nk; j += VEC)
+                store_part(row + j, vec_div(load_part(row + j, nk - j), vec_set(sum)), nk - j);
+    }
+}
+
+// Replaces the loop body of mha_forward_rows's readable code for one head
+// of one sequence: w (nq, nk) = masked softmax(q k^T), z = w v. q, z have
+// nq rows, k, v nk rows, all ld apart; pad (nk) or NULL; scratch (dk nk).
+TARGET void KERNEL(attention_head_forward)(float *w, float *z, const float *q, const float *k,
+                                           const float *v, long ld, const bool *pad, int causal,
+                                           int nq, int nk, int dk, float *scratch) {
+    head_transposed(scratch, k, ld, nk, dk);
+    head_scores(w, q, ld, scratch, nq, nk, dk);
+    head_softmax(w, pad, causal, nq, nk);
+    for (int r = 0; r < nq; r++)
+        for (int c = 0; c < dk; c++) z[r * ld + c] = 0;
+    head_product(z, w, nk, 1, v, ld, nq, nk, dk);
+}
+
+// Replaces head_backward (multihead_attention.c) on the head's columns in
+// place: dq += ds k, dk += ds^T q, dv += w^T dz, with dw (nq, nk) scratch
+// that ends up holding ds; dz, q, dq nq rows, k, v, dk, dv nk rows, ld
+// apart; scratch (dk nk).
+TARGET void KERNEL(attention_head_backward)(float *dq, float *dk, float *dv, float *dw,
+                                            const float *dz, const float *q, const float *k,
+                                            const float *v, const float *w, long ld, int nq,
+                                            int nk, int d_k, float *scratch) {
+    head_transposed(scratch, v, ld, nk, d_k);
+    head_scores(dw, dz, ld, scratch, nq, nk, d_k);   // dw = dz v^T
+    head_product(dv, w, 1, nk, dz, ld, nk, nq, d_k);  // dv += w^T dz
+    for (int r = 0; r < nq; r++) {  // ds = w (dw - w . dw), row by row
+        const float *wr = w + (long)r * nk;
+        float *g = dw + (long)r * nk, dot = 0;
+        for (int j = 0; j < nk; j++) dot += wr[j] * g[j];
+        for (int j = 0; j < nk; j++) g[j] = wr[j] * (g[j] - dot);
+    }
+    head_product(dq, dw, nk, 1, k, ld, nq, nk, d_k);  // dq += ds k
+    head_product(dk, dw, 1, nk, q, ld, nk, nq, d_k);  // dk += ds^T q
 }
