@@ -289,29 +289,39 @@ INLINE void head_transposed(float *t, const float *x, long ld, int nk, int dk) {
         for (int c = 0; c < dk; c++) t[(long)c * nk + j] = x[j * ld + c];
 }
 
-// s (nq, nk) = a b^T with bt = b^T (dk, nk): a vector of keys at a time,
-// a(r, c) broadcast.
-INLINE void head_scores(float *s, const float *a, long ld, const float *bt, int nq, int nk, int dk) {
-    for (int r = 0; r < nq; r++)
-        for (int j = 0; j < nk; j += VEC) {
-            vec acc = vec_set(0);
-            for (int c = 0; c < dk; c++)
-                acc = vec_fma(vec_set(a[r * ld + c]), load_part(bt + (long)c * nk + j, nk - j), acc);
-            store_part(s + (long)r * nk + j, acc, nk - j);
-        }
+// Rows [0, R) of y (ldy apart), columns [c, c + VEC) or the w - c left,
+// += x b with x(i, p) = x[i x_i + p x_p], b (m rows, ldb apart): R rows'
+// sums kept in registers while p runs, each row of b loaded once for them.
+INLINE void head_rows(float *y, long ldy, const float *x, long x_i, long x_p, const float *b,
+                      long ldb, int m, int w, int c, int R) {
+    vec acc[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) acc[r] = load_part(y + r * ldy + c, w - c);
+    for (int p = 0; p < m; p++) {
+        vec bv = load_part(b + p * ldb + c, w - c);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) acc[r] = vec_fma(vec_set(x[r * x_i + p * x_p]), bv, acc[r]);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) store_part(y + r * ldy + c, acc[r], w - c);
 }
 
-// y (n rows, ld apart) += x b, x (n, m) with x(i, p) = x[i x_i + p x_p],
-// b (m rows, ld apart): a vector of y's columns at a time.
-INLINE void head_product(float *y, const float *x, long x_i, long x_p, const float *b, long ld,
-                         int n, int m, int dk) {
-    for (int i = 0; i < n; i++)
-        for (int c = 0; c < dk; c += VEC) {
-            vec acc = load_part(y + i * ld + c, dk - c);
-            for (int p = 0; p < m; p++)
-                acc = vec_fma(vec_set(x[i * x_i + p * x_p]), load_part(b + p * ld + c, dk - c), acc);
-            store_part(y + i * ld + c, acc, dk - c);
-        }
+// y (n, w), rows ldy apart, += x b: x(i, p) = x[i x_i + p x_p] is (n, m),
+// b (m, w) rows ldb apart. Every entry of y is summed from its start value
+// over p in order, one fused multiply-add a term, as in gemm_panel.
+INLINE void head_product(float *y, long ldy, const float *x, long x_i, long x_p, const float *b,
+                         long ldb, int n, int m, int w) {
+    for (int c = 0; c < w; c += VEC) {
+        int i = 0;
+        for (; i + 4 <= n; i += 4) head_rows(y + i * ldy, ldy, x + i * x_i, x_i, x_p, b, ldb, m, w, c, 4);
+        for (; i < n; i++) head_rows(y + i * ldy, ldy, x + i * x_i, x_i, x_p, b, ldb, m, w, c, 1);
+    }
+}
+
+// s (nq, nk) = a b^T with bt = b^T (dk, nk) and a (nq rows, ld apart).
+INLINE void head_scores(float *s, const float *a, long ld, const float *bt, int nq, int nk, int dk) {
+    for (long e = 0; e < (long)nq * nk; e++) s[e] = 0;
+    head_product(s, nk, a, ld, 1, bt, nk, nq, dk, nk);
 }
 
 // masked_softmax (multihead_attention.c) on the rows of w (nq, nk).
@@ -344,7 +354,7 @@ TARGET void KERNEL(attention_head_forward)(float *w, float *z, const float *q, c
     head_softmax(w, pad, causal, nq, nk);
     for (int r = 0; r < nq; r++)
         for (int c = 0; c < dk; c++) z[r * ld + c] = 0;
-    head_product(z, w, nk, 1, v, ld, nq, nk, dk);
+    head_product(z, ld, w, nk, 1, v, ld, nq, nk, dk);
 }
 
 // Replaces head_backward (multihead_attention.c) on the head's columns in
@@ -357,13 +367,13 @@ TARGET void KERNEL(attention_head_backward)(float *dq, float *dk, float *dv, flo
                                             int nk, int d_k, float *scratch) {
     head_transposed(scratch, v, ld, nk, d_k);
     head_scores(dw, dz, ld, scratch, nq, nk, d_k);   // dw = dz v^T
-    head_product(dv, w, 1, nk, dz, ld, nk, nq, d_k);  // dv += w^T dz
+    head_product(dv, ld, w, 1, nk, dz, ld, nk, nq, d_k);  // dv += w^T dz
     for (int r = 0; r < nq; r++) {  // ds = w (dw - w . dw), row by row
         const float *wr = w + (long)r * nk;
         float *g = dw + (long)r * nk, dot = 0;
         for (int j = 0; j < nk; j++) dot += wr[j] * g[j];
         for (int j = 0; j < nk; j++) g[j] = wr[j] * (g[j] - dot);
     }
-    head_product(dq, dw, nk, 1, k, ld, nq, nk, d_k);  // dq += ds k
-    head_product(dk, dw, 1, nk, q, ld, nk, nq, d_k);  // dk += ds^T q
+    head_product(dq, ld, dw, nk, 1, k, ld, nq, nk, d_k);  // dq += ds k
+    head_product(dk, ld, dw, 1, nk, q, ld, nk, nq, d_k);  // dk += ds^T q
 }
