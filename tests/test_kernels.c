@@ -19,6 +19,7 @@
 #include "train/attention_head.h"
 #include "train/embedding_table.h"
 #include "train/gemm_fast.h"
+#include "train/layer_norm.h"
 #include "train/mean.h"
 #include "train/multihead_attention.h"
 #include "core/rng.h"
@@ -229,6 +230,34 @@ START_TEST(multihead_attention_fast_agrees_with_the_reference) {
 }
 END_TEST
 
+// layer_norm_forward: the kernel's vectors of partial sums are the readable
+// code's 16 interleaved sums, so the two agree to the bit; widths with and
+// without a tail of the 16, and under a vector.
+START_TEST(layer_norm_gives_the_same_bits) {
+    torch_rng g;
+    rng_seed(&g, 6);
+    simd_level lv[3];
+    int nl = levels(lv);
+    const int widths[] = {1, 5, 16, 32, 37, 64, 100};
+    for (size_t t = 0; t < sizeof widths / sizeof *widths; t++) {
+        int n = 9, d = widths[t];
+        float *x = random_floats(&g, (long)n * d, -3, 5), *gain = random_floats(&g, d, 0.5f, 1.5f);
+        float *bias = random_floats(&g, d, -1, 1);
+        float *y0 = calloc((size_t)n * d, 4), *y = calloc((size_t)n * d, 4), m0[9], r0[9], m[9], r[9];
+        use_level(SIMD_NONE);
+        layer_norm_forward(y0, m0, r0, x, gain, bias, n, d);
+        for (int l = 1; l < nl; l++) {
+            use_level(lv[l]);
+            layer_norm_forward(y, m, r, x, gain, bias, n, d);
+            ck_assert_msg(memcmp(y, y0, (size_t)n * d * 4) == 0 && memcmp(m, m0, sizeof m) == 0 &&
+                          memcmp(r, r0, sizeof r) == 0, "%s, d %d: not the same bits", simd_name(lv[l]), d);
+        }
+        free(x), free(gain), free(bias), free(y0), free(y);
+    }
+    unsetenv("ATTN_SIMD");
+}
+END_TEST
+
 // Scores far apart: the largest weight is 1, the others underflow to
 // (nearly) nothing, and nothing becomes infinite or NaN.
 START_TEST(softmax_of_extreme_scores) {
@@ -403,6 +432,7 @@ int main(void) {
     tcase_add_test(tc, gemm_fast_agrees_with_the_reference);
     tcase_add_test(tc, attention_fast_agrees_with_the_reference);
     tcase_add_test(tc, multihead_attention_fast_agrees_with_the_reference);
+    tcase_add_test(tc, layer_norm_gives_the_same_bits);
     tcase_add_test(tc, softmax_of_extreme_scores);
     tcase_add_test(tc, embedding_and_mean_give_the_same_bits);
     tcase_add_test(tc, adam_step_rows_gives_the_bits_of_adam_step);

@@ -68,7 +68,9 @@ const char *simd_name(simd_level level);
     void attention_head_backward_##isa(float *dq, float *dk, float *dv, float *dw,                 \
                                        const float *dz, const float *q, const float *k,            \
                                        const float *v, const float *w, long ld, int nq, int nk,    \
-                                       int d_k, float *scratch);
+                                       int d_k, float *scratch);                                   \
+    void layer_norm_rows_##isa(float *out, float *mean, float *rstd, const float *inp,             \
+                               const float *gain, const float *bias, int n, int d, float eps);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 

@@ -377,3 +377,45 @@ TARGET void KERNEL(attention_head_backward)(float *dq, float *dk, float *dv, flo
     head_product(dq, ld, dw, nk, 1, k, ld, nq, nk, d_k);  // dq += ds k
     head_product(dk, ld, dw, 1, nk, q, ld, nk, nq, d_k);  // dk += ds^T q
 }
+
+// ---------------------------------------------------------------- layer norm
+
+// Replaces the loops of layer_norm_forward (layer_norm.c), with the same
+// bits: row_sum's and row_squares's 16 interleaved partial sums are 16
+// lanes (one vector, or two of 8), the tail and the partial sums then added
+// one by one in row_sum's order, and y = (x - mean) rstd gain + bias a
+// vector at a time, each operation rounded once as there.
+INLINE float partial_sums(const float *x, float mu, int squares, int d) {
+    enum { NV = 16 / VEC };
+    vec part[NV];
+    for (int v = 0; v < NV; v++) part[v] = vec_set(0);
+    int j = 0;
+    for (; j + 16 <= d; j += 16)
+        for (int v = 0; v < NV; v++) {
+            vec e = vec_load(x + j + v * VEC);
+            if (squares) e = vec_sub(e, vec_set(mu));
+            part[v] = vec_add(part[v], squares ? vec_mul(e, e) : e);
+        }
+    float sum = 0, lanes[16];
+    for (; j < d; j++) sum += squares ? (x[j] - mu) * (x[j] - mu) : x[j];
+    for (int v = 0; v < NV; v++) vec_store(lanes + v * VEC, part[v]);
+    for (int k = 0; k < 16; k++) sum += lanes[k];
+    return sum;
+}
+
+TARGET void KERNEL(layer_norm_rows)(float *out, float *mean, float *rstd, const float *inp,
+                                    const float *gain, const float *bias, int n, int d, float eps) {
+    for (int r = 0; r < n; r++) {
+        const float *x = inp + (long)r * d;
+        float *y = out + (long)r * d;
+        float mu = partial_sums(x, 0, 0, d) / d, var = partial_sums(x, mu, 1, d) / d;
+        float s = 1 / sqrtf(var + eps);
+        for (int j = 0; j < d; j += VEC) {
+            vec e = vec_mul(vec_mul(vec_sub(load_part(x + j, d - j), vec_set(mu)), vec_set(s)),
+                            load_part(gain + j, d - j));
+            store_part(y + j, vec_add(e, load_part(bias + j, d - j)), d - j);
+        }
+        mean[r] = mu;
+        rstd[r] = s;
+    }
+}
