@@ -230,29 +230,39 @@ START_TEST(multihead_attention_fast_agrees_with_the_reference) {
 }
 END_TEST
 
-// layer_norm_forward: the kernel's vectors of partial sums are the readable
-// code's 16 interleaved sums, so the two agree to the bit; widths with and
-// without a tail of the 16, and under a vector.
+// layer_norm_forward and _backward: the kernels' vectors of partial sums
+// are the readable code's 16 interleaved sums, and the backward sums are
+// taken in the readable order, so the two agree to the bit; widths with
+// and without a tail of the 16, under a vector, and beyond the backward
+// kernel's block of 256.
 START_TEST(layer_norm_gives_the_same_bits) {
     torch_rng g;
     rng_seed(&g, 6);
     simd_level lv[3];
     int nl = levels(lv);
-    const int widths[] = {1, 5, 16, 32, 37, 64, 100};
+    const int widths[] = {1, 5, 16, 32, 37, 64, 100, 300};
     for (size_t t = 0; t < sizeof widths / sizeof *widths; t++) {
         int n = 9, d = widths[t];
         float *x = random_floats(&g, (long)n * d, -3, 5), *gain = random_floats(&g, d, 0.5f, 1.5f);
         float *bias = random_floats(&g, d, -1, 1);
         float *y0 = calloc((size_t)n * d, 4), *y = calloc((size_t)n * d, 4), m0[9], r0[9], m[9], r[9];
+        float *dy = random_floats(&g, (long)n * d, -1, 1), *start = random_floats(&g, (long)n * d + 2 * d, -1, 1);
+        float *grads0 = copy_of(start, (long)n * d + 2 * d), *grads = malloc(((size_t)n * d + 2 * d) * 4);
         use_level(SIMD_NONE);
         layer_norm_forward(y0, m0, r0, x, gain, bias, n, d);
+        // dinp, dgain, dbias added to what grads0 holds
+        layer_norm_backward(grads0, grads0 + n * d, grads0 + n * d + d, dy, x, m0, r0, gain, n, d);
         for (int l = 1; l < nl; l++) {
             use_level(lv[l]);
             layer_norm_forward(y, m, r, x, gain, bias, n, d);
             ck_assert_msg(memcmp(y, y0, (size_t)n * d * 4) == 0 && memcmp(m, m0, sizeof m) == 0 &&
                           memcmp(r, r0, sizeof r) == 0, "%s, d %d: not the same bits", simd_name(lv[l]), d);
+            memcpy(grads, start, ((size_t)n * d + 2 * d) * 4);
+            layer_norm_backward(grads, grads + n * d, grads + n * d + d, dy, x, m0, r0, gain, n, d);
+            ck_assert_msg(memcmp(grads, grads0, ((size_t)n * d + 2 * d) * 4) == 0,
+                          "%s, d %d: backward, not the same bits", simd_name(lv[l]), d);
         }
-        free(x), free(gain), free(bias), free(y0), free(y);
+        free(x), free(gain), free(bias), free(y0), free(y), free(dy), free(start), free(grads0), free(grads);
     }
     unsetenv("ATTN_SIMD");
 }

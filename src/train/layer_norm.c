@@ -57,6 +57,9 @@ void layer_norm_forward(real *out, real *mean, real *rstd, const real *inp, cons
 void layer_norm_backward(real *dinp, real *dgain, real *dbias, const real *dout,
                          const real *inp, const real *mean, const real *rstd, const real *gain,
                          int n, int d) {
+    // the kernel (simd_kernels.h) with the same bits, or these loops
+    if (FAST_KERNEL(layer_norm_backward_rows, dinp, dgain, dbias, dout, inp, mean, rstd, gain, n, d))
+        return;
     for (int r = 0; r < n; r++) {
         const real *x = inp + (long)r * d, *dy = dout + (long)r * d;
         real g_mean = 0, gx_mean = 0;  // mean(g), mean(g xhat)

@@ -70,7 +70,10 @@ const char *simd_name(simd_level level);
                                        const float *v, const float *w, long ld, int nq, int nk,    \
                                        int d_k, float *scratch);                                   \
     void layer_norm_rows_##isa(float *out, float *mean, float *rstd, const float *inp,             \
-                               const float *gain, const float *bias, int n, int d, float eps);
+                               const float *gain, const float *bias, int n, int d, float eps); \
+    void layer_norm_backward_rows_##isa(float *dinp, float *dgain, float *dbias,                   \
+                                        const float *dout, const float *inp, const float *mean,    \
+                                        const float *rstd, const float *gain, int n, int d);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 

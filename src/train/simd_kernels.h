@@ -419,3 +419,51 @@ TARGET void KERNEL(layer_norm_rows)(float *out, float *mean, float *rstd, const 
         rstd[r] = s;
     }
 }
+
+// Replaces the loops of layer_norm_backward (layer_norm.c), with the same
+// bits: xhat, g = dout gain and g xhat a vector at a time (kept for a
+// block of up to 256 columns), their sums then taken one by one in the
+// order of the columns as there, dgain and dbias a vector at a time (each
+// column's own sum over the rows, in the order of the rows), and dinp.
+TARGET void KERNEL(layer_norm_backward_rows)(float *dinp, float *dgain, float *dbias,
+                                             const float *dout, const float *inp,
+                                             const float *mean, const float *rstd,
+                                             const float *gain, int n, int d) {
+    enum { BLOCK = 256 };
+    float gs[BLOCK], gxs[BLOCK];
+    for (int r = 0; r < n; r++) {
+        const float *x = inp + (long)r * d, *dy = dout + (long)r * d;
+        vec mu = vec_set(mean[r]), s = vec_set(rstd[r]);
+        float g_mean = 0, gx_mean = 0;
+        for (int j0 = 0; j0 < d; j0 += BLOCK) {
+            int w = d - j0 < BLOCK ? d - j0 : BLOCK;
+            for (int j = 0; j < w; j += VEC) {
+                int m = w - j;
+                vec dyv = load_part(dy + j0 + j, m);
+                vec xhat = vec_mul(vec_sub(load_part(x + j0 + j, m), mu), s);
+                vec g = vec_mul(dyv, load_part(gain + j0 + j, m));
+                store_part(gs + j, g, m);
+                store_part(gxs + j, vec_mul(g, xhat), m);
+                if (dgain)
+                    store_part(dgain + j0 + j, vec_add(load_part(dgain + j0 + j, m), vec_mul(dyv, xhat)), m);
+                if (dbias) store_part(dbias + j0 + j, vec_add(load_part(dbias + j0 + j, m), dyv), m);
+            }
+            for (int j = 0; j < w; j++) {
+                g_mean += gs[j];
+                gx_mean += gxs[j];
+            }
+        }
+        g_mean /= d;
+        gx_mean /= d;
+        if (!dinp) continue;
+        float *dx = dinp + (long)r * d;
+        vec gm = vec_set(g_mean), gxm = vec_set(gx_mean);
+        for (int j = 0; j < d; j += VEC) {
+            int m = d - j;
+            vec xhat = vec_mul(vec_sub(load_part(x + j, m), mu), s);
+            vec t = vec_sub(vec_sub(vec_mul(load_part(dy + j, m), load_part(gain + j, m)), gm),
+                            vec_mul(xhat, gxm));
+            store_part(dx + j, vec_add(load_part(dx + j, m), vec_mul(s, t)), m);
+        }
+    }
+}
