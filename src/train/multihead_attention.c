@@ -166,10 +166,7 @@ static bool fast_backward(real *dquery, real *dkv, const mha_params *g, mha_cach
     memset(c->dz, 0, (size_t)N_q * d * sizeof(real));
     torch_linear_backward(c->dz, g->out_proj_weight, g->out_proj_bias, dout, c->z,
                           p->out_proj_weight, N_q, d, d);
-    memset(c->dq, 0, (size_t)N_q * d * sizeof(real));
-    memset(c->dk, 0, (size_t)N_k * d * sizeof(real));
-    memset(c->dv, 0, (size_t)N_k * d * sizeof(real));
-    long row_q = 0, row_k = 0;
+    long row_q = 0, row_k = 0;  // every head writes its columns of dq, dk, dv: no clearing
     for (int b = 0; b < B; b++) {
         int nq = length(q_len, b, n_q), nk = length(k_len, b, n_k);
         for (int i = 0; i < h; i++) {

@@ -290,13 +290,13 @@ INLINE void head_transposed(float *t, const float *x, long ld, int nk, int dk) {
 }
 
 // Rows [0, R) of y (ldy apart), columns [c, c + VEC) or the w - c left,
-// += x b with x(i, p) = x[i x_i + p x_p], b (m rows, ldb apart): R rows'
+// = x b with x(i, p) = x[i x_i + p x_p], b (m rows, ldb apart): R rows'
 // sums kept in registers while p runs, each row of b loaded once for them.
 INLINE void head_rows(float *y, long ldy, const float *x, long x_i, long x_p, const float *b,
                       long ldb, int m, int w, int c, int R) {
     vec acc[4];
 #pragma GCC unroll 4
-    for (int r = 0; r < R; r++) acc[r] = load_part(y + r * ldy + c, w - c);
+    for (int r = 0; r < R; r++) acc[r] = vec_set(0);
     for (int p = 0; p < m; p++) {
         vec bv = load_part(b + p * ldb + c, w - c);
 #pragma GCC unroll 4
@@ -306,9 +306,10 @@ INLINE void head_rows(float *y, long ldy, const float *x, long x_i, long x_p, co
     for (int r = 0; r < R; r++) store_part(y + r * ldy + c, acc[r], w - c);
 }
 
-// y (n, w), rows ldy apart, += x b: x(i, p) = x[i x_i + p x_p] is (n, m),
-// b (m, w) rows ldb apart. Every entry of y is summed from its start value
-// over p in order, one fused multiply-add a term, as in gemm_panel.
+// y (n, w), rows ldy apart, = x b: x(i, p) = x[i x_i + p x_p] is (n, m),
+// b (m, w) rows ldb apart. Every entry of y is summed from 0 over p in
+// order, one fused multiply-add a term, as gemm_panel sums it into a
+// cleared c: the same bits, without clearing.
 INLINE void head_product(float *y, long ldy, const float *x, long x_i, long x_p, const float *b,
                          long ldb, int n, int m, int w) {
     for (int c = 0; c < w; c += VEC) {
@@ -320,7 +321,6 @@ INLINE void head_product(float *y, long ldy, const float *x, long x_i, long x_p,
 
 // s (nq, nk) = a b^T with bt = b^T (dk, nk) and a (nq rows, ld apart).
 INLINE void head_scores(float *s, const float *a, long ld, const float *bt, int nq, int nk, int dk) {
-    for (long e = 0; e < (long)nq * nk; e++) s[e] = 0;
     head_product(s, nk, a, ld, 1, bt, nk, nq, dk, nk);
 }
 
@@ -352,13 +352,13 @@ TARGET void KERNEL(attention_head_forward)(float *w, float *z, const float *q, c
     head_transposed(scratch, k, ld, nk, dk);
     head_scores(w, q, ld, scratch, nq, nk, dk);
     head_softmax(w, pad, causal, nq, nk);
-    for (int r = 0; r < nq; r++)
-        for (int c = 0; c < dk; c++) z[r * ld + c] = 0;
     head_product(z, ld, w, nk, 1, v, ld, nq, nk, dk);
 }
 
 // Replaces head_backward (multihead_attention.c) on the head's columns in
-// place: dq += ds k, dk += ds^T q, dv += w^T dz, with dw (nq, nk) scratch
+// place, where nothing else writes: dq = ds k, dk = ds^T q, dv = w^T dz
+// (written, not added: what head_backward adds into cleared arrays), with
+// dw (nq, nk) scratch
 // that ends up holding ds; dz, q, dq nq rows, k, v, dk, dv nk rows, ld
 // apart; scratch (dk nk).
 TARGET void KERNEL(attention_head_backward)(float *dq, float *dk, float *dv, float *dw,
@@ -367,15 +367,15 @@ TARGET void KERNEL(attention_head_backward)(float *dq, float *dk, float *dv, flo
                                             int nk, int d_k, float *scratch) {
     head_transposed(scratch, v, ld, nk, d_k);
     head_scores(dw, dz, ld, scratch, nq, nk, d_k);   // dw = dz v^T
-    head_product(dv, ld, w, 1, nk, dz, ld, nk, nq, d_k);  // dv += w^T dz
+    head_product(dv, ld, w, 1, nk, dz, ld, nk, nq, d_k);  // dv = w^T dz
     for (int r = 0; r < nq; r++) {  // ds = w (dw - w . dw), row by row
         const float *wr = w + (long)r * nk;
         float *g = dw + (long)r * nk, dot = 0;
         for (int j = 0; j < nk; j++) dot += wr[j] * g[j];
         for (int j = 0; j < nk; j++) g[j] = wr[j] * (g[j] - dot);
     }
-    head_product(dq, ld, dw, nk, 1, k, ld, nq, nk, d_k);  // dq += ds k
-    head_product(dk, ld, dw, 1, nk, q, ld, nk, nq, d_k);  // dk += ds^T q
+    head_product(dq, ld, dw, nk, 1, k, ld, nq, nk, d_k);  // dq = ds k
+    head_product(dk, ld, dw, 1, nk, q, ld, nk, nq, d_k);  // dk = ds^T q
 }
 
 // ---------------------------------------------------------------- layer norm
