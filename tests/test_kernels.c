@@ -268,6 +268,31 @@ START_TEST(layer_norm_gives_the_same_bits) {
 }
 END_TEST
 
+// add_arrays, the residual sums of transformer_layer.c: y = a + b, the
+// same bits as the loop, also when y is a; lengths around the vectors.
+START_TEST(residual_sums_give_the_same_bits) {
+    torch_rng g;
+    rng_seed(&g, 7);
+    simd_level lv[3];
+    int nl = levels(lv);
+    const long lengths[] = {1, 7, 8, 15, 16, 17, 64, 1000};
+    for (size_t t = 0; t < sizeof lengths / sizeof *lengths; t++) {
+        long n = lengths[t];
+        float *a = random_floats(&g, n, -3, 3), *b = random_floats(&g, n, -1e-3f, 1e-3f);
+        float *want = malloc((size_t)n * 4);
+        for (long i = 0; i < n; i++) want[i] = a[i] + b[i];
+        for (int l = 1; l < nl; l++) {
+            float *y = copy_of(a, n);
+            ck_assert(SIMD_RUN(lv[l], add_arrays, y, y, b, n));  // y = y + b
+            ck_assert_msg(memcmp(y, want, (size_t)n * 4) == 0, "%s, n %ld: not the same bits",
+                          simd_name(lv[l]), n);
+            free(y);
+        }
+        free(a), free(b), free(want);
+    }
+}
+END_TEST
+
 // Scores far apart: the largest weight is 1, the others underflow to
 // (nearly) nothing, and nothing becomes infinite or NaN.
 START_TEST(softmax_of_extreme_scores) {
@@ -443,6 +468,7 @@ int main(void) {
     tcase_add_test(tc, attention_fast_agrees_with_the_reference);
     tcase_add_test(tc, multihead_attention_fast_agrees_with_the_reference);
     tcase_add_test(tc, layer_norm_gives_the_same_bits);
+    tcase_add_test(tc, residual_sums_give_the_same_bits);
     tcase_add_test(tc, softmax_of_extreme_scores);
     tcase_add_test(tc, embedding_and_mean_give_the_same_bits);
     tcase_add_test(tc, adam_step_rows_gives_the_bits_of_adam_step);

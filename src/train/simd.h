@@ -73,7 +73,8 @@ const char *simd_name(simd_level level);
                                const float *gain, const float *bias, int n, int d, float eps); \
     void layer_norm_backward_rows_##isa(float *dinp, float *dgain, float *dbias,                   \
                                         const float *dout, const float *inp, const float *mean,    \
-                                        const float *rstd, const float *gain, int n, int d);
+                                        const float *rstd, const float *gain, int n, int d);     \
+    void add_arrays_##isa(float *y, const float *a, const float *b, long n);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "train/layer_norm.h"
+#include "train/simd.h"
 
 static int cache_alloc(layer_cache *c, const layer_dims *dims, int B, int n, int n_s, int count) {
     memset(c, 0, sizeof *c);
@@ -66,6 +67,16 @@ void layer_cache_free(layer_cache *c) {
     memset(c, 0, sizeof *c);
 }
 
+// y = a + b, count numbers (y may be a): the loop, or the add_arrays
+// kernel (simd_kernels.h) with the same bits.
+static void sum_of(real *y, const real *a, const real *b, long count) {
+    if (!FAST_KERNEL(add_arrays, y, a, b, count))
+        for (long e = 0; e < count; e++) y[e] = a[e] + b[e];
+}
+
+// y += a, count numbers.
+static void add_to(real *y, const real *a, long count) { sum_of(y, y, a, count); }
+
 // Before sub-layer s: f's input t from the stream x, (N, d).
 static void sublayer_input(sublayer_cache *s, const real *x, const real *gain, const real *bias,
                            const layer_dims *dims, int N) {
@@ -77,7 +88,7 @@ static void sublayer_input(sublayer_cache *s, const real *x, const real *gain, c
 static void sublayer_output(real *after, sublayer_cache *s, const real *x, const real *f,
                             const real *gain, const real *bias, const layer_dims *dims, int N) {
     long count = (long)N * dims->d;
-    for (long e = 0; e < count; e++) s->s[e] = x[e] + f[e];
+    sum_of(s->s, x, f, count);
     if (dims->norm_first) memcpy(after, s->s, (size_t)count * sizeof(real));
     else layer_norm_forward(after, s->mean, s->rstd, s->s, gain, bias, N, dims->d);
 }
@@ -146,12 +157,11 @@ static void stream_gradient(real *dx, layer_cache *c, int k, const real *ds, con
                             real *dgain, real *dbias, const real *gain, const layer_dims *dims,
                             int N) {
     long count = (long)N * dims->d;
-    for (long e = 0; e < count; e++) dx[e] += ds[e];
+    add_to(dx, ds, count);
     const sublayer_cache *s = &c->sub[k];
     if (dims->norm_first)
         layer_norm_backward(dx, dgain, dbias, c->dt, x, s->mean, s->rstd, gain, N, dims->d);
-    else
-        for (long e = 0; e < count; e++) dx[e] += c->dt[e];
+    else add_to(dx, c->dt, count);
 }
 
 void enc_layer_backward_rows(real *dinp, const enc_layer_params *g, layer_cache *c,
