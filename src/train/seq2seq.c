@@ -517,8 +517,10 @@ void seq2seq_backward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_i
 //> train-step
 // One step of training: the loss of the batch with teacher forcing (the
 // decoder reads the right answer so far, tgt_in, and is scored on the next
-// token, tgt_out), computed on the rows that reach it, its gradient, and Adam on every parameter at once
-// (adam_step_rows without a table: adam_step's numbers, in vectors).
+// token, tgt_out), computed on the rows that reach it (padding after a
+// sequence's last scored token is left out), its gradient, and Adam on
+// every parameter at once (adam_step_rows without a table: adam_step's
+// numbers, a vector at a time).
 real seq2seq_train_step(seq2seq_model *m, adam_state *opt, const int32_t *src,
                         const int32_t *tgt_in, const int32_t *tgt_out, int B, int n_s,
                         int n_t) {
