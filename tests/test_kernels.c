@@ -19,7 +19,9 @@
 #include "train/attention_head.h"
 #include "train/embedding_table.h"
 #include "train/gemm_fast.h"
+#include "train/layer_norm.h"
 #include "train/mean.h"
+#include "train/multihead_attention.h"
 #include "core/rng.h"
 #include "train/simd.h"
 
@@ -156,6 +158,138 @@ START_TEST(attention_fast_agrees_with_the_reference) {
         free(q), free(k), free(v), free(dout);
     }
     unsetenv("ATTN_SIMD");
+}
+END_TEST
+
+// nn.MultiheadAttention (multihead_attention.c): with kernels, each head is
+// read in place by attention_head_forward and _backward; at SIMD_NONE the
+// readable loops copy the heads out and back. The products differ in
+// rounding (gemm_reference against fused multiply-adds), so the two agree
+// to rounding; the AVX2 and AVX-512 kernels sum every entry in the same
+// order and agree to the bit. Self-attention, causal, with key padding and
+// with rows left out (q_len, k_len), and cross-attention.
+enum { MB = 3, MNQ = 7, MNK = 9, MD = 32, MH = 2 };
+
+typedef struct {
+    float out[MB * MNQ * MD], w[MB * MH * MNQ * MNK], dq[MB * MNQ * MD], dkv[MB * MNK * MD];
+    float grads[4 * MD * MD + 4 * MD];
+} mha_result;
+
+static void run_mha(mha_result *r, const float *params, const float *query, const float *kv,
+                    const float *dout, const bool *pad, bool causal, bool self, const int *q_len,
+                    const int *k_len) {
+    int n_k = self ? MNQ : MNK;
+    mha_cache c;
+    ck_assert_int_eq(mha_cache_alloc(&c, MB, MNQ, n_k, MD, MH), 0);
+    mha_params p = {(float *)params, (float *)params + 3 * MD * MD,
+                    (float *)params + 3 * MD * MD + 3 * MD, (float *)params + 4 * MD * MD + 3 * MD};
+    memset(r, 0, sizeof *r);
+    float *gb = r->grads;
+    mha_params g = {gb, gb + 3 * MD * MD, gb + 3 * MD * MD + 3 * MD, gb + 4 * MD * MD + 3 * MD};
+    mha_forward_rows(r->out, &c, &p, query, self ? query : kv, pad, causal, MB, MNQ, n_k, MD, MH,
+                     q_len, k_len);
+    memcpy(r->w, c.w, sizeof(float) * MB * MH * MNQ * n_k);
+    mha_backward_rows(r->dq, self ? r->dq : r->dkv, &g, &c, dout, query, self ? query : kv, &p,
+                      MB, MNQ, n_k, MD, MH, q_len, k_len);
+    mha_cache_free(&c);
+}
+
+START_TEST(multihead_attention_fast_agrees_with_the_reference) {
+    torch_rng g;
+    rng_seed(&g, 5);
+    simd_level lv[3];
+    int nl = levels(lv);
+    float *params = random_floats(&g, 4 * MD * MD + 4 * MD, -0.3f, 0.3f);
+    float *query = random_floats(&g, MB * MNQ * MD, -1, 1), *kv = random_floats(&g, MB * MNK * MD, -1, 1);
+    float *dout = random_floats(&g, MB * MNQ * MD, -1, 1);
+    bool pad[MB * MNK];
+    for (int e = 0; e < MB * MNK; e++) pad[e] = e % MNK >= MNK - 2 * (e / MNK);  // 0, 2, 4 padded
+    const int q_len[MB] = {7, 5, 3}, k_len[MB] = {9, 7, 5};
+    mha_result *want = malloc(sizeof *want), *got = malloc(sizeof *got), *first = malloc(sizeof *first);
+    ck_assert(want && got && first);
+    for (int kind = 0; kind < 3; kind++) {  // self causal, cross, cross on rows kept
+        bool self = kind == 0;
+        const int *ql = kind == 2 ? q_len : NULL, *kl = kind == 2 ? k_len : NULL;
+        use_level(SIMD_NONE);
+        run_mha(want, params, query, kv, dout, self ? NULL : pad, self, self, ql, kl);
+        for (int l = 1; l < nl; l++) {
+            use_level(lv[l]);
+            run_mha(got, params, query, kv, dout, self ? NULL : pad, self, self, ql, kl);
+            const float *x = (const float *)got, *y = (const float *)want;
+            for (size_t i = 0; i < sizeof *got / sizeof(float); i++)
+                ck_assert_msg(fabsf(x[i] - y[i]) <= 1e-5f * (1 + fabsf(y[i])),
+                              "%s, kind %d: number %zu %.9g, reference %.9g", simd_name(lv[l]), kind,
+                              i, x[i], y[i]);
+            if (l == 1) memcpy(first, got, sizeof *got);
+            else ck_assert_msg(memcmp(first, got, sizeof *got) == 0, "kind %d: %s and %s differ",
+                               kind, simd_name(lv[1]), simd_name(lv[l]));
+        }
+    }
+    free(want), free(got), free(first), free(params), free(query), free(kv), free(dout);
+    unsetenv("ATTN_SIMD");
+}
+END_TEST
+
+// layer_norm_forward and _backward: the kernels' vectors of partial sums
+// are the readable code's 16 interleaved sums, and the backward sums are
+// taken in the readable order, so the two agree to the bit; widths with
+// and without a tail of the 16, under a vector, and beyond the backward
+// kernel's block of 256.
+START_TEST(layer_norm_gives_the_same_bits) {
+    torch_rng g;
+    rng_seed(&g, 6);
+    simd_level lv[3];
+    int nl = levels(lv);
+    const int widths[] = {1, 5, 16, 32, 37, 64, 100, 300};
+    for (size_t t = 0; t < sizeof widths / sizeof *widths; t++) {
+        int n = 9, d = widths[t];
+        float *x = random_floats(&g, (long)n * d, -3, 5), *gain = random_floats(&g, d, 0.5f, 1.5f);
+        float *bias = random_floats(&g, d, -1, 1);
+        float *y0 = calloc((size_t)n * d, 4), *y = calloc((size_t)n * d, 4), m0[9], r0[9], m[9], r[9];
+        float *dy = random_floats(&g, (long)n * d, -1, 1), *start = random_floats(&g, (long)n * d + 2 * d, -1, 1);
+        float *grads0 = copy_of(start, (long)n * d + 2 * d), *grads = malloc(((size_t)n * d + 2 * d) * 4);
+        use_level(SIMD_NONE);
+        layer_norm_forward(y0, m0, r0, x, gain, bias, n, d);
+        // dinp, dgain, dbias added to what grads0 holds
+        layer_norm_backward(grads0, grads0 + n * d, grads0 + n * d + d, dy, x, m0, r0, gain, n, d);
+        for (int l = 1; l < nl; l++) {
+            use_level(lv[l]);
+            layer_norm_forward(y, m, r, x, gain, bias, n, d);
+            ck_assert_msg(memcmp(y, y0, (size_t)n * d * 4) == 0 && memcmp(m, m0, sizeof m) == 0 &&
+                          memcmp(r, r0, sizeof r) == 0, "%s, d %d: not the same bits", simd_name(lv[l]), d);
+            memcpy(grads, start, ((size_t)n * d + 2 * d) * 4);
+            layer_norm_backward(grads, grads + n * d, grads + n * d + d, dy, x, m0, r0, gain, n, d);
+            ck_assert_msg(memcmp(grads, grads0, ((size_t)n * d + 2 * d) * 4) == 0,
+                          "%s, d %d: backward, not the same bits", simd_name(lv[l]), d);
+        }
+        free(x), free(gain), free(bias), free(y0), free(y), free(dy), free(start), free(grads0), free(grads);
+    }
+    unsetenv("ATTN_SIMD");
+}
+END_TEST
+
+// add_arrays, the residual sums of transformer_layer.c: y = a + b, the
+// same bits as the loop, also when y is a; lengths around the vectors.
+START_TEST(residual_sums_give_the_same_bits) {
+    torch_rng g;
+    rng_seed(&g, 7);
+    simd_level lv[3];
+    int nl = levels(lv);
+    const long lengths[] = {1, 7, 8, 15, 16, 17, 64, 1000};
+    for (size_t t = 0; t < sizeof lengths / sizeof *lengths; t++) {
+        long n = lengths[t];
+        float *a = random_floats(&g, n, -3, 3), *b = random_floats(&g, n, -1e-3f, 1e-3f);
+        float *want = malloc((size_t)n * 4);
+        for (long i = 0; i < n; i++) want[i] = a[i] + b[i];
+        for (int l = 1; l < nl; l++) {
+            float *y = copy_of(a, n);
+            ck_assert(SIMD_RUN(lv[l], add_arrays, y, y, b, n));  // y = y + b
+            ck_assert_msg(memcmp(y, want, (size_t)n * 4) == 0, "%s, n %ld: not the same bits",
+                          simd_name(lv[l]), n);
+            free(y);
+        }
+        free(a), free(b), free(want);
+    }
 }
 END_TEST
 
@@ -332,6 +466,9 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, gemm_fast_agrees_with_the_reference);
     tcase_add_test(tc, attention_fast_agrees_with_the_reference);
+    tcase_add_test(tc, multihead_attention_fast_agrees_with_the_reference);
+    tcase_add_test(tc, layer_norm_gives_the_same_bits);
+    tcase_add_test(tc, residual_sums_give_the_same_bits);
     tcase_add_test(tc, softmax_of_extreme_scores);
     tcase_add_test(tc, embedding_and_mean_give_the_same_bits);
     tcase_add_test(tc, adam_step_rows_gives_the_bits_of_adam_step);

@@ -601,7 +601,7 @@ static void expect_greedy(seq2seq_model *m, const char *mc, const int32_t *src) 
 }
 
 // One seq2seq_train_step from PyTorch's initial parameters: the logits, the
-// loss, the attention weights, every gradient (to the tolerance of the
+// loss, the attention weights (of seq2seq_forward before it), every gradient (to the tolerance of the
 // layers), and every parameter after Adam (to that tolerance plus how far
 // apart the two gradients put Adam's first step, adam_first_step_spread);
 // then greedy decoding with the parameters after the step.
@@ -634,10 +634,17 @@ START_TEST(model_step_equals_pytorch) {
 
     adam_state opt;
     ck_assert_int_eq(adam_init(&opt, m.n_params, LR), 0);
-    real loss = seq2seq_train_step(&m, &opt, src, tgt_in, tgt_out, MB, NS, NT);
-    double w_loss = expect_close(&loss, MODEL, mc, "loss", 1);
+    // seq2seq_forward computes every row, padding included, as PyTorch does:
+    // the logits and attention maps are compared at every position. The
+    // step computes only the rows that reach the loss (seq2seq_forward_scored),
+    // so its loss must be the same number and its gradients PyTorch's.
+    real loss_all = seq2seq_forward(&m, src, tgt_in, tgt_out, MB, NS, NT);
+    double w_loss = expect_close(&loss_all, MODEL, mc, "loss", 1);
     double w_logits = expect_close(m.a.logits, MODEL, mc, "logits", MB * NT * VOCAB);
     double w_attn = expect_attention(&m, mc, MODEL_CASES[_i].layers);
+    real loss = seq2seq_train_step(&m, &opt, src, tgt_in, tgt_out, MB, NS, NT);
+    ck_assert_msg(loss == loss_all, "%s: the step's loss %.9g, seq2seq_forward's %.9g", mc,
+                  (double)loss, (double)loss_all);
     double w_grad = 0, w_after = 0;
     for (int k = 0; k < l.np; k++) {
         snprintf(key, sizeof key, "grad.model.%s", l.p[k].name);

@@ -655,6 +655,39 @@ END_TEST
 START_TEST(model_pre_norm_no_positions_gradients) { check_model(true, POSITIONS_NONE, 17); }
 END_TEST
 
+// seq2seq_forward_scored leaves out sequence 1's trailing padding (two
+// source rows, one target row): the loss and every gradient come out the
+// same to the bit, the rows left out adding exact zeros where they were
+// computed. Every configuration of the model.
+static void check_scored(bool norm_first, position_kind positions, uint64_t seed) {
+    model_case c;
+    model_case_init(&c, norm_first, positions, seed);
+    double loss = seq2seq_forward(&c.m, SRC, TGT_IN, TGT_OUT, B, NS, NT);
+    ck_assert_int_eq(c.m.a.src_rows, B * NS);
+    seq2seq_backward(&c.m, SRC, TGT_IN, TGT_OUT);
+    double *all = new_zeros(c.m.n_params);
+    memcpy(all, c.m.grad_block, c.m.n_params * sizeof *all);
+    double scored = seq2seq_forward_scored(&c.m, SRC, TGT_IN, TGT_OUT, B, NS, NT);
+    ck_assert_int_eq(c.m.a.src_rows, B * NS - 2);
+    ck_assert_int_eq(c.m.a.tgt_rows, B * NT - 1);
+    seq2seq_backward(&c.m, SRC, TGT_IN, TGT_OUT);
+    ck_assert_msg(loss == scored, "loss: every row %.17g, scored rows %.17g", loss, scored);
+    for (size_t e = 0; e < c.m.n_params; e++)
+        ck_assert_msg(all[e] == c.m.grad_block[e], "gradient %zu: every row %.17g, scored rows %.17g",
+                      e, all[e], c.m.grad_block[e]);
+    free(all);
+    seq2seq_free(&c.m);
+    free(c.sinusoid);
+}
+
+START_TEST(model_scored_rows_same_gradients) {
+    check_scored(false, POSITIONS_SINUSOIDAL, 14);
+    check_scored(true, POSITIONS_LEARNED, 15);
+    check_scored(false, POSITIONS_LEARNED, 16);
+    check_scored(true, POSITIONS_NONE, 17);
+}
+END_TEST
+
 // The tensors' table: PyTorch's names, every number of the block once, in
 // order, and the lookup by name.
 START_TEST(model_tensors_by_name) {
@@ -837,6 +870,7 @@ int main(void) {
     tcase_add_test(tc, model_post_norm_learned_gradients);
     tcase_add_test(tc, model_pre_norm_no_positions_gradients);
     tcase_add_test(tc, model_tensors_by_name);
+    tcase_add_test(tc, model_scored_rows_same_gradients);
     tcase_add_test(tc, model_causal_and_padding_properties);
     tcase_add_test(tc, model_attention_maps);
     tcase_add_test(tc, model_learns_its_batch_and_decodes_it);

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <tgmath.h>
 
+#include "train/simd.h"
+
 // The sum of the d numbers of x, in 16 interleaved partial sums: additions
 // that do not wait for each other (and that the compiler makes vectors of),
 // where a single running sum would make each wait for the one before.
@@ -29,8 +31,13 @@ static real row_squares(const real *x, real mu, int d) {
     return sum;
 }
 
+// The loops below are the readable code; the layer_norm_rows kernel
+// (simd_kernels.h) the fast one, with the same bits.
 void layer_norm_forward(real *out, real *mean, real *rstd, const real *inp, const real *gain,
                         const real *bias, int n, int d) {
+    if (FAST_KERNEL(layer_norm_rows, out, mean, rstd, inp, gain, bias, n, d,
+                    (real)LAYER_NORM_EPS))
+        return;
     for (int r = 0; r < n; r++) {
         const real *x = inp + (long)r * d;
         real *y = out + (long)r * d;
@@ -50,6 +57,9 @@ void layer_norm_forward(real *out, real *mean, real *rstd, const real *inp, cons
 void layer_norm_backward(real *dinp, real *dgain, real *dbias, const real *dout,
                          const real *inp, const real *mean, const real *rstd, const real *gain,
                          int n, int d) {
+    // the kernel (simd_kernels.h) with the same bits, or these loops
+    if (FAST_KERNEL(layer_norm_backward_rows, dinp, dgain, dbias, dout, inp, mean, rstd, gain, n, d))
+        return;
     for (int r = 0; r < n; r++) {
         const real *x = inp + (long)r * d, *dy = dout + (long)r * d;
         real g_mean = 0, gx_mean = 0;  // mean(g), mean(g xhat)

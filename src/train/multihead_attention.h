@@ -25,6 +25,14 @@
 // no key at all gets weights of 0 and the output bias (PyTorch gives NaN);
 // the sequences of chapter 8 never have one.
 //
+// Rows left out: the _rows versions take q_len and k_len (B) or NULL, and
+// compute only the first q_len[b] queries and k_len[b] keys of sequence b,
+// the arrays holding those rows one sequence after the other (mha_rows of
+// them in all; NULL: all n_q, n_k of every sequence, the (B, n, d) layout).
+// Exact for the rows computed when the keys left out are ones their queries
+// may not see anyway (trailing padding, or beyond the last query under the
+// causal mask): they would get a weight of exactly 0.
+//
 // Conventions of every layer (README.md): outputs first, sizes last; a
 // forward function overwrites its output, a backward one ADDS the gradients.
 #ifndef ATTN_MULTIHEAD_ATTENTION_H
@@ -50,7 +58,9 @@ typedef struct {
     real *q;  // (B, h, n_q, d_k) the heads' queries, already times 1/sqrt(d_k)
     real *k;  // (B, h, n_k, d_k) the heads' keys
     real *v;  // (B, h, n_k, d_k) the heads' values
-    real *w;  // (B, h, n_q, n_k) the attention weights, each row sums to 1
+    real *w;  // (B, h, n_q, n_k) the attention weights, each row sums to 1; with
+              // lengths, head i of sequence b keeps (q_len[b], k_len[b]) of them at
+              // the start of its (n_q, n_k) place
     real *z;  // (B, n_q, d) the heads side by side, the output projection's input
     // scratch
     real *proj;             // (B, max(n_q, n_k), d) a projection before its heads are split
@@ -77,5 +87,21 @@ void mha_forward(real *out, mha_cache *c, const mha_params *p, const real *query
 void mha_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c, const real *dout,
                   const real *query, const real *kv, const mha_params *p, int B, int n_q, int n_k,
                   int d, int h);
+
+// The rows of B sequences of n positions when sequence b has len[b] of
+// them (len NULL: B n).
+int mha_rows(const int *len, int B, int n);
+
+// mha_forward and mha_backward on the first q_len[b] queries and k_len[b]
+// keys of each sequence, packed (see the top): query and dquery have
+// mha_rows(q_len, B, n_q) rows, kv and dkv mha_rows(k_len, B, n_k); key_pad
+// keeps its (B, n_k) layout.
+void mha_forward_rows(real *out, mha_cache *c, const mha_params *p, const real *query,
+                      const real *kv, const bool *key_pad, bool causal, int B, int n_q, int n_k,
+                      int d, int h, const int *q_len, const int *k_len);
+void mha_backward_rows(real *dquery, real *dkv, const mha_params *g, mha_cache *c,
+                       const real *dout, const real *query, const real *kv, const mha_params *p,
+                       int B, int n_q, int n_k, int d, int h, const int *q_len,
+                       const int *k_len);
 
 #endif

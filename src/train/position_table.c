@@ -17,3 +17,15 @@ void positions_add_backward(real *dtable, const real *dx, int B, int n, int d) {
             for (int j = 0; j < d; j++) dtable[(long)i * d + j] += row[j];
         }
 }
+
+void positions_add_rows_forward(real *x, const real *table, const int *len, int B, int d) {
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < len[b]; i++, x += d)
+            for (int j = 0; j < d; j++) x[j] += table[(long)i * d + j];
+}
+
+void positions_add_rows_backward(real *dtable, const real *dx, const int *len, int B, int d) {
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < len[b]; i++, dx += d)
+            for (int j = 0; j < d; j++) dtable[(long)i * d + j] += dx[j];
+}

@@ -17,4 +17,9 @@ void positions_add_forward(real *x, const real *table, int B, int n, int d);
 // (n_pos, d), dx (B, n, d).
 void positions_add_backward(real *dtable, const real *dx, int B, int n, int d);
 
+// The same when sequence b keeps only its first len[b] rows, x and dx
+// holding them one sequence after the other.
+void positions_add_rows_forward(real *x, const real *table, const int *len, int B, int d);
+void positions_add_rows_backward(real *dtable, const real *dx, const int *len, int B, int d);
+
 #endif

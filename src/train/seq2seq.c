@@ -235,11 +235,17 @@ static int acts_alloc(seq2seq_acts *a, const seq2seq_config *c, const layer_dims
     a->denc = malloc(2 * src * d * s);
     a->ddec = malloc(2 * tgt * d * s);
     a->prefix = malloc(tgt * sizeof(int32_t));
+    a->src_len = malloc((size_t)B * sizeof(int));
+    a->tgt_len = malloc((size_t)B * sizeof(int));
+    a->src_ids = malloc(src * sizeof(int32_t));
+    a->tgt_ids = malloc(tgt * sizeof(int32_t));
+    a->tgt_scored = malloc(tgt * sizeof(int32_t));
     a->enc = calloc((size_t)c->n_enc + 1, sizeof(layer_cache));
     a->dec = calloc((size_t)c->n_dec + 1, sizeof(layer_cache));
     bool ok = a->src_pad && a->tgt_pad && a->enc_x && a->memory && a->enc_mean && a->enc_rstd &&
               a->dec_x && a->dec_out && a->dec_mean && a->dec_rstd && a->logits && a->dlogits &&
-              a->dmemory && a->denc && a->ddec && a->prefix && a->enc && a->dec;
+              a->dmemory && a->denc && a->ddec && a->prefix && a->enc && a->dec && a->src_len &&
+              a->tgt_len && a->src_ids && a->tgt_ids && a->tgt_scored;
     for (int l = 0; ok && l < c->n_enc; l++)
         ok = enc_layer_cache_alloc(&a->enc[l], dims, B, n_s) == 0;
     for (int l = 0; ok && l < c->n_dec; l++)
@@ -252,7 +258,8 @@ static void acts_free(seq2seq_acts *a, const seq2seq_config *c) {
     for (int l = 0; a->dec && l < c->n_dec; l++) layer_cache_free(&a->dec[l]);
     void *all[] = { a->src_pad, a->tgt_pad, a->enc_x, a->memory, a->enc_mean, a->enc_rstd,
                     a->dec_x, a->dec_out, a->dec_mean, a->dec_rstd, a->logits, a->dlogits,
-                    a->dmemory, a->denc, a->ddec, a->prefix, a->enc, a->dec };
+                    a->dmemory, a->denc, a->ddec, a->prefix, a->enc, a->dec, a->src_len,
+                    a->tgt_len, a->src_ids, a->tgt_ids, a->tgt_scored };
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]);
     memset(a, 0, sizeof *a);
 }
@@ -328,57 +335,100 @@ static const real *position_table(const seq2seq_model *m) {
                                                       : NULL;
 }
 
-// x (B, n, d) = embedding[ids] + position[i]; pad (B, n) marks the padding.
-static void embed_tokens(const seq2seq_model *m, real *x, bool *pad, const int32_t *ids, int B,
-                         int n) {
-    embedding_forward(x, ids, m->p.embedding, B * n, m->cfg.d);
+// The rows of sequence b a pass computes, len[b]: all n, or, when last is
+// given (B, n), up to the last position where last is not padding. Returns
+// their sum.
+static int row_lengths(int *len, const int32_t *last, int32_t pad, int B, int n) {
+    int rows = 0;
+    for (int b = 0; b < B; b++) {
+        int t = n;
+        if (last)
+            while (t > 0 && last[(long)b * n + t - 1] == pad) t--;
+        rows += len[b] = t;
+    }
+    return rows;
+}
+
+// to = the tokens of those rows of ids (B, n), one sequence after the other.
+static void pack_rows(int32_t *to, const int32_t *ids, const int *len, int B, int n) {
+    for (int b = 0; b < B; b++) {
+        memcpy(to, ids + (long)b * n, (size_t)len[b] * sizeof *to);
+        to += len[b];
+    }
+}
+
+// x = embedding[id] + position[i] at the rows kept (packed ids and len);
+// pad (B, n) marks the padding of ids (B, n).
+static void embed_tokens(const seq2seq_model *m, real *x, bool *pad, const int32_t *ids,
+                         const int32_t *packed, const int *len, int rows, int B, int n) {
+    embedding_forward(x, packed, m->p.embedding, rows, m->cfg.d);
     const real *table = position_table(m);
-    if (table) positions_add_forward(x, table, B, n, m->cfg.d);
+    if (table) positions_add_rows_forward(x, table, len, B, m->cfg.d);
     for (int e = 0; e < B * n; e++) pad[e] = ids[e] == m->cfg.pad;
 }
 
-// The encoder on src (B, n_s): a.memory.
-static void encode(seq2seq_model *m, const int32_t *src, int B, int n_s) {
+// The encoder on src (B, n_s), on the rows up to the last token that is
+// not padding when scored: a.memory.
+static void encode(seq2seq_model *m, const int32_t *src, int B, int n_s, bool scored) {
     seq2seq_acts *a = &m->a;
     const size_t stride = enc_stride(m);
-    embed_tokens(m, a->enc_x, a->src_pad, src, B, n_s);
+    const int N = a->src_rows = row_lengths(a->src_len, scored ? src : NULL, m->cfg.pad, B, n_s);
+    pack_rows(a->src_ids, src, a->src_len, B, n_s);
+    embed_tokens(m, a->enc_x, a->src_pad, src, a->src_ids, a->src_len, N, B, n_s);
     for (int l = 0; l < m->cfg.n_enc; l++)
-        enc_layer_forward(a->enc_x + (l + 1) * stride, &a->enc[l], &m->p.enc[l],
-                          a->enc_x + l * stride, a->src_pad, &m->dims, B, n_s);
+        enc_layer_forward_rows(a->enc_x + (l + 1) * stride, &a->enc[l], &m->p.enc[l],
+                               a->enc_x + l * stride, a->src_pad, &m->dims, B, n_s, a->src_len);
     const real *top = a->enc_x + m->cfg.n_enc * stride;
     if (m->cfg.norm_first)
         layer_norm_forward(a->memory, a->enc_mean, a->enc_rstd, top, m->p.enc_norm_weight,
-                           m->p.enc_norm_bias, B * n_s, m->cfg.d);
-    else memcpy(a->memory, top, (size_t)B * n_s * m->cfg.d * sizeof(real));
+                           m->p.enc_norm_bias, N, m->cfg.d);
+    else memcpy(a->memory, top, (size_t)N * m->cfg.d * sizeof(real));
 }
 
-// The decoder on tgt_in (B, n_t), attending to a.memory: a.logits.
-static void decode(seq2seq_model *m, const int32_t *tgt_in, int B, int n_t, int n_s) {
+// The decoder on tgt_in (B, n_t), attending to a.memory, on the rows up to
+// the last one tgt_out scores when tgt_out is given: a.logits.
+static void decode(seq2seq_model *m, const int32_t *tgt_in, const int32_t *tgt_out, int B, int n_t,
+                   int n_s) {
     seq2seq_acts *a = &m->a;
     const size_t stride = dec_stride(m);
-    embed_tokens(m, a->dec_x, a->tgt_pad, tgt_in, B, n_t);
+    const int N = a->tgt_rows = row_lengths(a->tgt_len, tgt_out, m->cfg.pad, B, n_t);
+    pack_rows(a->tgt_ids, tgt_in, a->tgt_len, B, n_t);
+    embed_tokens(m, a->dec_x, a->tgt_pad, tgt_in, a->tgt_ids, a->tgt_len, N, B, n_t);
     for (int l = 0; l < m->cfg.n_dec; l++)
-        dec_layer_forward(a->dec_x + (l + 1) * stride, &a->dec[l], &m->p.dec[l],
-                          a->dec_x + l * stride, a->memory, a->tgt_pad, a->src_pad, &m->dims, B,
-                          n_t, n_s);
+        dec_layer_forward_rows(a->dec_x + (l + 1) * stride, &a->dec[l], &m->p.dec[l],
+                               a->dec_x + l * stride, a->memory, a->tgt_pad, a->src_pad,
+                               &m->dims, B, n_t, n_s, a->tgt_len, a->src_len);
     const real *top = a->dec_x + m->cfg.n_dec * stride;
     if (m->cfg.norm_first)
         layer_norm_forward(a->dec_out, a->dec_mean, a->dec_rstd, top, m->p.dec_norm_weight,
-                           m->p.dec_norm_bias, B * n_t, m->cfg.d);
-    else memcpy(a->dec_out, top, (size_t)B * n_t * m->cfg.d * sizeof(real));
-    torch_linear_forward(a->logits, a->dec_out, m->p.generator_weight, m->p.generator_bias,
-                         B * n_t, m->cfg.d, m->cfg.V);
+                           m->p.dec_norm_bias, N, m->cfg.d);
+    else memcpy(a->dec_out, top, (size_t)N * m->cfg.d * sizeof(real));
+    torch_linear_forward(a->logits, a->dec_out, m->p.generator_weight, m->p.generator_bias, N,
+                         m->cfg.d, m->cfg.V);
+}
+
+// seq2seq_forward (scored false) or seq2seq_forward_scored.
+static real forward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in,
+                    const int32_t *tgt_out, int B, int n_s, int n_t, bool scored) {
+    m->B = B;
+    m->n_s = n_s;
+    m->n_t = n_t;
+    encode(m, src, B, n_s, scored);
+    decode(m, tgt_in, scored ? tgt_out : NULL, B, n_t, n_s);
+    if (!tgt_out) return 0;
+    seq2seq_acts *a = &m->a;
+    pack_rows(a->tgt_scored, tgt_out, a->tgt_len, B, n_t);
+    return cross_entropy_forward(a->logits, a->tgt_scored, a->tgt_rows, m->cfg.V, m->cfg.pad);
 }
 
 real seq2seq_forward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in,
                      const int32_t *tgt_out, int B, int n_s, int n_t) {
-    m->B = B;
-    m->n_s = n_s;
-    m->n_t = n_t;
-    encode(m, src, B, n_s);
-    decode(m, tgt_in, B, n_t, n_s);
-    if (!tgt_out) return 0;
-    return cross_entropy_forward(m->a.logits, tgt_out, B * n_t, m->cfg.V, m->cfg.pad);
+    return forward(m, src, tgt_in, tgt_out, B, n_s, n_t, false);
+}
+
+real seq2seq_forward_scored(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in,
+                            const int32_t *tgt_out, int B, int n_s, int n_t) {
+    return forward(m, src, tgt_in, tgt_out, B, n_s, n_t, true);
 }
 
 const real *seq2seq_attention(const seq2seq_model *m, seq2seq_attention_kind kind, int layer) {
@@ -392,19 +442,20 @@ const real *seq2seq_attention(const seq2seq_model *m, seq2seq_attention_kind kin
 
 // ---------------------------------------------------------------- backward
 
-// The gradient of the embedded tokens dx (B, n, d) into the table and, when
-// learned, the positions.
-static void embed_backward(seq2seq_model *m, const real *dx, const int32_t *ids, int B, int n) {
-    embedding_backward(m->g.embedding, dx, ids, B * n, m->cfg.d);
+// The gradient of the embedded tokens dx (rows of the tokens ids, len[b]
+// of sequence b) into the table and, when learned, the positions.
+static void embed_backward(seq2seq_model *m, const real *dx, const int32_t *ids, const int *len,
+                           int rows) {
+    embedding_backward(m->g.embedding, dx, ids, rows, m->cfg.d);
     if (m->g.pos && m->cfg.positions == POSITIONS_LEARNED)
-        positions_add_backward(m->g.pos, dx, B, n, m->cfg.d);
+        positions_add_rows_backward(m->g.pos, dx, len, m->B, m->cfg.d);
 }
 
 // From the logits' gradient down the decoder: the target's embedding, and
 // a.dmemory, what the memory gets from every cross-attention.
-static void decode_backward(seq2seq_model *m, const int32_t *tgt_in, int B, int n_t, int n_s) {
+static void decode_backward(seq2seq_model *m, int B, int n_t, int n_s) {
     seq2seq_acts *a = &m->a;
-    const int N = B * n_t, d = m->cfg.d;
+    const int N = a->tgt_rows, d = m->cfg.d;
     const size_t stride = dec_stride(m), bytes = (size_t)N * d * sizeof(real);
     real *cur = a->ddec, *next = a->ddec + stride;
     memset(cur, 0, bytes);
@@ -417,20 +468,21 @@ static void decode_backward(seq2seq_model *m, const int32_t *tgt_in, int B, int 
                             m->p.dec_norm_weight, N, d);
         real *t = cur; cur = next; next = t;
     }
-    memset(a->dmemory, 0, (size_t)B * n_s * d * sizeof(real));
+    memset(a->dmemory, 0, (size_t)a->src_rows * d * sizeof(real));
     for (int l = m->cfg.n_dec - 1; l >= 0; l--) {
         memset(next, 0, bytes);
-        dec_layer_backward(next, a->dmemory, &m->g.dec[l], &a->dec[l], cur, a->dec_x + l * stride,
-                           a->memory, &m->p.dec[l], &m->dims, B, n_t, n_s);
+        dec_layer_backward_rows(next, a->dmemory, &m->g.dec[l], &a->dec[l], cur,
+                                a->dec_x + l * stride, a->memory, &m->p.dec[l], &m->dims, B, n_t,
+                                n_s, a->tgt_len, a->src_len);
         real *t = cur; cur = next; next = t;
     }
-    embed_backward(m, cur, tgt_in, B, n_t);
+    embed_backward(m, cur, a->tgt_ids, a->tgt_len, N);
 }
 
 // From a.dmemory down the encoder to the source's embedding.
-static void encode_backward(seq2seq_model *m, const int32_t *src, int B, int n_s) {
+static void encode_backward(seq2seq_model *m, int B, int n_s) {
     seq2seq_acts *a = &m->a;
-    const int N = B * n_s, d = m->cfg.d;
+    const int N = a->src_rows, d = m->cfg.d;
     const size_t stride = enc_stride(m), bytes = (size_t)N * d * sizeof(real);
     real *cur = a->denc, *next = a->denc + stride;
     memset(cur, 0, bytes);
@@ -441,33 +493,40 @@ static void encode_backward(seq2seq_model *m, const int32_t *src, int B, int n_s
     else memcpy(cur, a->dmemory, bytes);
     for (int l = m->cfg.n_enc - 1; l >= 0; l--) {
         memset(next, 0, bytes);
-        enc_layer_backward(next, &m->g.enc[l], &a->enc[l], cur, a->enc_x + l * stride,
-                           &m->p.enc[l], &m->dims, B, n_s);
+        enc_layer_backward_rows(next, &m->g.enc[l], &a->enc[l], cur, a->enc_x + l * stride,
+                                &m->p.enc[l], &m->dims, B, n_s, a->src_len);
         real *t = cur; cur = next; next = t;
     }
-    embed_backward(m, cur, src, B, n_s);
+    embed_backward(m, cur, a->src_ids, a->src_len, N);
 }
 
 void seq2seq_backward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in,
                       const int32_t *tgt_out) {
+    (void)src;  // the forward pass kept the tokens of the rows it computed
+    (void)tgt_in;
+    seq2seq_acts *a = &m->a;
     const int B = m->B, n_s = m->n_s, n_t = m->n_t, V = m->cfg.V;
     memset(m->grad_block, 0, m->n_params * sizeof(real));
-    memset(m->a.dlogits, 0, (size_t)B * n_t * V * sizeof(real));
-    cross_entropy_backward(m->a.dlogits, m->a.logits, tgt_out, B * n_t, V, m->cfg.pad);
-    decode_backward(m, tgt_in, B, n_t, n_s);
-    encode_backward(m, src, B, n_s);
+    memset(a->dlogits, 0, (size_t)a->tgt_rows * V * sizeof(real));
+    pack_rows(a->tgt_scored, tgt_out, a->tgt_len, B, n_t);
+    cross_entropy_backward(a->dlogits, a->logits, a->tgt_scored, a->tgt_rows, V, m->cfg.pad);
+    decode_backward(m, B, n_t, n_s);
+    encode_backward(m, B, n_s);
 }
 
 //> train-step
 // One step of training: the loss of the batch with teacher forcing (the
 // decoder reads the right answer so far, tgt_in, and is scored on the next
-// token, tgt_out), its gradient, and Adam on every parameter at once.
+// token, tgt_out), computed on the rows that reach it (padding after a
+// sequence's last scored token is left out), its gradient, and Adam on
+// every parameter at once (adam_step_rows without a table: adam_step's
+// numbers, a vector at a time).
 real seq2seq_train_step(seq2seq_model *m, adam_state *opt, const int32_t *src,
                         const int32_t *tgt_in, const int32_t *tgt_out, int B, int n_s,
                         int n_t) {
-    real loss = seq2seq_forward(m, src, tgt_in, tgt_out, B, n_s, n_t);
+    real loss = seq2seq_forward_scored(m, src, tgt_in, tgt_out, B, n_s, n_t);
     seq2seq_backward(m, src, tgt_in, tgt_out);
-    adam_step(opt, m->param_block, m->grad_block);
+    adam_step_rows(opt, m->param_block, m->grad_block, NULL, 0);
     return loss;
 }
 //< train-step
@@ -488,7 +547,7 @@ void seq2seq_greedy_decode(seq2seq_model *m, int32_t *out, const int32_t *src, i
     for (long e = 0; e < (long)B * max_len; e++) out[e] = pad;
     m->B = B;
     m->n_s = n_s;
-    encode(m, src, B, n_s);
+    encode(m, src, B, n_s, false);
     int32_t *prefix = m->a.prefix;
     const int longest = max_len < m->a.n_t ? max_len : m->a.n_t;  // the room's
     for (int len = 1; len <= longest; len++) {  // the decoder reads bos and len - 1 tokens
@@ -499,7 +558,7 @@ void seq2seq_greedy_decode(seq2seq_model *m, int32_t *out, const int32_t *src, i
                 prefix[(long)b * len + j] = out[(long)b * max_len + j - 1];
         }
         m->n_t = len;
-        decode(m, prefix, B, len, n_s);
+        decode(m, prefix, NULL, B, len, n_s);
         for (int b = 0; b < B; b++) {
             int32_t *row = out + (long)b * max_len;
             bool done = false;  // has this sequence produced eos already?

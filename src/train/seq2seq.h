@@ -85,6 +85,15 @@ typedef struct {
     real *denc, *ddec;                // (2, B, n_s, d), (2, B, n_t, d): a stream's gradient,
                                       // two buffers that take turns
     int32_t *prefix;                  // (B, n_t) greedy decoding's tokens so far
+    // The rows the last forward pass computed: the first src_len[b] and
+    // tgt_len[b] positions of sequence b (all n_s and n_t, but for
+    // seq2seq_forward_scored), src_rows and tgt_rows in all. Every array
+    // above that has a row per token holds those rows one sequence after
+    // the other, which with every row kept is the (B, n, ...) layout.
+    int *src_len, *tgt_len;           // (B)
+    int src_rows, tgt_rows;
+    int32_t *src_ids, *tgt_ids;       // (B n_s), (B n_t) the tokens of those rows
+    int32_t *tgt_scored;              // (B n_t) tgt_out at those rows
 } seq2seq_acts;
 
 typedef struct {
@@ -129,12 +138,23 @@ int seq2seq_tensor_by_name(const seq2seq_model *m, const char *name, real **para
 real seq2seq_forward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in,
                      const int32_t *tgt_out, int B, int n_s, int n_t);
 
-// After seq2seq_forward on the same batch: clears grad_block and writes the
+// The loss of seq2seq_forward (the same number, to the bit) computing only
+// the rows that reach it: the source up to its last token that is not
+// padding, the target up to its last position scored (tgt_out not padding;
+// the decoder's causal mask keeps the later ones from every earlier
+// query). Padding after those rows is left out, so the logits (packed,
+// a.tgt_rows of them) and attention maps (multihead_attention.h) hold the
+// rows kept only. seq2seq_backward after it gives the gradient of
+// seq2seq_forward's loss, the rows left out contributing exactly 0 there.
+real seq2seq_forward_scored(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in,
+                            const int32_t *tgt_out, int B, int n_s, int n_t);
+
+// After seq2seq_forward or seq2seq_forward_scored on the same batch: clears grad_block and writes the
 // gradient of the loss with respect to every parameter into it.
 void seq2seq_backward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in,
                       const int32_t *tgt_out);
 
-// One training step: forward, backward, adam_step on the whole block (opt
+// One training step: seq2seq_forward_scored, backward, adam_step on the whole block (opt
 // made by adam_init(opt, m->n_params, lr)). Returns the loss before the update.
 real seq2seq_train_step(seq2seq_model *m, adam_state *opt, const int32_t *src,
                         const int32_t *tgt_in, const int32_t *tgt_out, int B, int n_s, int n_t);

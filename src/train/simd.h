@@ -6,8 +6,8 @@
 // for AVX2 with FMA by simd_avx2.c. Each replaces readable code that runs
 // instead when the CPU has neither set, off x86-64, with ATTN_SIMD=none or
 // when real is double: gemm_reference.c for the product, and the loops
-// beside each call in attention_head.c, embedding_table.c, dense.c, mean.c and
-// adam.c for the others. The program is built without -march flags, so it
+// beside each call in attention_head.c, multihead_attention.c, layer_norm.c,
+// embedding_table.c, dense.c, torch_linear.c, mean.c and adam.c for the others. The program is built without -march flags, so it
 // runs on any x86-64 (and on other processors, through that readable code);
 // each compiled version carries its instruction set in a function
 // attribute, and simd_best() picks one at run time from what the CPU
@@ -61,7 +61,20 @@ const char *simd_name(simd_level level);
                           float eps, float step, float inv_root_c2);                               \
     void adam_missed_steps_##isa(float *p, float *m, float *v, long n, const float *step_at,       \
                                  const float *inv_root_c2_at, long t0, long t1, float b1,          \
-                                 float b2, float eps);
+                                 float b2, float eps);                                          \
+    void attention_head_forward_##isa(float *w, float *z, const float *q, const float *k,          \
+                                      const float *v, long ld, const bool *pad, int causal,        \
+                                      int nq, int nk, int dk, float *scratch);                     \
+    void attention_head_backward_##isa(float *dq, float *dk, float *dv, float *dw,                 \
+                                       const float *dz, const float *q, const float *k,            \
+                                       const float *v, const float *w, long ld, int nq, int nk,    \
+                                       int d_k, float *scratch);                                   \
+    void layer_norm_rows_##isa(float *out, float *mean, float *rstd, const float *inp,             \
+                               const float *gain, const float *bias, int n, int d, float eps); \
+    void layer_norm_backward_rows_##isa(float *dinp, float *dgain, float *dbias,                   \
+                                        const float *dout, const float *inp, const float *mean,    \
+                                        const float *rstd, const float *gain, int n, int d);     \
+    void add_arrays_##isa(float *y, const float *a, const float *b, long n);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 

@@ -10,6 +10,7 @@
 //   n         Adam: numbers updated
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define INLINE TARGET static inline __attribute__((always_inline))
@@ -268,5 +269,212 @@ TARGET void KERNEL(adam_missed_steps)(float *p, float *m, float *v, long n, cons
         store_part(m + i, mi, w);
         store_part(v + i, vi, w);
         store_part(p + i, pi, w);
+    }
+}
+
+// ---------------------------------------------------------------- one head of nn.MultiheadAttention
+
+// The readable code of multihead_attention.c copies each head's columns out
+// (split_heads), runs gemm on the copies and copies the results back
+// (merge_heads); these read and write the columns in place, rows ld
+// numbers apart. Every product entry is summed as gemm_panel sums it (from
+// its start value, one fused multiply-add per term, in the order of the
+// terms) and the softmax is masked_softmax's loop: the same bits.
+//
+//   nq, nk   the head's queries and keys, dk its columns
+
+// t (dk, nk) = the head's columns of x (nk rows, ld apart), transposed.
+INLINE void head_transposed(float *t, const float *x, long ld, int nk, int dk) {
+    for (int j = 0; j < nk; j++)
+        for (int c = 0; c < dk; c++) t[(long)c * nk + j] = x[j * ld + c];
+}
+
+// Rows [0, R) of y (ldy apart), columns [c, c + VEC) or the w - c left,
+// = x b with x(i, p) = x[i x_i + p x_p], b (m rows, ldb apart): R rows'
+// sums kept in registers while p runs, each row of b loaded once for them.
+INLINE void head_rows(float *y, long ldy, const float *x, long x_i, long x_p, const float *b,
+                      long ldb, int m, int w, int c, int R) {
+    vec acc[4];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) acc[r] = vec_set(0);
+    for (int p = 0; p < m; p++) {
+        vec bv = load_part(b + p * ldb + c, w - c);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) acc[r] = vec_fma(vec_set(x[r * x_i + p * x_p]), bv, acc[r]);
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) store_part(y + r * ldy + c, acc[r], w - c);
+}
+
+// y (n, w), rows ldy apart, = x b: x(i, p) = x[i x_i + p x_p] is (n, m),
+// b (m, w) rows ldb apart. Every entry of y is summed from 0 over p in
+// order, one fused multiply-add a term, as gemm_panel sums it into a
+// cleared c: the same bits, without clearing.
+INLINE void head_product(float *y, long ldy, const float *x, long x_i, long x_p, const float *b,
+                         long ldb, int n, int m, int w) {
+    for (int c = 0; c < w; c += VEC) {
+        int i = 0;
+        for (; i + 4 <= n; i += 4) head_rows(y + i * ldy, ldy, x + i * x_i, x_i, x_p, b, ldb, m, w, c, 4);
+        for (; i < n; i++) head_rows(y + i * ldy, ldy, x + i * x_i, x_i, x_p, b, ldb, m, w, c, 1);
+    }
+}
+
+// s (nq, nk) = a b^T with bt = b^T (dk, nk) and a (nq rows, ld apart).
+INLINE void head_scores(float *s, const float *a, long ld, const float *bt, int nq, int nk, int dk) {
+    head_product(s, nk, a, ld, 1, bt, nk, nq, dk, nk);
+}
+
+// masked_softmax (multihead_attention.c) on the rows of w (nq, nk).
+INLINE void head_softmax(float *w, const bool *pad, int causal, int nq, int nk) {
+    for (int r = 0; r < nq; r++) {
+        float *row = w + (long)r * nk;
+        int seen = causal && r + 1 < nk ? r + 1 : nk;
+        float top = -INFINITY, sum = 0;
+        for (int j = 0; j < seen; j++)
+            if (!(pad && pad[j]) && row[j] > top) top = row[j];
+        for (int j = 0; j < nk; j++) {
+            bool hidden = j >= seen || (pad && pad[j]);
+            row[j] = hidden ? 0 : expf(row[j] - top);
+            sum += row[j];
+        }
+        if (sum > 0)
+            for (int j = 0; j < nk; j += VEC)
+                store_part(row + j, vec_div(load_part(row + j, nk - j), vec_set(sum)), nk - j);
+    }
+}
+
+// Replaces the loop body of mha_forward_rows's readable code for one head
+// of one sequence: w (nq, nk) = masked softmax(q k^T), z = w v. q, z have
+// nq rows, k, v nk rows, all ld apart; pad (nk) or NULL; scratch (dk nk).
+TARGET void KERNEL(attention_head_forward)(float *w, float *z, const float *q, const float *k,
+                                           const float *v, long ld, const bool *pad, int causal,
+                                           int nq, int nk, int dk, float *scratch) {
+    head_transposed(scratch, k, ld, nk, dk);
+    head_scores(w, q, ld, scratch, nq, nk, dk);
+    head_softmax(w, pad, causal, nq, nk);
+    head_product(z, ld, w, nk, 1, v, ld, nq, nk, dk);
+}
+
+// Replaces head_backward (multihead_attention.c) on the head's columns in
+// place, where nothing else writes: dq = ds k, dk = ds^T q, dv = w^T dz
+// (written, not added: what head_backward adds into cleared arrays), with
+// dw (nq, nk) scratch
+// that ends up holding ds; dz, q, dq nq rows, k, v, dk, dv nk rows, ld
+// apart; scratch (dk nk).
+TARGET void KERNEL(attention_head_backward)(float *dq, float *dk, float *dv, float *dw,
+                                            const float *dz, const float *q, const float *k,
+                                            const float *v, const float *w, long ld, int nq,
+                                            int nk, int d_k, float *scratch) {
+    head_transposed(scratch, v, ld, nk, d_k);
+    head_scores(dw, dz, ld, scratch, nq, nk, d_k);   // dw = dz v^T
+    head_product(dv, ld, w, 1, nk, dz, ld, nk, nq, d_k);  // dv = w^T dz
+    for (int r = 0; r < nq; r++) {  // ds = w (dw - w . dw), row by row
+        const float *wr = w + (long)r * nk;
+        float *g = dw + (long)r * nk, dot = 0;
+        for (int j = 0; j < nk; j++) dot += wr[j] * g[j];
+        for (int j = 0; j < nk; j++) g[j] = wr[j] * (g[j] - dot);
+    }
+    head_product(dq, ld, dw, nk, 1, k, ld, nq, nk, d_k);  // dq = ds k
+    head_product(dk, ld, dw, 1, nk, q, ld, nk, nq, d_k);  // dk = ds^T q
+}
+
+// ---------------------------------------------------------------- layer norm
+
+// Replaces the loops of layer_norm_forward (layer_norm.c), with the same
+// bits: row_sum's and row_squares's 16 interleaved partial sums are 16
+// lanes (one vector, or two of 8), the tail and the partial sums then added
+// one by one in row_sum's order, and y = (x - mean) rstd gain + bias a
+// vector at a time, each operation rounded once as there.
+INLINE float partial_sums(const float *x, float mu, int squares, int d) {
+    enum { NV = 16 / VEC };
+    vec part[NV];
+    for (int v = 0; v < NV; v++) part[v] = vec_set(0);
+    int j = 0;
+    for (; j + 16 <= d; j += 16)
+        for (int v = 0; v < NV; v++) {
+            vec e = vec_load(x + j + v * VEC);
+            if (squares) e = vec_sub(e, vec_set(mu));
+            part[v] = vec_add(part[v], squares ? vec_mul(e, e) : e);
+        }
+    float sum = 0, lanes[16];
+    for (; j < d; j++) sum += squares ? (x[j] - mu) * (x[j] - mu) : x[j];
+    for (int v = 0; v < NV; v++) vec_store(lanes + v * VEC, part[v]);
+    for (int k = 0; k < 16; k++) sum += lanes[k];
+    return sum;
+}
+
+TARGET void KERNEL(layer_norm_rows)(float *out, float *mean, float *rstd, const float *inp,
+                                    const float *gain, const float *bias, int n, int d, float eps) {
+    for (int r = 0; r < n; r++) {
+        const float *x = inp + (long)r * d;
+        float *y = out + (long)r * d;
+        float mu = partial_sums(x, 0, 0, d) / d, var = partial_sums(x, mu, 1, d) / d;
+        float s = 1 / sqrtf(var + eps);
+        for (int j = 0; j < d; j += VEC) {
+            vec e = vec_mul(vec_mul(vec_sub(load_part(x + j, d - j), vec_set(mu)), vec_set(s)),
+                            load_part(gain + j, d - j));
+            store_part(y + j, vec_add(e, load_part(bias + j, d - j)), d - j);
+        }
+        mean[r] = mu;
+        rstd[r] = s;
+    }
+}
+
+// Replaces the loops of layer_norm_backward (layer_norm.c), with the same
+// bits: xhat, g = dout gain and g xhat a vector at a time (kept for a
+// block of up to 256 columns), their sums then taken one by one in the
+// order of the columns as there, dgain and dbias a vector at a time (each
+// column's own sum over the rows, in the order of the rows), and dinp.
+TARGET void KERNEL(layer_norm_backward_rows)(float *dinp, float *dgain, float *dbias,
+                                             const float *dout, const float *inp,
+                                             const float *mean, const float *rstd,
+                                             const float *gain, int n, int d) {
+    enum { BLOCK = 256 };
+    float gs[BLOCK], gxs[BLOCK];
+    for (int r = 0; r < n; r++) {
+        const float *x = inp + (long)r * d, *dy = dout + (long)r * d;
+        vec mu = vec_set(mean[r]), s = vec_set(rstd[r]);
+        float g_mean = 0, gx_mean = 0;
+        for (int j0 = 0; j0 < d; j0 += BLOCK) {
+            int w = d - j0 < BLOCK ? d - j0 : BLOCK;
+            for (int j = 0; j < w; j += VEC) {
+                int m = w - j;
+                vec dyv = load_part(dy + j0 + j, m);
+                vec xhat = vec_mul(vec_sub(load_part(x + j0 + j, m), mu), s);
+                vec g = vec_mul(dyv, load_part(gain + j0 + j, m));
+                store_part(gs + j, g, m);
+                store_part(gxs + j, vec_mul(g, xhat), m);
+                if (dgain)
+                    store_part(dgain + j0 + j, vec_add(load_part(dgain + j0 + j, m), vec_mul(dyv, xhat)), m);
+                if (dbias) store_part(dbias + j0 + j, vec_add(load_part(dbias + j0 + j, m), dyv), m);
+            }
+            for (int j = 0; j < w; j++) {
+                g_mean += gs[j];
+                gx_mean += gxs[j];
+            }
+        }
+        g_mean /= d;
+        gx_mean /= d;
+        if (!dinp) continue;
+        float *dx = dinp + (long)r * d;
+        vec gm = vec_set(g_mean), gxm = vec_set(gx_mean);
+        for (int j = 0; j < d; j += VEC) {
+            int m = d - j;
+            vec xhat = vec_mul(vec_sub(load_part(x + j, m), mu), s);
+            vec t = vec_sub(vec_sub(vec_mul(load_part(dy + j, m), load_part(gain + j, m)), gm),
+                            vec_mul(xhat, gxm));
+            store_part(dx + j, vec_add(load_part(dx + j, m), vec_mul(s, t)), m);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- residual sums
+
+// Replaces the residual sums of transformer_layer.c, with the same bits:
+// y = a + b for the n numbers (y may be a).
+TARGET void KERNEL(add_arrays)(float *y, const float *a, const float *b, long n) {
+    for (long i = 0; i < n; i += VEC) {
+        int w = n - i < VEC ? (int)(n - i) : VEC;
+        store_part(y + i, vec_add(load_part(a + i, w), load_part(b + i, w)), w);
     }
 }

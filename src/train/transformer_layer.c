@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "train/layer_norm.h"
+#include "train/simd.h"
 
 static int cache_alloc(layer_cache *c, const layer_dims *dims, int B, int n, int n_s, int count) {
     memset(c, 0, sizeof *c);
@@ -66,6 +67,16 @@ void layer_cache_free(layer_cache *c) {
     memset(c, 0, sizeof *c);
 }
 
+// y = a + b, count numbers (y may be a): the loop, or the add_arrays
+// kernel (simd_kernels.h) with the same bits.
+static void sum_of(real *y, const real *a, const real *b, long count) {
+    if (!FAST_KERNEL(add_arrays, y, a, b, count))
+        for (long e = 0; e < count; e++) y[e] = a[e] + b[e];
+}
+
+// y += a, count numbers.
+static void add_to(real *y, const real *a, long count) { sum_of(y, y, a, count); }
+
 // Before sub-layer s: f's input t from the stream x, (N, d).
 static void sublayer_input(sublayer_cache *s, const real *x, const real *gain, const real *bias,
                            const layer_dims *dims, int N) {
@@ -77,18 +88,19 @@ static void sublayer_input(sublayer_cache *s, const real *x, const real *gain, c
 static void sublayer_output(real *after, sublayer_cache *s, const real *x, const real *f,
                             const real *gain, const real *bias, const layer_dims *dims, int N) {
     long count = (long)N * dims->d;
-    for (long e = 0; e < count; e++) s->s[e] = x[e] + f[e];
+    sum_of(s->s, x, f, count);
     if (dims->norm_first) memcpy(after, s->s, (size_t)count * sizeof(real));
     else layer_norm_forward(after, s->mean, s->rstd, s->s, gain, bias, N, dims->d);
 }
 
-void enc_layer_forward(real *out, layer_cache *c, const enc_layer_params *p, const real *inp,
-                       const bool *pad, const layer_dims *dims, int B, int n) {
-    const int N = B * n, d = dims->d;
+void enc_layer_forward_rows(real *out, layer_cache *c, const enc_layer_params *p,
+                            const real *inp, const bool *pad, const layer_dims *dims, int B, int n,
+                            const int *len) {
+    const int N = mha_rows(len, B, n), d = dims->d;
     // 1. self-attention; the stream between the sub-layers is kept in out
     sublayer_input(&c->sub[0], inp, p->norm_weight[0], p->norm_bias[0], dims, N);
-    mha_forward(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t, pad, false, B, n,
-                n, d, dims->h);
+    mha_forward_rows(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t, pad, false, B,
+                     n, n, d, dims->h, len, len);
     sublayer_output(out, &c->sub[0], inp, c->f, p->norm_weight[0], p->norm_bias[0], dims, N);
     // 2. feed-forward
     sublayer_input(&c->sub[1], out, p->norm_weight[1], p->norm_bias[1], dims, N);
@@ -96,19 +108,20 @@ void enc_layer_forward(real *out, layer_cache *c, const enc_layer_params *p, con
     sublayer_output(out, &c->sub[1], out, c->f, p->norm_weight[1], p->norm_bias[1], dims, N);
 }
 
-void dec_layer_forward(real *out, layer_cache *c, const dec_layer_params *p, const real *inp,
-                       const real *memory, const bool *tgt_pad, const bool *src_pad,
-                       const layer_dims *dims, int B, int n_t, int n_s) {
-    const int N = B * n_t, d = dims->d, h = dims->h;
+void dec_layer_forward_rows(real *out, layer_cache *c, const dec_layer_params *p,
+                            const real *inp, const real *memory, const bool *tgt_pad,
+                            const bool *src_pad, const layer_dims *dims, int B, int n_t, int n_s,
+                            const int *tgt_len, const int *src_len) {
+    const int N = mha_rows(tgt_len, B, n_t), d = dims->d, h = dims->h;
     // 1. causal self-attention
     sublayer_input(&c->sub[0], inp, p->norm_weight[0], p->norm_bias[0], dims, N);
-    mha_forward(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t, tgt_pad, true, B,
-                n_t, n_t, d, h);
+    mha_forward_rows(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t, tgt_pad, true,
+                     B, n_t, n_t, d, h, tgt_len, tgt_len);
     sublayer_output(out, &c->sub[0], inp, c->f, p->norm_weight[0], p->norm_bias[0], dims, N);
     // 2. cross-attention: keys and values from the memory
     sublayer_input(&c->sub[1], out, p->norm_weight[1], p->norm_bias[1], dims, N);
-    mha_forward(c->f, &c->cross_attn, &p->cross_attn, c->sub[1].t, memory, src_pad, false, B,
-                n_t, n_s, d, h);
+    mha_forward_rows(c->f, &c->cross_attn, &p->cross_attn, c->sub[1].t, memory, src_pad, false,
+                     B, n_t, n_s, d, h, tgt_len, src_len);
     sublayer_output(out, &c->sub[1], out, c->f, p->norm_weight[1], p->norm_bias[1], dims, N);
     // 3. feed-forward
     sublayer_input(&c->sub[2], out, p->norm_weight[2], p->norm_bias[2], dims, N);
@@ -144,18 +157,17 @@ static void stream_gradient(real *dx, layer_cache *c, int k, const real *ds, con
                             real *dgain, real *dbias, const real *gain, const layer_dims *dims,
                             int N) {
     long count = (long)N * dims->d;
-    for (long e = 0; e < count; e++) dx[e] += ds[e];
+    add_to(dx, ds, count);
     const sublayer_cache *s = &c->sub[k];
     if (dims->norm_first)
         layer_norm_backward(dx, dgain, dbias, c->dt, x, s->mean, s->rstd, gain, N, dims->d);
-    else
-        for (long e = 0; e < count; e++) dx[e] += c->dt[e];
+    else add_to(dx, c->dt, count);
 }
 
-void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, const real *dout,
-                        const real *inp, const enc_layer_params *p, const layer_dims *dims,
-                        int B, int n) {
-    const int N = B * n, d = dims->d;
+void enc_layer_backward_rows(real *dinp, const enc_layer_params *g, layer_cache *c,
+                             const real *dout, const real *inp, const enc_layer_params *p,
+                             const layer_dims *dims, int B, int n, const int *len) {
+    const int N = mha_rows(len, B, n), d = dims->d;
     // 2. feed-forward, from dout to dx, the gradient of the stream between
     const real *ds = sum_gradient(c, 1, dout, g->norm_weight[1], g->norm_bias[1],
                                   p->norm_weight[1], dims, N);
@@ -168,18 +180,19 @@ void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, c
     ds = sum_gradient(c, 0, c->dx, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0], dims,
                       N);
     clear_rows(c->dt, N, d);
-    mha_backward(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
-                 &p->self_attn, B, n, n, d, dims->h);
+    mha_backward_rows(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
+                      &p->self_attn, B, n, n, d, dims->h, len, len);
     stream_gradient(dinp, c, 0, ds, inp, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0],
                     dims, N);
 }
 //< encoder-layer-backward
 
-void dec_layer_backward(real *dinp, real *dmemory, const dec_layer_params *g, layer_cache *c,
-                        const real *dout, const real *inp, const real *memory,
-                        const dec_layer_params *p, const layer_dims *dims, int B, int n_t,
-                        int n_s) {
-    const int N = B * n_t, d = dims->d, h = dims->h;
+void dec_layer_backward_rows(real *dinp, real *dmemory, const dec_layer_params *g,
+                             layer_cache *c, const real *dout, const real *inp,
+                             const real *memory, const dec_layer_params *p,
+                             const layer_dims *dims, int B, int n_t, int n_s,
+                             const int *tgt_len, const int *src_len) {
+    const int N = mha_rows(tgt_len, B, n_t), d = dims->d, h = dims->h;
     // 3. feed-forward, from dout to dx
     const real *ds = sum_gradient(c, 2, dout, g->norm_weight[2], g->norm_bias[2],
                                   p->norm_weight[2], dims, N);
@@ -191,8 +204,8 @@ void dec_layer_backward(real *dinp, real *dmemory, const dec_layer_params *g, la
     // 2. cross-attention, from dx to dx2; the keys' and values' part to dmemory
     ds = sum_gradient(c, 1, c->dx, g->norm_weight[1], g->norm_bias[1], p->norm_weight[1], dims, N);
     clear_rows(c->dt, N, d);
-    mha_backward(c->dt, dmemory, &g->cross_attn, &c->cross_attn, ds, c->sub[1].t, memory,
-                 &p->cross_attn, B, n_t, n_s, d, h);
+    mha_backward_rows(c->dt, dmemory, &g->cross_attn, &c->cross_attn, ds, c->sub[1].t, memory,
+                      &p->cross_attn, B, n_t, n_s, d, h, tgt_len, src_len);
     clear_rows(c->dx2, N, d);
     stream_gradient(c->dx2, c, 1, ds, stream_before(c, 1, dims), g->norm_weight[1],
                     g->norm_bias[1], p->norm_weight[1], dims, N);
@@ -200,8 +213,35 @@ void dec_layer_backward(real *dinp, real *dmemory, const dec_layer_params *g, la
     ds = sum_gradient(c, 0, c->dx2, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0], dims,
                       N);
     clear_rows(c->dt, N, d);
-    mha_backward(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
-                 &p->self_attn, B, n_t, n_t, d, h);
+    mha_backward_rows(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
+                      &p->self_attn, B, n_t, n_t, d, h, tgt_len, tgt_len);
     stream_gradient(dinp, c, 0, ds, inp, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0],
                     dims, N);
+}
+
+// The layers on every row: the _rows versions with no lengths.
+void enc_layer_forward(real *out, layer_cache *c, const enc_layer_params *p, const real *inp,
+                       const bool *pad, const layer_dims *dims, int B, int n) {
+    enc_layer_forward_rows(out, c, p, inp, pad, dims, B, n, NULL);
+}
+
+void dec_layer_forward(real *out, layer_cache *c, const dec_layer_params *p, const real *inp,
+                       const real *memory, const bool *tgt_pad, const bool *src_pad,
+                       const layer_dims *dims, int B, int n_t, int n_s) {
+    dec_layer_forward_rows(out, c, p, inp, memory, tgt_pad, src_pad, dims, B, n_t, n_s, NULL,
+                           NULL);
+}
+
+void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, const real *dout,
+                        const real *inp, const enc_layer_params *p, const layer_dims *dims,
+                        int B, int n) {
+    enc_layer_backward_rows(dinp, g, c, dout, inp, p, dims, B, n, NULL);
+}
+
+void dec_layer_backward(real *dinp, real *dmemory, const dec_layer_params *g, layer_cache *c,
+                        const real *dout, const real *inp, const real *memory,
+                        const dec_layer_params *p, const layer_dims *dims, int B, int n_t,
+                        int n_s) {
+    dec_layer_backward_rows(dinp, dmemory, g, c, dout, inp, memory, p, dims, B, n_t, n_s, NULL,
+                            NULL);
 }

@@ -100,4 +100,26 @@ void dec_layer_backward(real *dinp, real *dmemory, const dec_layer_params *g, la
                         const dec_layer_params *p, const layer_dims *dims, int B, int n_t,
                         int n_s);
 
+// The four above on the first len[b] rows of each sequence only (tgt_len,
+// src_len in the decoder; NULL: all of them), packed one sequence after the
+// other as multihead_attention.h says: inp, out, dinp and the caches hold
+// mha_rows(len, B, n) rows, memory and dmemory mha_rows(src_len, B, n_s).
+// Exact for the rows kept when the rows left out are trailing padding of the
+// source, and positions after the last one kept in the (causal) decoder.
+void enc_layer_forward_rows(real *out, layer_cache *c, const enc_layer_params *p,
+                            const real *inp, const bool *pad, const layer_dims *dims, int B, int n,
+                            const int *len);
+void dec_layer_forward_rows(real *out, layer_cache *c, const dec_layer_params *p,
+                            const real *inp, const real *memory, const bool *tgt_pad,
+                            const bool *src_pad, const layer_dims *dims, int B, int n_t, int n_s,
+                            const int *tgt_len, const int *src_len);
+void enc_layer_backward_rows(real *dinp, const enc_layer_params *g, layer_cache *c,
+                             const real *dout, const real *inp, const enc_layer_params *p,
+                             const layer_dims *dims, int B, int n, const int *len);
+void dec_layer_backward_rows(real *dinp, real *dmemory, const dec_layer_params *g,
+                             layer_cache *c, const real *dout, const real *inp,
+                             const real *memory, const dec_layer_params *p,
+                             const layer_dims *dims, int B, int n_t, int n_s,
+                             const int *tgt_len, const int *src_len);
+
 #endif
