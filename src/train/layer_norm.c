@@ -58,7 +58,8 @@ void layer_norm_backward(real *dinp, real *dgain, real *dbias, const real *dout,
                          const real *inp, const real *mean, const real *rstd, const real *gain,
                          int n, int d) {
     // the kernel (simd_kernels.h) with the same bits, or these loops
-    if (FAST_KERNEL(layer_norm_backward_rows, dinp, dgain, dbias, dout, inp, mean, rstd, gain, n, d))
+    if (FAST_KERNEL(layer_norm_backward_rows, dinp, dgain, dbias, dout, inp, mean, rstd, gain,
+                    n, d))
         return;
     for (int r = 0; r < n; r++) {
         const real *x = inp + (long)r * d, *dy = dout + (long)r * d;
