@@ -45,12 +45,7 @@ void ch7_free(ch7_state *s) {
     corpus_free(&s->corpus);
     vocab_free(&s->vocab);
     free(s->embedding);
-    free(s->data.X_train);
-    free(s->data.Y_train);
-    free(s->data.pool);
-    free(s->data.X_test);
-    free(s->data.Y_test);
-    free(s->data.test_review);
+    trainer_data_free(&s->data);
     memset(s, 0, sizeof *s);
 }
 

@@ -57,12 +57,7 @@ static void state_free(imdb_cell_state *s) {
     corpus_free(&s->corpus);
     vocab_free(&s->vocab);
     free(s->embedding);
-    free(s->data.X_train);
-    free(s->data.Y_train);
-    free(s->data.pool);
-    free(s->data.X_test);
-    free(s->data.Y_test);
-    free(s->data.test_review);
+    trainer_data_free(&s->data);
 }
 
 static int out_of_memory(char *err, size_t errlen) {

@@ -16,6 +16,16 @@
 
 const char *embeddings_word(bool frozen) { return frozen ? "frozen" : "trained"; }
 
+void trainer_data_free(trainer_data *d) {
+    free(d->X_train);
+    free(d->Y_train);
+    free(d->pool);
+    free(d->X_test);
+    free(d->Y_test);
+    free(d->test_review);
+    memset(d, 0, sizeof *d);
+}
+
 size_t *training_pool(size_t *n, size_t n_train, long limit) {
     *n = limit > 0 && (size_t)limit < n_train ? (size_t)limit : n_train;
     size_t *pool = malloc((*n ? *n : 1) * sizeof *pool);

@@ -79,6 +79,10 @@ const char *embeddings_word(bool frozen);
 // of indices, or NULL when out of memory.
 size_t *training_pool(size_t *n, size_t n_train, long limit);
 
+// Frees the arrays of d (X_train, Y_train, pool, X_test, Y_test,
+// test_review) and clears it.
+void trainer_data_free(trainer_data *d);
+
 // Keeps the chunks of n test reviews only, in place, so that a short run is
 // not mostly evaluation: reviews floor(i * reviews / n), i = 0 .. n-1, every
 // (reviews/n)-th when n divides reviews; sets d->scored. n of reviews or
