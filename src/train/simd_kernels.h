@@ -324,23 +324,61 @@ INLINE void head_scores(float *s, const float *a, long ld, const float *bt, int 
     head_product(s, nk, a, ld, 1, bt, nk, nq, dk, nk);
 }
 
-// masked_softmax (multihead_attention.c) on the rows of w (nq, nk).
+INLINE float partial_sums(const float *x, float mu, int squares, int d);
+
+// masked_softmax (multihead_attention.c) on the rows of w (nq, nk), with
+// vec_exp for expf (to about a unit in the last place, not the same bits)
+// and the row's sum as layer norm's 16 interleaved partial sums
+// (partial_sums), so that AVX2 and AVX-512 still agree to the bit. The
+// readable loop stays in masked_softmax.
 INLINE void head_softmax(float *w, const bool *pad, int causal, int nq, int nk) {
     for (int r = 0; r < nq; r++) {
         float *row = w + (long)r * nk;
         int seen = causal && r + 1 < nk ? r + 1 : nk;
-        float top = -INFINITY, sum = 0;
-        for (int j = 0; j < seen; j++)
-            if (!(pad && pad[j]) && row[j] > top) top = row[j];
-        for (int j = 0; j < nk; j++) {
-            bool hidden = j >= seen || (pad && pad[j]);
-            row[j] = hidden ? 0 : expf(row[j] - top);
-            sum += row[j];
+        float top = -INFINITY;
+        if (pad) {
+            for (int j = 0; j < seen; j++)
+                if (!pad[j] && row[j] > top) top = row[j];
+        } else {
+            vec mx = vec_set(-INFINITY);
+            for (int j = 0; j < seen; j += VEC) mx = vec_max(mx, vec_load_first_or(row + j, seen - j, -INFINITY));
+            top = vec_max_all(mx);
         }
+        if (top == -INFINITY) {  // every key hidden: a row of zeros
+            for (int j = 0; j < nk; j++) row[j] = 0;
+            continue;
+        }
+        for (int j = 0; j < nk; j += VEC) {  // e^(x - top), 0 beyond seen
+            int keep = seen - j < 0 ? 0 : seen - j;
+            vec e = vec_keep_first(vec_exp(vec_sub(load_part(row + j, nk - j), vec_set(top))), keep);
+            store_part(row + j, e, nk - j);
+        }
+        if (pad)
+            for (int j = 0; j < seen; j++)
+                if (pad[j]) row[j] = 0;
+        float sum = partial_sums(row, 0, 0, nk);
         if (sum > 0)
             for (int j = 0; j < nk; j += VEC)
                 store_part(row + j, vec_div(load_part(row + j, nk - j), vec_set(sum)), nk - j);
     }
+}
+
+// a . b over n numbers: the products (each rounded) in 16 interleaved
+// partial sums, as partial_sums adds, then the tail and the 16 one by one;
+// the same bits with AVX2 and AVX-512, not the loop's order.
+INLINE float head_dot(const float *a, const float *b, int n) {
+    enum { NV = 16 / VEC };
+    vec part[NV];
+    for (int v = 0; v < NV; v++) part[v] = vec_set(0);
+    int j = 0;
+    for (; j + 16 <= n; j += 16)
+        for (int v = 0; v < NV; v++)
+            part[v] = vec_add(part[v], vec_mul(vec_load(a + j + v * VEC), vec_load(b + j + v * VEC)));
+    float sum = 0, lanes[16];
+    for (; j < n; j++) sum += a[j] * b[j];
+    for (int v = 0; v < NV; v++) vec_store(lanes + v * VEC, part[v]);
+    for (int k = 0; k < 16; k++) sum += lanes[k];
+    return sum;
 }
 
 // Replaces the loop body of mha_forward_rows's readable code for one head
@@ -370,9 +408,10 @@ TARGET void KERNEL(attention_head_backward)(float *dq, float *dk, float *dv, flo
     head_product(dv, ld, w, 1, nk, dz, ld, nk, nq, d_k);  // dv = w^T dz
     for (int r = 0; r < nq; r++) {  // ds = w (dw - w . dw), row by row
         const float *wr = w + (long)r * nk;
-        float *g = dw + (long)r * nk, dot = 0;
-        for (int j = 0; j < nk; j++) dot += wr[j] * g[j];
-        for (int j = 0; j < nk; j++) g[j] = wr[j] * (g[j] - dot);
+        float *g = dw + (long)r * nk;
+        vec dot = vec_set(head_dot(wr, g, nk));
+        for (int j = 0; j < nk; j += VEC)
+            store_part(g + j, vec_mul(load_part(wr + j, nk - j), vec_sub(load_part(g + j, nk - j), dot)), nk - j);
     }
     head_product(dq, ld, dw, nk, 1, k, ld, nq, nk, d_k);  // dq = ds k
     head_product(dk, ld, dw, 1, nk, q, ld, nk, nq, d_k);  // dk = ds^T q
