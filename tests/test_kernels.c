@@ -41,7 +41,7 @@ static void use_level(simd_level level) {
 
 // Back to the best level: ATTN_SIMD unset, and read again.
 static void use_best_level(void) {
-    use_best_level();
+    unsetenv("ATTN_SIMD");
     simd_reread();
 }
 
