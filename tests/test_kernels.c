@@ -34,7 +34,16 @@ static int levels(simd_level *out) {
 }
 
 // Makes simd_best() return level, for the kernels that ask it.
-static void use_level(simd_level level) { ck_assert_int_eq(setenv("ATTN_SIMD", simd_name(level), 1), 0); }
+static void use_level(simd_level level) {
+    ck_assert_int_eq(setenv("ATTN_SIMD", simd_name(level), 1), 0);
+    simd_reread();
+}
+
+// Back to the best level: ATTN_SIMD unset, and read again.
+static void use_best_level(void) {
+    unsetenv("ATTN_SIMD");
+    simd_reread();
+}
 
 static float *random_floats(torch_rng *g, long n, float a, float b) {
     float *x = malloc((size_t)(n ? n : 1) * sizeof *x);
@@ -157,7 +166,7 @@ START_TEST(attention_fast_agrees_with_the_reference) {
         }
         free(q), free(k), free(v), free(dout);
     }
-    unsetenv("ATTN_SIMD");
+    use_best_level();
 }
 END_TEST
 
@@ -226,7 +235,7 @@ START_TEST(multihead_attention_fast_agrees_with_the_reference) {
         }
     }
     free(want), free(got), free(first), free(params), free(query), free(kv), free(dout);
-    unsetenv("ATTN_SIMD");
+    use_best_level();
 }
 END_TEST
 
@@ -264,7 +273,7 @@ START_TEST(layer_norm_gives_the_same_bits) {
         }
         free(x), free(gain), free(bias), free(y0), free(y), free(dy), free(start), free(grads0), free(grads);
     }
-    unsetenv("ATTN_SIMD");
+    use_best_level();
 }
 END_TEST
 
@@ -310,7 +319,7 @@ START_TEST(softmax_of_extreme_scores) {
             for (int j = 0; j < L - 1; j++) ck_assert(w[i * L + j] >= 0 && w[i * L + j] < 1e-17f);
         }
     }
-    unsetenv("ATTN_SIMD");
+    use_best_level();
 }
 END_TEST
 
@@ -346,7 +355,7 @@ START_TEST(embedding_and_mean_give_the_same_bits) {
         for (int l = 0; l < nl; l++) free(table[l]), free(mean[l]), free(dx[l]);
         free(x), free(table0), free(dout), free(ids);
     }
-    unsetenv("ATTN_SIMD");
+    use_best_level();
 }
 END_TEST
 
@@ -388,7 +397,7 @@ START_TEST(adam_step_rows_gives_the_bits_of_adam_step) {
         free(pref);
         free(p0);
     }
-    unsetenv("ATTN_SIMD");
+    use_best_level();
 }
 END_TEST
 
@@ -446,7 +455,7 @@ START_TEST(lazy_rows_give_the_bits_of_the_dense_step) {
         adam_free(&b);
         free(p0), free(dense), free(lazy);
     }
-    unsetenv("ATTN_SIMD");
+    use_best_level();
 }
 END_TEST
 

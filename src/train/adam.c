@@ -7,10 +7,20 @@
 
 #include "train/simd.h"
 
+// n zeros, written now: calloc leaves a large block's pages unmapped until
+// they are first written, and a lazy table's rows are first written one by
+// one, by whichever training step first uses each word (a page fault
+// there); here they are all mapped before training starts.
+static real *zeros(size_t n) {
+    real *x = malloc((n ? n : 1) * sizeof *x);
+    if (x) memset(x, 0, (n ? n : 1) * sizeof *x);
+    return x;
+}
+
 int adam_init(adam_state *s, size_t n, double lr) {
     *s = (adam_state){.lr = lr, .b1 = 0.9, .b2 = 0.999, .eps = 1e-8, .n = n, .from = n};
-    s->m = calloc(n ? n : 1, sizeof *s->m);
-    s->v = calloc(n ? n : 1, sizeof *s->v);
+    s->m = zeros(n);
+    s->v = zeros(n);
     if (!s->m || !s->v) {
         adam_free(s);
         return -1;

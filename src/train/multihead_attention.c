@@ -119,7 +119,8 @@ static real *bias_block(real *b, int which, int d) { return b ? b + (long)which 
 // The same as the loops of mha_forward_rows and mha_backward_rows below, with
 // the vector kernels attention_head_forward and _backward (simd_kernels.h)
 // reading and writing each head's columns in place: no split_heads and
-// merge_heads copies, and the same bits. The cache then holds q, k, v, z,
+// merge_heads copies; the same products, and the softmax to rounding
+// (simd_kernels.h says how). The cache then holds q, k, v, z,
 // dq, dk, dv as (rows, d) arrays, the heads side by side. False when there
 // are no kernels for this processor (or real is double): the loops run.
 static bool fast_forward(real *out, mha_cache *c, const mha_params *p, const real *query,

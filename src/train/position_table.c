@@ -10,6 +10,17 @@ void positions_add_forward(real *x, const real *table, int B, int n, int d) {
         }
 }
 
+void positions_embed_forward(real *x, const int32_t *ids, const real *words, const real *table,
+                             int B, int n, int d) {
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < n; i++) {
+            real *restrict row = x + ((long)b * n + i) * d;
+            const real *restrict word = words + (long)ids[(long)b * n + i] * d;
+            const real *restrict at = table + (long)i * d;
+            for (int j = 0; j < d; j++) row[j] = word[j] + at[j];
+        }
+}
+
 void positions_add_backward(real *dtable, const real *dx, int B, int n, int d) {
     for (int b = 0; b < B; b++)
         for (int i = 0; i < n; i++) {

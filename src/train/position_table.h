@@ -8,10 +8,18 @@
 #ifndef ATTN_POSITION_TABLE_H
 #define ATTN_POSITION_TABLE_H
 
+#include <stdint.h>
+
 #include "train/real.h"
 
 // x (B, n, d) += table[i] at position i of every sequence; table (n_pos, d).
 void positions_add_forward(real *x, const real *table, int B, int n, int d);
+
+// x (B, n, d) = words[ids[b, i]] + table[i]: embedding_forward
+// (embedding_table.h) and then positions_add_forward in one pass over x,
+// the same numbers. ids is (B, n), words (rows, d).
+void positions_embed_forward(real *x, const int32_t *ids, const real *words, const real *table,
+                             int B, int n, int d);
 
 // dtable[i] += dx at position i, summed over the sequences: dtable is
 // (n_pos, d), dx (B, n, d).

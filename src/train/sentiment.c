@@ -89,7 +89,11 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
     m->n_params = lay_out(&none, NULL, m);
     m->n_dense = m->n_params - (size_t)V * d;
     m->param_block = calloc(m->n_params, sizeof *m->param_block);
-    m->grad_block = calloc(m->n_params, sizeof *m->grad_block);
+    // written, not calloc'd: the embedding's gradient rows are first
+    // written by the training steps that first use each word, each a page
+    // fault on pages calloc left unmapped
+    m->grad_block = malloc(m->n_params * sizeof *m->grad_block);
+    if (m->grad_block) memset(m->grad_block, 0, m->n_params * sizeof *m->grad_block);
     m->grad_rows = calloc((size_t)V, sizeof *m->grad_rows);
     m->seen = calloc((size_t)V, sizeof *m->seen);
     m->slot_of = calloc((size_t)V, sizeof *m->slot_of);

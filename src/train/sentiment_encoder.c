@@ -120,8 +120,8 @@ void sentiment_encoder_forward(real *mean, sentiment_encoder_acts *a,
                                int d, int w) {
     layer_dims dims = sentiment_encoder_dims(w);
     dense_forward(a->word_p, word_x, p->wp, p->bp, U, d, w);  // (U, w): each word once
-    embedding_forward(a->x, slot, a->word_p, B * L, w);       // (B, L, w): each token
-    positions_add_forward(a->x, positions, B, L, w);          // + PE
+    // (B, L, w): each token looks its word's row up, + PE
+    positions_embed_forward(a->x, slot, a->word_p, positions, B, L, w);
     enc_layer_forward(a->y, &a->layer, &p->layer, a->x, NULL, &dims, B, L);
     mean_forward(mean, a->y, B, L, w);                        // (B, w)
 }

@@ -1,6 +1,7 @@
 // simd.c: the CPU's vector instructions, asked for at run time. See simd.h.
 #include "train/simd.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,12 @@ const char *simd_name(simd_level level) {
     return "?";
 }
 
-simd_level simd_best(void) {
+// What simd_best found, or -1 before its first call: the environment and
+// the CPU are asked once per process, not at every product (gemm calls
+// simd_best each time, and getenv walks the whole environment).
+static _Atomic int best_found = -1;
+
+static simd_level find_best(void) {
     simd_level cap = SIMD_AVX512;
     const char *env = getenv("ATTN_SIMD");
     if (env && strcmp(env, "none") == 0) cap = SIMD_NONE;
@@ -34,3 +40,14 @@ simd_level simd_best(void) {
         if (simd_supported(l)) return l;
     return SIMD_NONE;
 }
+
+simd_level simd_best(void) {
+    int l = atomic_load_explicit(&best_found, memory_order_relaxed);
+    if (l < 0) {
+        l = (int)find_best();
+        atomic_store_explicit(&best_found, l, memory_order_relaxed);
+    }
+    return (simd_level)l;
+}
+
+void simd_reread(void) { atomic_store_explicit(&best_found, -1, memory_order_relaxed); }

@@ -33,8 +33,15 @@ typedef enum {
 
 // The best level this CPU runs, capped by the environment variable
 // ATTN_SIMD (none, avx2 or avx512) when it is set, so that a reader can
-// time or test the slower versions on a fast machine.
+// time or test the slower versions on a fast machine. Found at the first
+// call and kept (see simd_reread).
 simd_level simd_best(void);
+
+// Makes the next simd_best() read ATTN_SIMD again: simd_best reads it once
+// and keeps the level for the rest of the process, so a program that
+// changes the variable while it runs (a test trying each level) calls this
+// after each change.
+void simd_reread(void);
 
 // Whether this CPU runs that level.
 int simd_supported(simd_level level);

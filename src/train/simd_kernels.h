@@ -36,15 +36,17 @@ INLINE void store_vec(float *p, vec x, int partial, int w) {
 // vectors of columns wide, the last one only w_last numbers when PART; in
 // all R NV vectors of sums, kept in registers. a(r, p) = a[r a_i + p a_p].
 // R, NV and PART are constants where it is called: the loops over them are
-// unrolled, and nothing is decided inside the loop over p.
+// unrolled, and nothing is decided inside the loop over p. With ZERO the
+// sums start from 0 instead of c's numbers (c is written, not read).
 INLINE void gemm_block(float *c, long ldc, const float *a, long a_i, long a_p,
-                       const float *b, long ldb, int k, int R, int NV, int PART, int w_last) {
+                       const float *b, long ldb, int k, int R, int NV, int PART, int w_last,
+                       int ZERO) {
     vec acc[GEMM_ROWS][2];
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 2
         for (int v = 0; v < NV; v++)
-            acc[r][v] = load_vec(c + r * ldc + v * VEC, PART && v == NV - 1, w_last);
+            acc[r][v] = ZERO ? vec_set(0) : load_vec(c + r * ldc + v * VEC, PART && v == NV - 1, w_last);
     for (int p = 0; p < k; p++) {
         const float *bp = b + p * ldb, *ap = a + p * a_p;
         vec bv[2];
@@ -68,12 +70,21 @@ INLINE void gemm_block(float *c, long ldc, const float *a, long a_i, long a_p,
 
 // All n rows, GEMM_ROWS at a time, then 2 and 1, for one shape of columns.
 INLINE void gemm_rows(float *c, long ldc, const float *a, long a_i, long a_p, const float *b, long ldb,
-                      int n, int k, int NV, int PART, int w_last) {
+                      int n, int k, int NV, int PART, int w_last, int ZERO) {
     int i = 0;
     for (; i + GEMM_ROWS <= n; i += GEMM_ROWS)
-        gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, GEMM_ROWS, NV, PART, w_last);
-    for (; i + 2 <= n; i += 2) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 2, NV, PART, w_last);
-    for (; i < n; i++) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 1, NV, PART, w_last);
+        gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, GEMM_ROWS, NV, PART, w_last, ZERO);
+    for (; i + 2 <= n; i += 2) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 2, NV, PART, w_last, ZERO);
+    for (; i < n; i++) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 1, NV, PART, w_last, ZERO);
+}
+
+// Columns [0, w) (w <= 2 VEC) of c, all n rows, by the shape of the columns.
+INLINE void gemm_columns(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,
+                         long ldb, int n, int k, int w, int ZERO) {
+    if (w == 2 * VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 2, 0, VEC, ZERO);
+    else if (w > VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 2, 1, w - VEC, ZERO);
+    else if (w == VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 1, 0, VEC, ZERO);
+    else gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 1, 1, w, ZERO);
 }
 
 // Replaces the inner loops of gemm_reference (gemm_reference.c): rows [0, n) of c
@@ -81,10 +92,7 @@ INLINE void gemm_rows(float *c, long ldc, const float *a, long a_i, long a_p, co
 // += a(i, p) b[p ldb + j] with a(i, p) = a[i a_i + p a_p].
 TARGET void KERNEL(gemm_panel)(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,
                                long ldb, int n, int k, int w) {
-    if (w == 2 * VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 2, 0, VEC);
-    else if (w > VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 2, 1, w - VEC);
-    else if (w == VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 1, 0, VEC);
-    else gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 1, 1, w);
+    gemm_columns(c, ldc, a, a_i, a_p, b, ldb, n, k, w, 0);
 }
 
 // Replaces the copy in gemm_fast_rows of a slice of b^T for GEMM_ABT:
@@ -279,7 +287,10 @@ TARGET void KERNEL(adam_missed_steps)(float *p, float *m, float *v, long n, cons
 // (merge_heads); these read and write the columns in place, rows ld
 // numbers apart. Every product entry is summed as gemm_panel sums it (from
 // its start value, one fused multiply-add per term, in the order of the
-// terms) and the softmax is masked_softmax's loop: the same bits.
+// terms). The softmax's e^x is vec_exp, not expf, and its sums (the row's
+// total, and w . dw backward) are taken in 16 interleaved partial sums, so
+// these agree with masked_softmax and head_backward to rounding (within
+// 1e-5 relative, tests/test_kernels.c), and AVX2 with AVX-512 to the bit.
 //
 //   nq, nk   the head's queries and keys, dk its columns
 
@@ -289,34 +300,15 @@ INLINE void head_transposed(float *t, const float *x, long ld, int nk, int dk) {
         for (int c = 0; c < dk; c++) t[(long)c * nk + j] = x[j * ld + c];
 }
 
-// Rows [0, R) of y (ldy apart), columns [c, c + VEC) or the w - c left,
-// = x b with x(i, p) = x[i x_i + p x_p], b (m rows, ldb apart): R rows'
-// sums kept in registers while p runs, each row of b loaded once for them.
-INLINE void head_rows(float *y, long ldy, const float *x, long x_i, long x_p, const float *b,
-                      long ldb, int m, int w, int c, int R) {
-    vec acc[4];
-#pragma GCC unroll 4
-    for (int r = 0; r < R; r++) acc[r] = vec_set(0);
-    for (int p = 0; p < m; p++) {
-        vec bv = load_part(b + p * ldb + c, w - c);
-#pragma GCC unroll 4
-        for (int r = 0; r < R; r++) acc[r] = vec_fma(vec_set(x[r * x_i + p * x_p]), bv, acc[r]);
-    }
-#pragma GCC unroll 4
-    for (int r = 0; r < R; r++) store_part(y + r * ldy + c, acc[r], w - c);
-}
-
 // y (n, w), rows ldy apart, = x b: x(i, p) = x[i x_i + p x_p] is (n, m),
 // b (m, w) rows ldb apart. Every entry of y is summed from 0 over p in
 // order, one fused multiply-add a term, as gemm_panel sums it into a
-// cleared c: the same bits, without clearing.
+// cleared c: the same bits, without clearing. The blocks are gemm_panel's
+// (GEMM_ROWS rows and two vectors of columns in registers).
 INLINE void head_product(float *y, long ldy, const float *x, long x_i, long x_p, const float *b,
                          long ldb, int n, int m, int w) {
-    for (int c = 0; c < w; c += VEC) {
-        int i = 0;
-        for (; i + 4 <= n; i += 4) head_rows(y + i * ldy, ldy, x + i * x_i, x_i, x_p, b, ldb, m, w, c, 4);
-        for (; i < n; i++) head_rows(y + i * ldy, ldy, x + i * x_i, x_i, x_p, b, ldb, m, w, c, 1);
-    }
+    for (int c = 0; c < w; c += 2 * VEC)
+        gemm_columns(y + c, ldy, x, x_i, x_p, b + c, ldb, n, m, w - c < 2 * VEC ? w - c : 2 * VEC, 1);
 }
 
 // s (nq, nk) = a b^T with bt = b^T (dk, nk) and a (nq rows, ld apart).
@@ -324,23 +316,61 @@ INLINE void head_scores(float *s, const float *a, long ld, const float *bt, int 
     head_product(s, nk, a, ld, 1, bt, nk, nq, dk, nk);
 }
 
-// masked_softmax (multihead_attention.c) on the rows of w (nq, nk).
+INLINE float partial_sums(const float *x, float mu, int squares, int d);
+
+// masked_softmax (multihead_attention.c) on the rows of w (nq, nk), with
+// vec_exp for expf (to about a unit in the last place, not the same bits)
+// and the row's sum as layer norm's 16 interleaved partial sums
+// (partial_sums), so that AVX2 and AVX-512 still agree to the bit. The
+// readable loop stays in masked_softmax.
 INLINE void head_softmax(float *w, const bool *pad, int causal, int nq, int nk) {
     for (int r = 0; r < nq; r++) {
         float *row = w + (long)r * nk;
         int seen = causal && r + 1 < nk ? r + 1 : nk;
-        float top = -INFINITY, sum = 0;
-        for (int j = 0; j < seen; j++)
-            if (!(pad && pad[j]) && row[j] > top) top = row[j];
-        for (int j = 0; j < nk; j++) {
-            bool hidden = j >= seen || (pad && pad[j]);
-            row[j] = hidden ? 0 : expf(row[j] - top);
-            sum += row[j];
+        float top = -INFINITY;
+        if (pad) {
+            for (int j = 0; j < seen; j++)
+                if (!pad[j] && row[j] > top) top = row[j];
+        } else {
+            vec mx = vec_set(-INFINITY);
+            for (int j = 0; j < seen; j += VEC) mx = vec_max(mx, vec_load_first_or(row + j, seen - j, -INFINITY));
+            top = vec_max_all(mx);
         }
+        if (top == -INFINITY) {  // every key hidden: a row of zeros
+            for (int j = 0; j < nk; j++) row[j] = 0;
+            continue;
+        }
+        for (int j = 0; j < nk; j += VEC) {  // e^(x - top), 0 beyond seen
+            int keep = seen - j < 0 ? 0 : seen - j;
+            vec e = vec_keep_first(vec_exp(vec_sub(load_part(row + j, nk - j), vec_set(top))), keep);
+            store_part(row + j, e, nk - j);
+        }
+        if (pad)
+            for (int j = 0; j < seen; j++)
+                if (pad[j]) row[j] = 0;
+        float sum = partial_sums(row, 0, 0, nk);
         if (sum > 0)
             for (int j = 0; j < nk; j += VEC)
                 store_part(row + j, vec_div(load_part(row + j, nk - j), vec_set(sum)), nk - j);
     }
+}
+
+// a . b over n numbers: the products (each rounded) in 16 interleaved
+// partial sums, as partial_sums adds, then the tail and the 16 one by one;
+// the same bits with AVX2 and AVX-512, not the loop's order.
+INLINE float head_dot(const float *a, const float *b, int n) {
+    enum { NV = 16 / VEC };
+    vec part[NV];
+    for (int v = 0; v < NV; v++) part[v] = vec_set(0);
+    int j = 0;
+    for (; j + 16 <= n; j += 16)
+        for (int v = 0; v < NV; v++)
+            part[v] = vec_add(part[v], vec_mul(vec_load(a + j + v * VEC), vec_load(b + j + v * VEC)));
+    float sum = 0, lanes[16];
+    for (; j < n; j++) sum += a[j] * b[j];
+    for (int v = 0; v < NV; v++) vec_store(lanes + v * VEC, part[v]);
+    for (int k = 0; k < 16; k++) sum += lanes[k];
+    return sum;
 }
 
 // Replaces the loop body of mha_forward_rows's readable code for one head
@@ -370,9 +400,10 @@ TARGET void KERNEL(attention_head_backward)(float *dq, float *dk, float *dv, flo
     head_product(dv, ld, w, 1, nk, dz, ld, nk, nq, d_k);  // dv = w^T dz
     for (int r = 0; r < nq; r++) {  // ds = w (dw - w . dw), row by row
         const float *wr = w + (long)r * nk;
-        float *g = dw + (long)r * nk, dot = 0;
-        for (int j = 0; j < nk; j++) dot += wr[j] * g[j];
-        for (int j = 0; j < nk; j++) g[j] = wr[j] * (g[j] - dot);
+        float *g = dw + (long)r * nk;
+        vec dot = vec_set(head_dot(wr, g, nk));
+        for (int j = 0; j < nk; j += VEC)
+            store_part(g + j, vec_mul(load_part(wr + j, nk - j), vec_sub(load_part(g + j, nk - j), dot)), nk - j);
     }
     head_product(dq, ld, dw, nk, 1, k, ld, nq, nk, d_k);  // dq = ds k
     head_product(dk, ld, dw, 1, nk, q, ld, nk, nq, d_k);  // dk = ds^T q
