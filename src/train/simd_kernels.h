@@ -46,7 +46,8 @@ INLINE void gemm_block(float *c, long ldc, const float *a, long a_i, long a_p,
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 2
         for (int v = 0; v < NV; v++)
-            acc[r][v] = ZERO ? vec_set(0) : load_vec(c + r * ldc + v * VEC, PART && v == NV - 1, w_last);
+            acc[r][v] = ZERO ? vec_set(0)
+                             : load_vec(c + r * ldc + v * VEC, PART && v == NV - 1, w_last);
     for (int p = 0; p < k; p++) {
         const float *bp = b + p * ldb, *ap = a + p * a_p;
         vec bv[2];
