@@ -1544,7 +1544,7 @@ START_TEST(zero_rows_named) {
         zeros += zero;
     }
     ck_assert_int_eq(zeros, 7);
-    char line[300];
+    char line[sizeof want + 128];
     snprintf(line, sizeof line, "\n(%d, %d)\n%d rows are zeros: no GloVe vector for %s, ...\n", V, EMBED_DIM,
              zeros, want);
     ck_assert_msg(strstr(text, line) != NULL, "lacks \"%s\":\n%s", line, text);
