@@ -41,7 +41,7 @@
 #include "nn/token_order.h"
 
 #define PROGRAM "chapter3"
-// The same seed as chapter1.c (keep them equal): the seed that draws the
+// The same random seed as chapter1.c (keep them equal): the one that draws the
 // token ids the notebook "Attention and Transformers" prints, so that part 2
 // continues from the notebook's own embeddings.
 #define DEFAULT_SEED 3570563066ULL
@@ -808,8 +808,9 @@ static int chapter3_write_data(const chapter3 *c, const char *dir) {
     return ok ? 0 : -1;
 }
 
-// The seeds of parts 2 and 3 from --seed: N for both if it was given
-// (seed != SEED_NOT_GIVEN), else each notebook's own.
+// The random seeds of parts 2 and 3 from --seed: N for both if it was given
+// (seed != SEED_NOT_GIVEN), else the one that reproduces each notebook's
+// printed numbers.
 static void chapter3_seeds(uint64_t seed, uint64_t *param_seed,
                            uint64_t *module_seed) {
     *param_seed = seed == SEED_NOT_GIVEN ? DEFAULT_SEED : seed;
