@@ -1,39 +1,91 @@
 # heatmap.gp: the one style of every attention matrix in the book.
 #
-#   call 'figures/heatmap.gp' 'FILE' 'TITLE' 'FORMAT'
+#   call 'figures/heatmap.gp' 'FILE' 'TITLE' 'FORMAT' ['LO:HI'] ['FLAGS'] \
+#        ['LEFT' 'RIGHT' 'BOTTOM' 'TOP']
 #
 # draws FILE, written by a chapter program's write_heatmap() (a header row
 # of key labels, then one row per query: its label and its values), as one
 # panel: queries down the side, keys across the bottom, each cell printed
-# with FORMAT (e.g. '%.2f'), white on dark cells and black on light ones.
-# A weight that is exactly zero, as a masked one is, is left blank, so that
+# with FORMAT (e.g. '%.2f'; '' prints no numbers, for matrices with too
+# many cells to read), white on dark cells and black on light ones. A
+# weight that is exactly zero, as a masked one is, is left blank, so that
 # it is never confused with a small weight printed as 0.00.
+#
+# The colours run from LO to HI; without them, from the smallest value in
+# FILE to the largest. Panels that a reader compares by colour must share
+# one range: give each the same LO:HI, and draw the colour bar once.
+# FLAGS, any of:
+#   nobox       no colour bar (another panel of the figure draws it)
+#   noqueries   no query labels down the side (the panel to the left has
+#               the same queries, in rows level with these)
+#   small       numbers at 7 points instead of 8, for cells too narrow
+#               for "0.00" at 8
+# LEFT RIGHT BOTTOM TOP place the panel's frame at those fractions of the
+# figure (set multiplot without a layout); without them, multiplot's
+# layout or the whole figure, the cells kept square.
 
 file = ARG1
 stats file matrix rowheaders columnheaders using 3 nooutput
-lo = STATS_min
-hi = STATS_max
+if (ARGC >= 4 && strlen(ARG4) > 0) {
+  colon = strstrt(ARG4, ':')
+  lo = real(ARG4[1:colon - 1])
+  hi = real(ARG4[colon + 1:])
+} else {
+  lo = STATS_min
+  hi = STATS_max
+}
 if (hi == lo) { hi = lo + 1 }
+flags = (ARGC >= 5) ? ARG5 : ''
 
-set title ARG2 font ",10"
+# About five ticks on the colour bar, at round steps (1, 2 or 5 times a
+# power of ten), so that their labels never run into one another.
+span = (hi - lo) / 5.0
+base = 10.0 ** floor(log10(span))
+step = span / base <= 1 ? base : span / base <= 2 ? 2 * base : span / base <= 5 ? 5 * base : 10 * base
+
+set title ARG2 font ",9.5"
 set xlabel "Keys" font ",9"
-set ylabel "Queries" font ",9"
-set xtics out nomirror rotate by 45 right font ",8"
-set ytics out nomirror font ",8"
+set xtics out nomirror rotate by 45 right font ",8.5"
+if (strstrt(flags, 'noqueries')) {
+  unset ylabel
+  unset ytics
+} else {
+  set ylabel "Queries" font ",9"
+  set ytics out nomirror font ",8.5"
+}
 set tics scale 0
 set yrange [:] reverse
-set size ratio -1
 set cbrange [lo:hi]
-set cbtics font ",7"
+set cbtics step font ",8"
 set format cb '%g'
 set palette defined (0 "#f7fbff", 0.25 "#c6dbef", 0.5 "#6baed6", 0.75 "#2171b5", 1 "#08306b")
+if (strstrt(flags, 'nobox')) { unset colorbox } else { set colorbox default }
 unset key
+if (ARGC >= 9) {
+  set size noratio
+  set lmargin at screen real(ARG6)
+  set rmargin at screen real(ARG7)
+  set bmargin at screen real(ARG8)
+  set tmargin at screen real(ARG9)
+} else {
+  set size ratio -1
+}
 ink(v) = ((v - lo) / (hi - lo) > 0.55) ? 0xffffff : 0x000000
-label(v) = (v == 0) ? "" : sprintf(ARG3, v)
+label(v) = (v == 0 || strlen(ARG3) == 0) ? "" : sprintf(ARG3, v)
 
 # In an SVG the matrix is drawn as rectangles (pixels): a browser would
 # smooth a bitmap's cells into one another.
 cells = (GPVAL_TERM eq 'svg') ? 'image pixels' : 'image'
-plot file matrix rowheaders columnheaders using 1:2:3 with @cells, \
+# The query labels are the file's row headers, which gnuplot puts on the
+# axis the data is plotted against: without them, plot against y2 and
+# leave its tics off.
+numfont = strstrt(flags, 'small') ? ",7" : ",8"
+yaxes = strstrt(flags, 'noqueries') ? 'x1y2' : 'x1y1'
+set y2range [:] reverse
+unset y2tics
+plot file matrix rowheaders columnheaders using 1:2:3 axes @yaxes with @cells, \
      file matrix rowheaders columnheaders using 1:2:(label($3)):(ink($3)) \
-          with labels textcolor rgb variable font ",5.5"
+          axes @yaxes with labels textcolor rgb variable font numfont
+if (ARGC >= 9) {
+  unset lmargin; unset rmargin; unset bmargin; unset tmargin
+}
