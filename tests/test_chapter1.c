@@ -86,6 +86,15 @@ START_TEST(softmax_rows_sum_to_one) {
 }
 END_TEST
 
+START_TEST(figure_diagonal_dominates) {
+    // what the chapter says of its figure: every row's largest weight is
+    // the word attending to itself
+    for (int i = 0; i < c.n; i++)
+        for (int j = 0; j < c.n; j++)
+            if (j != i) ck_assert_float_gt(c.weights[i * c.n + i], c.weights[i * c.n + j]);
+}
+END_TEST
+
 START_TEST(weights_are_scaled_by_sqrt_d) {
     // w[i][j] / w[i][k] = exp((s[i][j] - s[i][k]) / sqrt(32))
     const int n = c.n;
@@ -294,6 +303,7 @@ static Suite *chapter1_suite(void) {
     tcase_add_test(tc, loop_equals_matmul);
     tcase_add_test(tc, scores_are_symmetric_with_squared_norms_on_the_diagonal);
     tcase_add_test(tc, softmax_rows_sum_to_one);
+    tcase_add_test(tc, figure_diagonal_dominates);
     tcase_add_test(tc, weights_are_scaled_by_sqrt_d);
     tcase_add_test(tc, context_has_shape_8_by_32_and_manual_z3_matches);
     tcase_add_test(tc, printed_checks_say_true);

@@ -635,6 +635,17 @@ START_TEST(golden_files_name_their_script_and_seed) {
 }
 END_TEST
 
+START_TEST(figure_average_is_flatter_than_either_head) {
+    // what the chapter says of its figure, for the default seed: the
+    // average's largest weight is below each head's largest (weights are
+    // positive: their largest |x| is their largest)
+    const int nn = N_TOKENS * N_TOKENS;
+    float mean = largest(c.standard.weights, nn);
+    ck_assert_float_lt(mean, largest(c.standard.head_weights, nn));
+    ck_assert_float_lt(mean, largest(c.standard.head_weights + nn, nn));
+}
+END_TEST
+
 START_TEST(figure_data_files) {
     char dir[] = "/tmp/chapter4-test-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -707,6 +718,7 @@ static Suite *chapter4_suite(void) {
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, golden_files_name_their_script_and_seed);
     tcase_add_test(tc, figure_data_files);
+    tcase_add_test(tc, figure_average_is_flatter_than_either_head);
     tcase_add_test(tc, seed_changes_both_parts_and_is_repeatable);
     suite_add_tcase(s, tc);
     return s;

@@ -599,6 +599,27 @@ START_TEST(chapter_with_glove) {
     assert_rows_sum_to_one(c.dot_weights, n_q, n_k);
     assert_rows_sum_to_one(c.tr_weights, n_q, n_k);
     assert_rows_sum_to_one(c.add_weights, n_q, n_k);
+    // what the chapter says of its figures: in the dot-product weights,
+    // The, teacher, student, she and improved look hardest at the, teacher,
+    // student, her and improving; the untrained additive weights are all
+    // within 0.03 of the uniform 1/9, and each key's column varies by less
+    // than 0.01 over the queries (the rows are nearly alike)
+    static const int heavy[][2] = {{0, 3}, {1, 4}, {4, 1}, {6, 7}, {7, 8}};
+    for (size_t h = 0; h < sizeof heavy / sizeof heavy[0]; h++) {
+        const float *row = c.dot_weights + heavy[h][0] * n_k;
+        for (int j = 0; j < n_k; j++)
+            if (j != heavy[h][1]) ck_assert_float_gt(row[heavy[h][1]], row[j]);
+    }
+    for (int j = 0; j < n_k; j++) {
+        float lo_j = 1, hi_j = 0;
+        for (int i = 0; i < n_q; i++) {
+            float w = c.add_weights[i * n_k + j];
+            ck_assert_float_lt(fabsf(w - 1.0f / n_k), 0.03f);
+            lo_j = fminf(lo_j, w);
+            hi_j = fmaxf(hi_j, w);
+        }
+        ck_assert_float_lt(hi_j - lo_j, 0.01f);
+    }
     // "a" attends uniformly in dot-product attention, not in the others
     for (int j = 0; j < n_k; j++)
         ck_assert_float_eq_tol(c.dot_weights[3 * n_k + j], 1.0f / n_k, 1e-7f);
