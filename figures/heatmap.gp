@@ -43,15 +43,25 @@ span = (hi - lo) / 5.0
 base = 10.0 ** floor(log10(span))
 step = span / base <= 1 ? base : span / base <= 2 ? 2 * base : span / base <= 5 ? 5 * base : 10 * base
 
+# Token labels at 8.5 points; a matrix of more than 16 rows or columns
+# has cells too small for them: 7 points, and the keys upright, so that
+# neighbours never touch.
+nk = STATS_size_x
+nq = STATS_size_y
+tickfont = (nk > 16 || nq > 16) ? ",7" : ",8.5"
 set title ARG2 font ",9.5"
 set xlabel "Keys" font ",9"
-set xtics out nomirror rotate by 45 right font ",8.5"
+if (nk > 16) {
+  set xtics out nomirror rotate by 90 right font tickfont
+} else {
+  set xtics out nomirror rotate by 45 right font tickfont
+}
 if (strstrt(flags, 'noqueries')) {
   unset ylabel
   unset ytics
 } else {
   set ylabel "Queries" font ",9"
-  set ytics out nomirror font ",8.5"
+  set ytics out nomirror font tickfont
 }
 set tics scale 0
 set yrange [:] reverse

@@ -4,16 +4,19 @@
 #
 # opens outfile for a figure WIDTH_CM x HEIGHT_CM centimetres, with the
 # book's font: pdfcairo for the PDF book (outfile ending in .pdf), gnuplot's
-# svg terminal for the HTML page (outfile ending in .svg). Type is scaled by
-# 0.75 (pdfcairo's default, 0.5, left the heatmaps' cell labels at 3.5pt).
-# An SVG is sized in CSS pixels, 96 to the inch, and its type scaled from
-# points to pixels, so that a browser shows the figure as the page does.
+# svg terminal for the HTML page (outfile ending in .svg). A font size
+# written in a script (",8") is in points in both. pdfcairo needs fontscale
+# 0.75 for that (measured in the PDF: ",8" then sets 8 pt type; its default,
+# 0.5, gives two thirds of it). An SVG is sized in CSS pixels, 96 to the
+# inch, and gnuplot's svg terminal writes a size as that many pixels, so
+# its type is scaled from points to pixels, 96/72: the browser shows the
+# figure as the page does, type included.
 
 w = real(ARG1)
 h = real(ARG2)
 if (strlen(outfile) > 4 && outfile[strlen(outfile) - 3:] eq '.svg') {
   eval sprintf("set terminal svg size %d,%d font 'DejaVu Sans,9' fontscale %g background rgb 'white'", \
-               int(w * 96 / 2.54 + 0.5), int(h * 96 / 2.54 + 0.5), 0.75 * 96 / 72)
+               int(w * 96 / 2.54 + 0.5), int(h * 96 / 2.54 + 0.5), 96.0 / 72)
 } else {
   eval sprintf("set terminal pdfcairo size %gcm,%gcm font 'DejaVu Sans,9' fontscale 0.75", w, h)
 }
