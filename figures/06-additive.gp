@@ -10,5 +10,5 @@ file = datadir.'/chapter6-additive.dat'
 C = 0.8; L = 2.5; BAR = 1.7; B = 2.5; T = 0.9
 W = L + 9 * C + BAR; H = B + 8 * C + T
 call 'figures/terminal.gp' (W) (H)
-call 'figures/heatmap.gp' file 'Additive attention, softmax(w . tanh(Wq q + Wk k + b))' '%.2f' range '' \
+call 'figures/heatmap.gp' file 'Additive attention, softmax(w . tanh(W_q q + W_k k + b))' '%.2f' range '' \
      (L/W) ((L+9*C)/W) (B/H) ((B+8*C)/H)
