@@ -33,12 +33,12 @@ DIAGRAM_TEX = TEXINPUTS=diagrams: $(1) -jobname=$* -interaction=nonstopmode -hal
   -output-directory=$(DIAGRAM_TMP)/$(2) $(3) >/dev/null \
   || { tail -n 20 $(DIAGRAM_TMP)/$(2)/$*.log >&2; exit 1; }
 
-$(DIAGRAMS): $(BUILD)/figures/%.pdf: diagrams/%.tex diagrams/style.tex | $(BUILD)/figures
+$(DIAGRAMS): $(BUILD)/figures/%.pdf: diagrams/%.tex diagrams/style.tex book/diagrams.mk | $(BUILD)/figures
 	@mkdir -p $(DIAGRAM_TMP)/pdf
 	$(call DIAGRAM_TEX,pdflatex,pdf,$<)
 	cp $(DIAGRAM_TMP)/pdf/$*.pdf $@
 
-$(SVG_DIAGRAMS): $(BUILD)/figures/%.svg: diagrams/%.tex diagrams/style.tex | $(BUILD)/figures
+$(SVG_DIAGRAMS): $(BUILD)/figures/%.svg: diagrams/%.tex diagrams/style.tex book/diagrams.mk | $(BUILD)/figures
 	@mkdir -p $(DIAGRAM_TMP)/svg
 	$(call DIAGRAM_TEX,latex,svg,'\def\pgfsysdriver{pgfsys-dvisvgm.def}\input{$<}')
 	dvisvgm --no-fonts --bbox=1pt --verbosity=1 -o $@.tmp.svg $(DIAGRAM_TMP)/svg/$*.dvi
