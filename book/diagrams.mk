@@ -10,7 +10,8 @@
 # A chapter shows one as any figure, ![Caption.](NN-name.pdf){#fig:name};
 # book/crossref.lua swaps .pdf for .svg in the HTML page. A diagram may not
 # share its name with a gnuplot script of figures/: both would write the
-# same file.
+# same file, and none may be wider than the text (160 mm, 455 pt), so
+# that the PDF shows it at its own size, its type at 9 and 10 pt.
 
 DIAGRAM_SRCS := $(sort $(wildcard diagrams/[0-9]*.tex))
 DIAGRAM_NAMES := $(patsubst diagrams/%.tex,%,$(DIAGRAM_SRCS))
@@ -36,6 +37,10 @@ DIAGRAM_TEX = TEXINPUTS=diagrams: $(1) -jobname=$* -interaction=nonstopmode -hal
 $(DIAGRAMS): $(BUILD)/figures/%.pdf: diagrams/%.tex diagrams/style.tex book/diagrams.mk | $(BUILD)/figures
 	@mkdir -p $(DIAGRAM_TMP)/pdf
 	$(call DIAGRAM_TEX,pdflatex,pdf,$<)
+	@sh tests/setup.sh poppler-utils:pdfinfo
+	@w=$$(pdfinfo $(DIAGRAM_TMP)/pdf/$*.pdf | awk '/^Page size/ { print $$3 }'); \
+	if awk -v w="$$w" 'BEGIN { exit !(w > 455.24) }'; then \
+	  echo "diagrams: $< is $$w pt wide, more than the text's 455 pt" >&2; exit 1; fi
 	cp $(DIAGRAM_TMP)/pdf/$*.pdf $@
 
 $(SVG_DIAGRAMS): $(BUILD)/figures/%.svg: diagrams/%.tex diagrams/style.tex book/diagrams.mk | $(BUILD)/figures
