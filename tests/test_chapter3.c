@@ -518,18 +518,18 @@ static void expect_printed(const char *what, const float *got, const float *want
 
 START_TEST(module_default_seed_is_the_notebooks) {
     ck_assert_uint_eq(MODULE_DEFAULT_SEED, 74104689u);
-    expect_printed("cell [4] embedded", c.module.embedded, NOTEBOOK_EMBEDDED, 50);
+    expect_printed("cell [S4] embedded", c.module.embedded, NOTEBOOK_EMBEDDED, 50);
 }
 END_TEST
 
 START_TEST(module_gives_the_notebooks_hidden_states) {
-    expect_printed("cell [5] hidden_states", c.module.hidden, NOTEBOOK_HIDDEN, 50);
+    expect_printed("cell [S5] hidden_states", c.module.hidden, NOTEBOOK_HIDDEN, 50);
 }
 END_TEST
 
 START_TEST(fresh_qkv_give_the_notebooks_cell_7) {
-    expect_printed("cell [7] attention_tensor", c.module.attention, NOTEBOOK_ATTENTION, 25);
-    expect_printed("cell [7] hidden_states", c.module.hidden7, NOTEBOOK_HIDDEN7,
+    expect_printed("cell [S7] attention_tensor", c.module.attention, NOTEBOOK_ATTENTION, 25);
+    expect_printed("cell [S7] hidden_states", c.module.hidden7, NOTEBOOK_HIDDEN7,
                    NOTEBOOK_HIDDEN7_PRINTED);
     // the notebook's row sums print as 1.0000: PyTorch's sums there are a few
     // ulps off one. Ours come out as exactly one and so print as "1." (as

@@ -285,7 +285,7 @@ int main(int argc, char **argv) {
     extra_option extra[] = {{"--timing", OPT_FLAG, &timing, 0, 0, ""}};
     int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, "[--seed N] [--data DIR] [--timing]\n"
             "\n"
-            "Self-attention with loops and with a matrix product (notebook cells [2]-[13]).\n"
+            "Self-attention with loops and with a matrix product (notebook cells [T2]-[T13]).\n"
             "  --seed N    torch.manual_seed(N) before the first draw; default "
             "3570563066,\n"
             "              the seed that reproduces the notebook's printed numbers\n"

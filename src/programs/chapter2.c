@@ -169,7 +169,7 @@ static int chapter2_write_data(const chapter2 *c, const char *dir) {
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
     int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
-            "Causal masking of self-attention (notebook cells [14]-[18]).",
+            "Causal masking of self-attention (notebook cells [T14]-[T18]).",
             "torch.manual_seed(N) before the first draw; default 3570563066,\n"
             "              the seed that reproduces the notebook's printed numbers",
             &opts));

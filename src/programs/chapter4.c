@@ -457,7 +457,7 @@ static int chapter4_write_data(const chapter4 *c, const char *dir) {
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
     int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
-            "Multi-head attention: the notebook's form (cells [23]-[24]) and PyTorch's\n"
+            "Multi-head attention: the notebook's form (cells [T23]-[T24]) and PyTorch's\n"
             "nn.MultiheadAttention.",
             "torch.manual_seed(N) before each part; default 3570563066,\n"
             "              the seed that draws the notebook's token ids",

@@ -559,7 +559,7 @@ static int chapter5_write_data(const chapter5 *c, const char *dir) {
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
     int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
-            "Transformer encoder and decoder layers: the notebook's (cells [25]-[26]) and\n"
+            "Transformer encoder and decoder layers: the notebook's (cells [T25]-[T26]) and\n"
             "PyTorch's nn.TransformerEncoderLayer and nn.TransformerDecoderLayer.",
             "torch.manual_seed(N) before each part; default 3570563066,\n"
             "              the seed that draws the notebook's token ids",

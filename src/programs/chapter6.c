@@ -588,7 +588,7 @@ static void print_additive(const chapter6 *c, FILE *f) {
             (double)max_abs_diff(c->additive_cell_weights, c->tr_weights, n_q * n_k));
 
     print_cell(f, "U26", "plot_attention(..., additive_attn_matrix): the trainable "
-                      "matrix of [16] again");
+                      "matrix of [U16] again");
     print_labelled(f, c->additive_cell_weights, &c->query, &c->key, 2);
 
     print_cell(f, "6.1", "the notebook's AdditiveAttention.forward, "
@@ -615,7 +615,7 @@ static void print_additive(const chapter6 *c, FILE *f) {
         print_size(f, 2, shape_1d);
         fputs("one row, not one per query: entry i scores query i against key i alone,\n"
               "and the softmax runs over the pairs. It is the softmax of the diagonal\n"
-              "of the full score matrix of [29]:\n", f);
+              "of the full score matrix of [6.3]:\n", f);
         print_tensor(f, c->diagonal_weights, 2, shape_1n);
     } else {
         fputs("the key sentence is shorter than the query sentence: no example\n", f);

@@ -650,7 +650,7 @@ static const char USAGE[] =
     "                        generator seeded N + 1, the held-out sequences from\n"
     "                        one seeded N + 2 (default 1)\n"
     "  --data DIR            also write the figure data (chapter8-*.dat) into DIR\n"
-    "  --no-imdb             leave out the IMDb block [812], which needs the data\n"
+    "  --no-imdb             leave out the IMDb block [8.12], which needs the data\n"
     "                        that make data fetches\n"
     "  --imdb FILE           the IMDb reviews (default " IMDB_CELL_IMDB ")\n"
     "  --glove FILE          GloVe vectors, 100 numbers a word\n"
