@@ -117,7 +117,7 @@ def part2(out):
     section(out, "param_u_v", u_v)
     section(out, "param_weights", attn_weights_param_norm)
     section(out, "param_z", z)
-    # ours: the standard form
+    # block [3.4]: the standard form
     w_q = nn.Linear(32, 16, bias=False)
     w_k = nn.Linear(32, 16, bias=False)
     w_v = nn.Linear(32, 16, bias=False)

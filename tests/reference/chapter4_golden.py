@@ -11,9 +11,9 @@ SEEDS, each holding the two parts of src/chapter4.c done in PyTorch from
 torch.manual_seed(S):
 
   notebook  chapter 1's randint and nn.Embedding(20000, 32), the notebook's
-            cells [19]-[20] (three torch.rand(8, 8) and q = u_q x ...),
-            cell [23] attention(q, k, v) and cell [24]
-            multi_head_attention(x, x, x, n_heads=3), then cell [24] once
+            cells [T19]-[T20] (three torch.rand(8, 8) and q = u_q x ...),
+            cell [T23] attention(q, k, v) and cell [T24]
+            multi_head_attention(x, x, x, n_heads=3), then cell [T24] once
             more, in the notebook's own code.
   twin      chapter4_twin.py itself, run with the seed as its argument (its
             printing is discarded): the token ids, the embeddings, the
@@ -44,7 +44,7 @@ EMBEDDING_DIM = 32
 
 
 def notebook(out, seed):
-    """Cells [19]-[24] of the notebook, its code as written."""
+    """Cells [T19]-[T24] of the notebook, its code as written."""
     torch.manual_seed(seed)
     sentence = "Sorry Dave, I'm afraid I can't do that."
     tokenized_sentence = torch.randint(0, 20000, [len(sentence.split(" "))])

@@ -10,8 +10,8 @@ writes chapter5_seed<S>.txt into the given directory for each seed S of
 SEEDS, each holding, from torch.manual_seed(S):
 
   notebook   chapter 1's randint and nn.Embedding(20000, 32), the draws of
-             the notebook's cells [19] and [24], then its cells [25] and
-             [26] in its own code: the encoder and decoder outputs and
+             the notebook's cells [T19] and [T24], then its cells [T25] and
+             [T26] in its own code: the encoder and decoder outputs and
              what they drew.
   twin       chapter5_twin.py itself, run with the seed as its argument (its
              printing is discarded): the token ids, the embeddings, every
@@ -56,7 +56,7 @@ EMBEDDING_DIM = 32
 
 
 def notebook(out, seed):
-    """Cells [25] and [26] of the notebook, its code as written."""
+    """Cells [T25] and [T26] of the notebook, its code as written."""
     torch.manual_seed(seed)
     sentence = "Sorry Dave, I'm afraid I can't do that."
     tokenized_sentence = torch.randint(0, 20000, [len(sentence.split(" "))])
