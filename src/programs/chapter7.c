@@ -354,6 +354,8 @@ static int cell_69_chunks(ch7_state *s, FILE *out, char *err, size_t errlen) {
 int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
     memset(s, 0, sizeof *s);
     corpus_init(&s->corpus);
+    fputs("[H60]-[H142]: cells of the notebook \"How and Why does Self Attention Work?\" (H),\n"
+          "in the order it runs them; [7.1]: this program's own block.\n", out);
     if (cell_60_split(s, o, out, err, errlen) < 0) return -1;
     if (cell_62_samples(s, out, err, errlen) < 0) return -1;
     if (cell_63_punkt(s, out, err, errlen) < 0 || cell_64_tokens(s, out, err, errlen) < 0 ||
