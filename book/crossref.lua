@@ -10,6 +10,8 @@
 --   @fig:zipf        becomes  Figure 7.1, a link to the figure
 --   [-@fig:zipf]     becomes  7.1 alone ("Figures [-@fig:a] and [-@fig:b]")
 --   [@fig:a; @fig:b] becomes  Figures 2.1 and 2.2
+--   @sec:name        becomes  Appendix B (Chapter 7, Section 7.3), a link to
+--                    the heading {#sec:name}; [-@sec:name] the number alone
 --
 -- The list of figures (LaTeX's \listoffigures, metadata lof: true) shows
 -- the caption's first sentence, or the figure's lof="..." attribute if it
@@ -33,6 +35,7 @@
 local is_latex = FORMAT:match("latex") ~= nil
 
 local figures = {}        -- name -> { number = "7.1", short = inlines }
+local sections = {}       -- name -> { number = "B", word = "Appendix" }
 local order = {}          -- names in the order of the book
 local referenced = {}
 
@@ -93,6 +96,10 @@ local function number_blocks(blocks)
     if b.t == "Header" then
       local number = count_header(b)
       if number and not is_latex then b.attributes["number"] = number end
+      if number and b.identifier:match("^sec:") then
+        sections[b.identifier] = { number = number,
+          word = b.level > 1 and "Section" or appendix and "Appendix" or "Chapter" }
+      end
     elseif b.t == "RawBlock" and b.format == "latex" and b.text:match("\\appendix") then
       appendix = true
       counters[1] = 0
@@ -122,6 +129,16 @@ end
 
 -- A reference, @fig:name, becomes "Figure N" linked to the figure.
 local function Cite(el)
+  local c1 = el.citations[1]
+  if #el.citations == 1 and c1.id:match("^sec:") then
+    local sec = sections[c1.id] or fail("@" .. c1.id .. " refers to no numbered heading")
+    local word = c1.mode == "SuppressAuthor" and "" or sec.word .. "\u{a0}"
+    if is_latex then
+      return pandoc.RawInline("latex", "\\hyperref[" .. c1.id .. "]{" .. word:gsub("\u{a0}", "~") ..
+                              "\\ref*{" .. c1.id .. "}}")
+    end
+    return pandoc.Link(word .. sec.number, "#" .. c1.id)
+  end
   local names = {}
   for _, c in ipairs(el.citations) do
     if c.id:match("^fig:") then names[#names + 1] = c
