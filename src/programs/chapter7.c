@@ -585,7 +585,7 @@ static void show_attended_keys(const run_result *r, const float *w, const ch7_st
                  received[best]);
         list_word(out, item, k == 0, &col);
     }
-    fprintf(out, "\n  a word's weight on itself: %.3f on average, %s the 1/%d = %.3f of a uniform row\n",
+    fprintf(out, "\n  a word's weight on itself, on average: %.3f, %s a uniform row's 1/%d = %.3f\n",
             self, self < 1.0 / L ? "below" : "not below", L, 1.0 / L);
     int listed = 0;
     col = fprintf(out, "  queries with %.2f or more on one key:", ONE_KEY_WEIGHT);
