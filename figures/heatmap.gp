@@ -18,7 +18,9 @@ if (hi == lo) { hi = lo + 1 }
 set title ARG2 font ",10"
 set xlabel "Keys" font ",9"
 set ylabel "Queries" font ",9"
-set xtics out nomirror rotate by 45 right font ",8"
+# keys_angle, when the caller sets it: the angle of the key labels (90 for
+# a long row of keys, whose labels would run into each other at 45)
+set xtics out nomirror rotate by (exists("keys_angle") ? keys_angle : 45) right font ",8"
 set ytics out nomirror font ",8"
 set tics scale 0
 set yrange [:] reverse
