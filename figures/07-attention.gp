@@ -5,4 +5,4 @@
 call 'figures/terminal.gp' '16' '14.5'
 keys_angle = 90
 call 'figures/heatmap.gp' datadir.'/chapter7-attention-0.001-trained.dat' \
-     'Softmax attention over a test chunk after training' ''
+     'Softmax attention over a test chunk after training' '' '0:1'

@@ -1,18 +1,26 @@
 # heatmap.gp: the one style of every attention matrix in the book.
 #
-#   call 'figures/heatmap.gp' 'FILE' 'TITLE' 'FORMAT'
+#   call 'figures/heatmap.gp' 'FILE' 'TITLE' 'FORMAT' ['LO:HI']
 #
 # draws FILE, written by a chapter program's write_heatmap() (a header row
 # of key labels, then one row per query: its label and its values), as one
 # panel: queries down the side, keys across the bottom, each cell printed
 # with FORMAT (e.g. '%.2f'), white on dark cells and black on light ones.
 # A weight that is exactly zero, as a masked one is, is left blank, so that
-# it is never confused with a small weight printed as 0.00.
+# it is never confused with a small weight printed as 0.00. The colours run
+# from LO to HI; without them, from the smallest value in FILE to the
+# largest.
 
 file = ARG1
 stats file matrix rowheaders columnheaders using 3 nooutput
-lo = STATS_min
-hi = STATS_max
+if (ARGC >= 4 && strlen(ARG4) > 0) {
+  colon = strstrt(ARG4, ':')
+  lo = real(ARG4[1:colon - 1])
+  hi = real(ARG4[colon + 1:])
+} else {
+  lo = STATS_min
+  hi = STATS_max
+}
 if (hi == lo) { hi = lo + 1 }
 
 set title ARG2 font ",10"
