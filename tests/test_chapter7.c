@@ -109,10 +109,12 @@ static void printed_counts_hold(const char *printed, const ch7_state *s, const c
     for (size_t i = 0; i < c->types.n; i++)
         if (c->count[i] > 0) total += counts[n++] = c->count[i];
     qsort(counts, n, sizeof *counts, by_count_down);
-    int64_t top = 0, last = counts[VOCAB_SIZE - 1];
-    size_t tied = 0, above = 0;
+    int64_t top = 0, few = 0, last = counts[VOCAB_SIZE - 1];
+    size_t tied = 0, above = 0, rare = 0;
     for (size_t i = 0; i < n; i++) {
         if (i < VOCAB_SIZE) top += counts[i];
+        if (i < FEW_WORDS) few += counts[i];
+        rare += counts[i] <= RARE_COUNT;
         tied += counts[i] == last;
         above += counts[i] > last;
     }
@@ -123,6 +125,9 @@ static void printed_counts_hold(const char *printed, const ch7_state *s, const c
     ck_assert_msg(strstr(cell, want), "[65] lacks \"%s\":\n%s", want, cell);
     snprintf(want, sizeof want, "the %d most frequent words cover %.1f%% of the training tokens\n", VOCAB_SIZE,
              100.0 * (double)top / (double)total);
+    ck_assert_msg(strstr(cell, want), "[65] lacks \"%s\":\n%s", want, cell);
+    snprintf(want, sizeof want, "the %d most frequent cover %.1f%%; %zu of the %zu distinct words occur %d times "
+             "or fewer\n", FEW_WORDS, 100.0 * (double)few / (double)total, rare, n, RARE_COUNT);
     ck_assert_msg(strstr(cell, want), "[65] lacks \"%s\":\n%s", want, cell);
     free(cell);
     // [67]: the lines of the GloVe file
@@ -1503,6 +1508,12 @@ START_TEST(attention_figure_data) {
         ck_assert_double_eq_tol(sum, 1, 1e-5);
     }
     ck_assert(w[0] != w[1]);
+    // without positions a word's column is the same wherever it stands
+    // (chapter 7's text about the figure): positions j and j + 3 hold the
+    // same word
+    for (int i = 0; i < SEQUENCE_LENGTH; i++)
+        for (int j = 0; j + 3 < SEQUENCE_LENGTH; j++)
+            ck_assert_float_eq_tol(w[i * SEQUENCE_LENGTH + j], w[i * SEQUENCE_LENGTH + j + 3], 1e-7f);
     ck_assert(memcmp(kept[1], w, sizeof w) == 0);  // the weights kept are the figure's
     // [143] lists the keys of the matrix the figure draws: a state whose one
     // test chunk is chunk 4 (no word is <PAD> or <UNK> here)

@@ -216,6 +216,12 @@ static int cell_65_vocab(ch7_state *s, const ch7_options *o, FILE *out, char *er
     if (!by_rank) { snprintf(err, errlen, "out of memory"); return -1; }
     fprintf(out, "the %d most frequent words cover %.1f%% of the training tokens\n",
             VOCAB_SIZE, 100.0 * coverage(by_rank, ntypes, VOCAB_SIZE));
+    // the two ends of the Zipf figure: the few words that make up much of
+    // the text, and the many that occur a handful of times
+    size_t rare = 0;
+    for (size_t r = 0; r < ntypes; r++) rare += by_rank[r] <= RARE_COUNT;
+    fprintf(out, "the %d most frequent cover %.1f%%; %zu of the %zu distinct words occur %d times or fewer\n",
+            FEW_WORDS, 100.0 * coverage(by_rank, ntypes, FEW_WORDS), rare, ntypes, RARE_COUNT);
     int zipf_status = o->data_dir ? write_zipf(by_rank, ntypes, o->data_dir) : 0;
     free(by_rank);
     if (zipf_status < 0) { snprintf(err, errlen, "cannot write the figure data into %s", o->data_dir); return -1; }

@@ -37,6 +37,10 @@ typedef struct {
     bool frozen;             // --freeze-embeddings
 } ch7_run;
 
+// [65]: the share of the text the FEW_WORDS most frequent words cover, and
+// how many words occur RARE_COUNT times or fewer
+#define FEW_WORDS 10
+#define RARE_COUNT 5
 #define MAX_RUNS 3
 // [143]: what a softmax model attends to in the heatmap's chunk: the keys
 // with the TOP_KEYS largest column sums, the queries that put ONE_KEY_WEIGHT
