@@ -141,18 +141,21 @@ static int stopped(char *err, size_t errlen, const run_result *r, long epoch, si
 }
 
 // The notebook's line for each epoch of r, once training is done, so that
-// the losses can share one width: the widest of them ("494.1139" beside
-// "3.6918"), with the decimal points one under the other.
+// the columns line up: "Epoch 9," padded to the width of "Epoch 10,", and
+// the losses to the widest of them ("494.1139" beside "3.6918").
 static void print_epochs(FILE *out, const run_result *r) {
     int width = 0;
     for (long e = 0; e < r->epochs; e++) {
         int w = snprintf(NULL, 0, "%.4f", r->per_epoch[e].train_loss);
         if (w > width) width = w;
     }
+    char label[32];
+    int label_width = snprintf(NULL, 0, "Epoch %ld,", r->epochs);
     for (long e = 0; e < r->epochs; e++) {
         const epoch_result *x = &r->per_epoch[e];
-        fprintf(out, "Epoch %ld, Train Loss: %*.4f, Train Accuracy: %.4f | chunks %.4f, "
-                "reviews %.4f | %.0f s\n", e + 1, width, x->train_loss, x->train_accuracy,
+        snprintf(label, sizeof label, "Epoch %ld,", e + 1);
+        fprintf(out, "%-*s Train Loss: %*.4f, Train Accuracy: %.4f | chunks %.4f, "
+                "reviews %.4f | %.0f s\n", label_width, label, width, x->train_loss, x->train_accuracy,
                 x->chunk_accuracy, x->review_accuracy, x->seconds);
     }
 }
