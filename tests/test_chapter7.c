@@ -1624,6 +1624,58 @@ START_TEST(attended_keys_listed) {
 }
 END_TEST
 
+// [63] with NLTK's punkt_tab found under $NLTK_DATA (a folder made here,
+// two abbreviations in it): the output names the files NLTK's data holds,
+// never the folder, which is this machine's.
+START_TEST(punkt_source_named_without_its_folder) {
+    char root[] = "/tmp/chapter7-nltk-XXXXXX", path[512];
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    const char *dirs[] = {"tokenizers", "tokenizers/punkt_tab", "tokenizers/punkt_tab/english"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", root, dirs[k]);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    }
+    const char *files[4] = {"abbrev_types.txt", "collocations.tab", "sent_starters.txt", "ortho_context.tab"};
+    const char *texts[4] = {"mr\ndr\n", "", "", ""};
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/tokenizers/punkt_tab/english/%s", root, files[k]);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(texts[k], f);
+        fclose(f);
+    }
+    const char *before = getenv("NLTK_DATA");
+    char *saved = before ? strdup(before) : NULL;
+    ck_assert_int_eq(setenv("NLTK_DATA", root, 1), 0);
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    char err[256] = "", *text;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    int rc = cell_63_punkt(&s, out, err, sizeof err);
+    fclose(out);
+    if (saved) setenv("NLTK_DATA", saved, 1);
+    else unsetenv("NLTK_DATA");
+    free(saved);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_msg(strstr(text, "\nfrom NLTK's data (tokenizers/punkt_tab/english):\n2 abbreviations, "),
+                  "%s", text);
+    ck_assert_msg(strstr(text, root) == NULL, "the folder %s printed:\n%s", root, text);
+    free(text);
+    ch7_free(&s);
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/tokenizers/punkt_tab/english/%s", root, files[k]);
+        ck_assert_int_eq(remove(path), 0);
+    }
+    for (int k = 2; k >= 0; k--) {
+        snprintf(path, sizeof path, "%s/%s", root, dirs[k]);
+        ck_assert_int_eq(rmdir(path), 0);
+    }
+    ck_assert_int_eq(rmdir(root), 0);
+}
+END_TEST
+
 // The Zipf figure's data above rank 100, where it thins out: 1,000 ranks
 // with counts 10^6 / r. Every written rank's count is the input's and its
 // coverage the share of the counts up to it, summed here; ranks 1 to 100
@@ -2000,6 +2052,7 @@ int main(void) {
     tcase_add_test(tc, batch_words_counted);
     tcase_add_test(tc, attention_figure_data);
     tcase_add_test(tc, attended_keys_listed);
+    tcase_add_test(tc, punkt_source_named_without_its_folder);
     tcase_add_test(tc, zipf_ranks_thin_out_by_two_percent);
     tcase_add_test(tc, vocabulary_of_counted_words_only);
     tcase_add_test(tc, zero_rows_named);
