@@ -252,11 +252,13 @@ bench: all
 # golang-gopkg-neurosnap-sentences.v1-dev is Punkt's English parameters (the
 # tokenizer of chapter 7); texlive-latex-extra has framed.sty and fvextra.sty,
 # which the shaded, wrapped code listings need; python3-nltk is the reference
-# the book's tokenizer timing is measured against.
+# the book's tokenizer timing is measured against; texlive-pictures (TikZ)
+# and dvisvgm draw the diagrams of diagrams/ (book/diagrams.mk).
 BUILD_PKGS := gcc:cc make:make libcjson-dev libpcre2-dev golang-gopkg-neurosnap-sentences.v1-dev
 TEST_PKGS := $(BUILD_PKGS) pkg-config:pkg-config check npm:npm
 BOOK_PKGS := $(TEST_PKGS) python3-nltk gnuplot-nox:gnuplot pandoc:pandoc texlive-latex-base \
-             texlive-latex-recommended texlive-fonts-recommended texlive-latex-extra lmodern
+             texlive-latex-recommended texlive-fonts-recommended texlive-latex-extra lmodern \
+             texlive-pictures dvisvgm:dvisvgm
 
 setup: setup-book
 

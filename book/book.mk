@@ -81,3 +81,6 @@ book-check:
 html-check: html
 	@sh tests/setup.sh chromium:chromium
 	sh book/html-check.sh $(BOOK_HTML)
+
+# The TikZ diagrams of diagrams/, as PDF and as SVG.
+include book/diagrams.mk

@@ -10,6 +10,8 @@
 --   @fig:zipf        becomes  Figure 7.1, a link to the figure
 --   [-@fig:zipf]     becomes  7.1 alone ("Figures [-@fig:a] and [-@fig:b]")
 --   [@fig:a; @fig:b] becomes  Figures 2.1 and 2.2
+--   @sec:name        becomes  Appendix B (Chapter 7, Section 7.3), a link to
+--                    the heading {#sec:name}; [-@sec:name] the number alone
 --
 -- The list of figures (LaTeX's \listoffigures, metadata lof: true) shows
 -- the caption's first sentence, or the figure's lof="..." attribute if it
@@ -21,12 +23,19 @@
 -- two figures with one name, on a reference to a figure that does not exist
 -- and on a figure the text never refers to.
 --
+-- Inline code keeps one space between its words: a code span that the
+-- Markdown wraps inside a list item would otherwise carry the line's end and
+-- the item's indentation as four spaces (`--seed` and `42` a gap apart). In
+-- the PDF a path may end a line after a slash, and a paragraph with a long
+-- piece of code may end its lines short (the codepar of book/header.tex).
+--
 -- Run it before quote.lua (which takes the chapter attribute away) and
 -- before --citeproc (which would take @fig:name for a citation).
 
 local is_latex = FORMAT:match("latex") ~= nil
 
 local figures = {}        -- name -> { number = "7.1", short = inlines }
+local sections = {}       -- name -> { number = "B", word = "Appendix" }
 local order = {}          -- names in the order of the book
 local referenced = {}
 
@@ -87,6 +96,10 @@ local function number_blocks(blocks)
     if b.t == "Header" then
       local number = count_header(b)
       if number and not is_latex then b.attributes["number"] = number end
+      if number and b.identifier:match("^sec:") then
+        sections[b.identifier] = { number = number,
+          word = b.level > 1 and "Section" or appendix and "Appendix" or "Chapter" }
+      end
     elseif b.t == "RawBlock" and b.format == "latex" and b.text:match("\\appendix") then
       appendix = true
       counters[1] = 0
@@ -116,6 +129,16 @@ end
 
 -- A reference, @fig:name, becomes "Figure N" linked to the figure.
 local function Cite(el)
+  local c1 = el.citations[1]
+  if #el.citations == 1 and c1.id:match("^sec:") then
+    local sec = sections[c1.id] or fail("@" .. c1.id .. " refers to no numbered heading")
+    local word = c1.mode == "SuppressAuthor" and "" or sec.word .. "\u{a0}"
+    if is_latex then
+      return pandoc.RawInline("latex", "\\hyperref[" .. c1.id .. "]{" .. word:gsub("\u{a0}", "~") ..
+                              "\\ref*{" .. c1.id .. "}}")
+    end
+    return pandoc.Link(word .. sec.number, "#" .. c1.id)
+  end
   local names = {}
   for _, c in ipairs(el.citations) do
     if c.id:match("^fig:") then names[#names + 1] = c
@@ -196,10 +219,80 @@ local function html_list_of_figures()
     pandoc.BulletList(items) }, { id = "lof" })
 end
 
+-- Inline code, everywhere: every run of white space, a wrapped line's end
+-- and its indentation included, becomes one space.
+local function one_space(el)
+  el.text = el.text:gsub("%s+", " ")
+  return el
+end
+
+-- Inline code in LaTeX's text: a path may also end a line after one of its
+-- slashes (tests/reference/ | chapter4_golden.py), where at least three
+-- characters stand on either side, as \path would: a long file name then
+-- no longer leaves the line before it with gaps between its words. Code's
+-- own spaces stay the font's fixed width.
+local function Code(el)
+  local pieces = pandoc.List()
+  local start = 1
+  for slash in el.text:gmatch("()/") do
+    local before = el.text:sub(start, slash):match("[^ ]*$")
+    local after = el.text:sub(slash + 1):match("^[^ /]*")
+    if #before >= 4 and #after >= 3 then
+      pieces:insert(pandoc.Code(el.text:sub(start, slash), el.attr))
+      pieces:insert(pandoc.RawInline("latex", "\\allowbreak{}"))
+      start = slash + 1
+    end
+  end
+  if #pieces == 0 then return el end
+  pieces:insert(pandoc.Code(el.text:sub(start), el.attr))
+  return pieces
+end
+
+-- A paragraph with a long piece of inline code (a command line, an error
+-- message: LONG_CODE characters or more) leaves TeX few spaces to justify a
+-- line with, since code's spaces do not stretch; in LaTeX it is set in the
+-- codepar environment (book/header.tex), whose lines may end short instead
+-- of opening gaps between words.
+local LONG_CODE = 40
+
+local function has_long_code(block)
+  local long = false
+  block:walk({ Code = function(c) if #c.text >= LONG_CODE then long = true end end })
+  return long
+end
+
+-- LaTeX's paragraphs, in lists, divs and quotes too (not headings, whose
+-- titles are PDF bookmarks, nor tables' cells): their inline code goes
+-- through Code.
+local function text_with_code(blocks)
+  local out = pandoc.List()
+  for _, b in ipairs(blocks) do
+    if b.t == "Para" or b.t == "Plain" then
+      local long = has_long_code(b)
+      b = b:walk({ Code = Code })
+      if long then
+        -- inside the paragraph, so that a tight list stays tight
+        b.content:insert(1, pandoc.RawInline("latex", "\\begin{codepar}"))
+        b.content:insert(pandoc.RawInline("latex", "\\end{codepar}"))
+      end
+      out:insert(b)
+    else
+      if b.t == "BulletList" or b.t == "OrderedList" then
+        for i, item in ipairs(b.content) do b.content[i] = text_with_code(item) end
+      elseif b.t == "Div" or b.t == "BlockQuote" then
+        b.content = text_with_code(b.content)
+      end
+      out:insert(b)
+    end
+  end
+  return out
+end
+
 function Pandoc(doc)
   number_blocks(doc.blocks)
   doc.blocks = walk_figures(doc.blocks)
-  doc = doc:walk({ Cite = Cite })
+  doc = doc:walk({ Cite = Cite, Code = one_space })
+  if is_latex then doc.blocks = text_with_code(doc.blocks) end
   for _, name in ipairs(order) do
     if not referenced[name] then
       fail("the text never refers to figure " .. name .. " (write @" .. name .. ")")

@@ -31,51 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "finite_diff.h"
 #include "suite.h"
-
-// Central differences use step H; a gradient passes when it is within
-// ATOL + RTOL |g| of the difference.
-#define H 1e-6
-#define RTOL 1e-6
-#define ATOL 1e-8
-
-static void fill_uniform(torch_rng *g, double *x, int n, double a, double b) {
-    for (int i = 0; i < n; i++) x[i] = a + (b - a) * (rng_next_u32(g) / 4294967296.0);
-}
-
-static double *new_random(torch_rng *g, int n, double a, double b) {
-    double *x = malloc((size_t)(n ? n : 1) * sizeof *x);
-    ck_assert_ptr_nonnull(x);
-    fill_uniform(g, x, n, a, b);
-    return x;
-}
-
-static double *new_zeros(int n) {
-    double *x = calloc((size_t)(n ? n : 1), sizeof *x);
-    ck_assert_ptr_nonnull(x);
-    return x;
-}
-
-// Compares analytic gradient grad (n) of f at x with central differences;
-// f reads x through the closure ctx. Returns the largest error seen.
-typedef double (*loss_fn)(void *ctx);
-static double check_gradient(const char *what, double *x, const double *grad, int n, loss_fn f,
-                             void *ctx) {
-    double worst = 0;
-    for (int i = 0; i < n; i++) {
-        double keep = x[i];
-        x[i] = keep + H;
-        double up = f(ctx);
-        x[i] = keep - H;
-        double down = f(ctx);
-        x[i] = keep;
-        double fd = (up - down) / (2 * H), err = fabs(fd - grad[i]);
-        ck_assert_msg(err <= ATOL + RTOL * fabs(fd), "%s[%d]: backward %.12g, finite difference %.12g",
-                      what, i, grad[i], fd);
-        if (err > worst) worst = err;
-    }
-    return worst;
-}
 
 // ---------------------------------------------------------------- gemm
 

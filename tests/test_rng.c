@@ -447,13 +447,14 @@ END_TEST
 // generator from the operating system, so the constant 67280421310721 does
 // not replay them. Searching all 2^32 effective seeds (only the low 32 bits
 // count) for the numbers the notebooks print finds exactly one seed each:
-// 3570563066 for 001 (its 8 token ids; real PyTorch then also gives the
-// notebook's z_3 and attn_weights[0, 0] = 43.661) and 74104689 for 003 (its
-// embedded rows; real PyTorch then also gives cells [5] and [7] to the
+// 3570563066 for "Attention and Transformers" (its 8 token ids; real
+// PyTorch then also gives the notebook's z_3 and attn_weights[0, 0] =
+// 43.661) and 74104689 for "Studying the mechanism of self-attention" (its
+// embedded rows; real PyTorch then also gives cells [S5] and [S7] to the
 // printed 4 decimals).
 
 START_TEST(test_notebook_001_token_ids) {
-    // torch.randint(0, 20000, [8]) in seed 001 cell [3]
+    // torch.randint(0, 20000, [8]) in cell [T3] of "Attention and Transformers"
     static const int64_t want[8] = {10277, 18871, 14910, 13181, 2829, 19980, 9604, 10053};
     torch_rng g;
     int64_t ids[8];
@@ -466,7 +467,8 @@ START_TEST(test_notebook_001_token_ids) {
 END_TEST
 
 START_TEST(test_notebook_003_embedding) {
-    // nn.Embedding(11, 10) in seed 003 cell [4], rows 9, 8, 4, 2, 3 as
+    // nn.Embedding(11, 10) in cell [S4] of "Studying the mechanism of
+    // self-attention", rows 9, 8, 4, 2, 3 as
     // printed to 4 decimals (so within 5e-5 plus the normals' tolerance)
     static const int rows[5] = {9, 8, 4, 2, 3};
     static const float want[5][10] = {

@@ -30,55 +30,12 @@
 #include <string.h>
 
 #include "nn/transformer.h"
+#include "finite_diff.h"
 #include "suite.h"
-
-// Central differences use step H; a gradient passes when it is within
-// ATOL + RTOL |fd| of the difference fd.
-#define H 1e-6
-#define RTOL 1e-6
-#define ATOL 1e-8
 
 // The sizes of every case: width, heads, feed-forward width, sequences,
 // source and target lengths.
 enum { D = 8, HEADS = 2, D_FF = 16, B = 2, NS = 5, NT = 4 };
-
-static void fill_uniform(torch_rng *g, double *x, size_t n, double a, double b) {
-    for (size_t i = 0; i < n; i++) x[i] = a + (b - a) * (rng_next_u32(g) / 4294967296.0);
-}
-
-static double *new_random(torch_rng *g, size_t n, double a, double b) {
-    double *x = malloc((n ? n : 1) * sizeof *x);
-    ck_assert_ptr_nonnull(x);
-    fill_uniform(g, x, n, a, b);
-    return x;
-}
-
-static double *new_zeros(size_t n) {
-    double *x = calloc(n ? n : 1, sizeof *x);
-    ck_assert_ptr_nonnull(x);
-    return x;
-}
-
-// Compares the analytic gradient grad (n) of f at x with central
-// differences; f reads x through ctx. Returns the largest error seen.
-typedef double (*loss_fn)(void *ctx);
-static double check_gradient(const char *what, double *x, const double *grad, size_t n, loss_fn f,
-                             void *ctx) {
-    double worst = 0;
-    for (size_t i = 0; i < n; i++) {
-        double keep = x[i];
-        x[i] = keep + H;
-        double up = f(ctx);
-        x[i] = keep - H;
-        double down = f(ctx);
-        x[i] = keep;
-        double fd = (up - down) / (2 * H), err = fabs(fd - grad[i]);
-        ck_assert_msg(err <= ATOL + RTOL * fabs(fd),
-                      "%s[%zu]: backward %.12g, finite difference %.12g", what, i, grad[i], fd);
-        if (err > worst) worst = err;
-    }
-    return worst;
-}
 
 static double weighted_sum(const double *out, const double *r, size_t n) {
     double s = 0;

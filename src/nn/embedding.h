@@ -23,7 +23,7 @@ void embed(float *x, const float *table, const int64_t *ids, int n, int d);
 float *draw_embedding(float *x, const int64_t *ids, int n, int vocab_size,
                       int d, torch_rng *g);
 
-// The notebook's cells [3] and [4] on a sentence: dummy_tokenize draws its
+// The notebook's cells [T3] and [T4] on a sentence: dummy_tokenize draws its
 // ids (into ids and words, as there), then draw_embedding its table and
 // embeddings x, (n, d). *table receives the table when table is not NULL
 // (the caller frees it); else it is freed. Returns the number of tokens n,

@@ -13,7 +13,7 @@
 #define NOTEBOOK_MASK_VALUE -1e10f
 
 //> notebook-attention
-// Cell [23]: query, keys, values and z are (n, d_k), weights is (n, n).
+// Cell [T23]: query, keys, values and z are (n, d_k), weights is (n, n).
 // It divides by sqrt(embedding_dim), the global EMBEDDING_DIM, whatever
 // d_k is.
 void notebook_attention(float *z, float *weights, const float *query,
@@ -105,7 +105,7 @@ done:
     return status;
 }
 
-// Cell [24]: every call draws new weights, and causal_masking is accepted
+// Cell [T24]: every call draws new weights, and causal_masking is accepted
 // and never passed on to the heads.
 int notebook_multi_head_attention(float *out, notebook_mha *m,
                                   const float *x_q, const float *x_k,

@@ -1,5 +1,5 @@
 // notebook_attention.h: the notebook "Attention and Transformers"'s own
-// attention and multi-head attention (its cells [23] and [24]), as written,
+// attention and multi-head attention (its cells [T23] and [T24]), as written,
 // flaws included, so that chapters 4 and 5 can run its cells.
 //
 // Dimension legend (as in tensor.h):
@@ -15,7 +15,7 @@
 
 #include "core/rng.h"
 
-// Cell [23], attention(query, keys, values, causal_masking): one head.
+// Cell [T23], attention(query, keys, values, causal_masking): one head.
 // query, keys, values and z are (n, d_k); weights (n, n) receives the
 // softmax. The scores are divided by sqrt(embedding_dim), the notebook's
 // global EMBEDDING_DIM, whatever d_k is. z must not overlap the inputs.
@@ -51,7 +51,7 @@ int notebook_mha_forward(float *out, float *heads, float *weights,
                          const float *x_k, const float *x_v,
                          bool heads_causal);
 
-// Cell [24], multi_head_attention(x_q, x_k, x_v, n_heads, causal_masking):
+// Cell [T24], multi_head_attention(x_q, x_k, x_v, n_heads, causal_masking):
 // draws m's weights anew and runs the heads without masking, whatever
 // causal_masking says, as the notebook does. Returns 0, or -1 when out of
 // memory.

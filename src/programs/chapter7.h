@@ -37,12 +37,12 @@ typedef struct {
     bool frozen;             // --freeze-embeddings
 } ch7_run;
 
-// [65]: the share of the text the FEW_WORDS most frequent words cover, and
+// [H65]: the share of the text the FEW_WORDS most frequent words cover, and
 // how many words occur RARE_COUNT times or fewer
 #define FEW_WORDS 10
 #define RARE_COUNT 5
 #define MAX_RUNS 3
-// [143]: what a softmax model attends to in the heatmap's chunk: the keys
+// [7.1]: what a softmax model attends to in the heatmap's chunk: the keys
 // with the TOP_KEYS largest column sums, the queries that put ONE_KEY_WEIGHT
 // or more on one key, in lines of at most LIST_LINE characters
 #define TOP_KEYS 5
@@ -77,7 +77,7 @@ typedef struct {
     float cosine;
     trainer_data data;           // the chunks (C, L), their labels (C) and the test reviews
     double tokenize_seconds;
-    // after [141]: each softmax model's attention over heatmap_chunk, (L, L),
+    // after [H141]: each softmax model's attention over heatmap_chunk, (L, L),
     // in the slot of its entry in the results (NULL for the other models)
     float *attention[3 * MAX_RUNS];
 } ch7_state;
@@ -88,14 +88,14 @@ void ch7_free(ch7_state *s);
 // and *failed false when there are neither).
 punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errlen, bool *failed);
 
-// The data pipeline, cells [60] to [69] and [136], printed to out. Returns
+// The data pipeline, cells [H60] to [H69] and [H136], printed to out. Returns
 // 0, or -1 with the reason in err.
 int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen);
 
-// [142] the models, [141] their training (results gets one entry per model
+// [H142] the models, [H141] their training (results gets one entry per model
 // trained, *nresults how many; 0, or -1 with the reason in err; each
 // softmax model's attention over the heatmap's chunk into s->attention)
-// and [143] the results, with the keys those models attend to most.
+// and [7.1] the results, with the keys those models attend to most.
 void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out);
 int cell_141_training(run_result *results, int *nresults, ch7_state *s,
                       const ch7_options *o, FILE *out, char *err, size_t errlen);

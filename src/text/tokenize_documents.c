@@ -13,7 +13,7 @@
 #include "text/clean.h"
 
 //> cell-64
-// [64] clean_paragraph, then word_tokenize, each review; the training
+// [H64] clean_paragraph, then word_tokenize, each review; the training
 // reviews first, so that first-seen order is the notebook's Counter's.
 int tokenize_reviews(corpus *c, tokenizer *t, const imdb_reviews *reviews,
                      const size_t *train, size_t n_train, const size_t *test, size_t n_test,

@@ -1,6 +1,6 @@
 // tokenize_documents.h: clean_paragraph, then word_tokenize, on many
 // documents in a row: the reviews of the IMDb data set into a corpus (the
-// notebook's cell [64]), or the lines of a stream (chapter7 --tokenize).
+// notebook's cell [H64]), or the lines of a stream (chapter7 --tokenize).
 #ifndef ATTN_TOKENIZE_DOCUMENTS_H
 #define ATTN_TOKENIZE_DOCUMENTS_H
 

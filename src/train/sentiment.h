@@ -1,5 +1,5 @@
 // sentiment.h: chapter 7's three sentiment classifiers (the notebook
-// "How and Why does Self Attention Work?", cell [142]) and a transformer
+// "How and Why does Self Attention Work?", cell [H142]) and a transformer
 // classifier to hold them against, their forward and backward passes, and
 // one training step.
 //

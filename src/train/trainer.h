@@ -1,4 +1,4 @@
-// trainer.h: the training loop of cell [141] of the notebook "How and Why
+// trainer.h: the training loop of cell [H141] of the notebook "How and Why
 // does Self Attention Work?", for the classifiers of sentiment.h: epochs
 // of shuffled batches of chunks, a line per epoch, the test accuracy per
 // chunk and per review after each; and several models trained side by

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""chapter1_golden.py: what the notebook's cells [2]-[13] compute in PyTorch
+"""chapter1_golden.py: what the notebook's cells [T2]-[T13] compute in PyTorch
 after torch.manual_seed(seed), for tests/test_chapter1.c.
 
     /usr/bin/python3 tests/reference/chapter1_golden.py tests/golden

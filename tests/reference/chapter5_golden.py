@@ -10,8 +10,8 @@ writes chapter5_seed<S>.txt into the given directory for each seed S of
 SEEDS, each holding, from torch.manual_seed(S):
 
   notebook   chapter 1's randint and nn.Embedding(20000, 32), the draws of
-             the notebook's cells [19] and [24], then its cells [25] and
-             [26] in its own code: the encoder and decoder outputs and
+             the notebook's cells [T19] and [T24], then its cells [T25] and
+             [T26] in its own code: the encoder and decoder outputs and
              what they drew.
   twin       chapter5_twin.py itself, run with the seed as its argument (its
              printing is discarded): the token ids, the embeddings, every
@@ -56,7 +56,7 @@ EMBEDDING_DIM = 32
 
 
 def notebook(out, seed):
-    """Cells [25] and [26] of the notebook, its code as written."""
+    """Cells [T25] and [T26] of the notebook, its code as written."""
     torch.manual_seed(seed)
     sentence = "Sorry Dave, I'm afraid I can't do that."
     tokenized_sentence = torch.randint(0, 20000, [len(sentence.split(" "))])
@@ -64,7 +64,7 @@ def notebook(out, seed):
     embedded_tokens = embedding_layer(tokenized_sentence)
     n_tokens = len(tokenized_sentence)
     for _ in range(3):
-        torch.rand(n_tokens, n_tokens)              # cell [19]
+        torch.rand(n_tokens, n_tokens)              # cell [T19]
 
     def attention(query, keys, values, causal_masking=False):
         n_tokens, embedding_dim = query.shape
@@ -89,7 +89,7 @@ def notebook(out, seed):
         return torch.matmul(attn_head_outputs, w_out)
 
     multi_head_attention(embedded_tokens, embedded_tokens, embedded_tokens,
-                         n_heads=3)                 # cell [24]
+                         n_heads=3)                 # cell [T24]
     linears = []
 
     def transformer_encoder_layer(src_embedding, n_heads,
@@ -236,7 +236,7 @@ def main():
         out = [
             f"# written by tests/reference/chapter5_golden.py, "
             f"torch {torch.__version__}, seed {seed}",
-            "# notebook_*: cells [25]-[26] of the notebook from "
+            "# notebook_*: cells [T25]-[T26] of the notebook from "
             f"torch.manual_seed({seed});",
             "# twin_*: chapter5_twin.py with the same seed; perturbed_*: its "
             "layers with random biases and norms;",
