@@ -21,7 +21,8 @@ unset logscale y
 set logscale x
 set format y "%g%%"
 set yrange [0:100]
-set title "Share of the training tokens the top words cover" font ",10"
-set ylabel "tokens covered"
+set title "Share covered by the top words" font ",10"
+set rmargin 3
+set ylabel "training tokens covered"
 plot file using 1:($3 * 100) with lines lw 2 lc rgb "#2171b5"
 unset multiplot

@@ -109,10 +109,12 @@ static void printed_counts_hold(const char *printed, const ch7_state *s, const c
     for (size_t i = 0; i < c->types.n; i++)
         if (c->count[i] > 0) total += counts[n++] = c->count[i];
     qsort(counts, n, sizeof *counts, by_count_down);
-    int64_t top = 0, last = counts[VOCAB_SIZE - 1];
-    size_t tied = 0, above = 0;
+    int64_t top = 0, few = 0, last = counts[VOCAB_SIZE - 1];
+    size_t tied = 0, above = 0, rare = 0;
     for (size_t i = 0; i < n; i++) {
         if (i < VOCAB_SIZE) top += counts[i];
+        if (i < FEW_WORDS) few += counts[i];
+        rare += counts[i] <= RARE_COUNT;
         tied += counts[i] == last;
         above += counts[i] > last;
     }
@@ -123,6 +125,9 @@ static void printed_counts_hold(const char *printed, const ch7_state *s, const c
     ck_assert_msg(strstr(cell, want), "[H65] lacks \"%s\":\n%s", want, cell);
     snprintf(want, sizeof want, "the %d most frequent words cover %.1f%% of the training tokens\n", VOCAB_SIZE,
              100.0 * (double)top / (double)total);
+    ck_assert_msg(strstr(cell, want), "[H65] lacks \"%s\":\n%s", want, cell);
+    snprintf(want, sizeof want, "the %d most frequent cover %.1f%%; %zu of the %zu distinct words occur %d times "
+             "or fewer\n", FEW_WORDS, 100.0 * (double)few / (double)total, rare, n, RARE_COUNT);
     ck_assert_msg(strstr(cell, want), "[H65] lacks \"%s\":\n%s", want, cell);
     free(cell);
     // [H67]: the lines of the GloVe file
@@ -1379,6 +1384,85 @@ static double field_of(const char *text, int line, int field) {
     return v;
 }
 
+// [7.1]'s lines about a softmax model's attention over the heatmap's chunk,
+// held to w (L, L), the matrix the figure draws: the keys of the TOP_KEYS
+// largest column sums, summed here, in order (the first position of a
+// tie), with their sums; the mean of the diagonal against 1/L; and every
+// query with ONE_KEY_WEIGHT or more on a key, found here by looking.
+// labels are the chunk's words, text what cell_143_results printed.
+static void assert_attended_keys(const char *text, const float *w, const char *const *labels) {
+    enum { L = SEQUENCE_LENGTH };
+    double sum[L] = {0}, self = 0;
+    for (int i = 0; i < L; i++) {
+        self += w[i * L + i] / (double)L;
+        for (int j = 0; j < L; j++) sum[j] += w[i * L + j];
+    }
+    int order[L];
+    for (int j = 0; j < L; j++) order[j] = j;
+    for (int a = 1; a < L; a++)  // insertion sort: largest first, ties kept in place
+        for (int b = a; b > 0 && sum[order[b]] > sum[order[b - 1]]; b--) {
+            int x = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = x;
+        }
+    char head[80];
+    snprintf(head, sizeof head, "most weight received (a key's column sum, of %d):", L);
+    const char *p = strstr(text, head);
+    ck_assert_msg(p != NULL, "no \"%s\":\n%s", head, text);
+    p += strlen(head);
+    for (int k = 0; k < TOP_KEYS; k++) {
+        p += strspn(p, ", \n");
+        ck_assert_msg(*p == '"', "key %d not quoted:\n%s", k, text);
+        const char *end = strchr(p + 1, '"');
+        ck_assert_ptr_nonnull(end);
+        int j = order[k];
+        ck_assert_msg((size_t)(end - p - 1) == strlen(labels[j]) && strncmp(p + 1, labels[j], strlen(labels[j])) == 0,
+                      "key %d is %.*s, the column of sum %d is \"%s\" (%.4f)\n%s", k, (int)(end - p + 1), p,
+                      k + 1, labels[j], sum[j], text);
+        char *after;
+        double v = strtod(end + 1, &after);
+        ck_assert_msg(after != end + 1 && fabs(v - sum[j]) <= 0.0051, "key %d: %g printed, the column sums "
+                      "to %.4f\n%s", k, v, sum[j], text);
+        p = after;
+    }
+    ck_assert_msg(*p == '\n', "more than %d keys listed:\n%s", TOP_KEYS, text);
+    double printed_self;
+    char verdict[16];
+    p = strstr(p, "a word's weight on itself, on average: ");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(sscanf(p, "a word's weight on itself, on average: %lf, ", &printed_self), 1);
+    ck_assert_double_eq_tol(printed_self, self, 0.00051);
+    snprintf(verdict, sizeof verdict, ", %s a", self < 1.0 / L ? "below" : "not below");
+    const char *eol = strchr(p, '\n'), *at = strstr(p, verdict);
+    ck_assert_msg(at && at < eol, "not \"%s\": %.*s", verdict, (int)(eol - p), p);
+    // the queries' line, its wrapped lines joined
+    char want[4096] = "", got[4096];
+    for (int i = 0; i < L; i++)
+        for (int j = 0; j < L; j++)
+            if (w[i * L + j] >= ONE_KEY_WEIGHT)
+                snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s > %s", want[0] ? ", " : "",
+                         labels[i], labels[j]);
+    if (!want[0]) snprintf(want, sizeof want, "none");
+    p = strstr(p, "queries with ");
+    ck_assert_ptr_nonnull(p);
+    p = strchr(p, ':') + 2;
+    size_t n = 0;
+    for (; *p && !(*p == '\n' && p[1] != ' ') && n + 1 < sizeof got; p++) {
+        if (*p == '\n') p += strspn(p + 1, " ");  // a wrapped line: ",\n    " reads ", "
+        else got[n++] = *p;
+    }
+    got[n] = '\0';
+    // a wrap drops the space after the comma: put it back
+    char joined[4096];
+    size_t m = 0;
+    for (size_t i = 0; i < n && m + 2 < sizeof joined; i++) {
+        joined[m++] = got[i];
+        if (got[i] == ',' && got[i + 1] != ' ') joined[m++] = ' ';
+    }
+    joined[m] = '\0';
+    ck_assert_msg(strcmp(joined, want) == 0, "queries listed \"%s\", not \"%s\"\n%s", joined, want, text);
+}
+
 // The softmax model's attention over one test chunk, as --data writes it:
 // the chunk's words down and across, the weights of a forward pass on that
 // chunk alone, each row summing to 1.
@@ -1402,9 +1486,17 @@ START_TEST(attention_figure_data) {
     for (int i = 0; i < SEQUENCE_LENGTH; i++) t.X[4 * SEQUENCE_LENGTH + i] = i % 3;
     char dir[] = "/tmp/chapter7-attention-XXXXXX", err[256] = "";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    figure_target target = {.data = &t.d, .vocab = &v, .chunk = 4, .dir = dir};
-    run_result r = {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.001};
+    // the run as results[1], so that its weights are kept in slot 1
+    run_result results[2] = {{.kind = MODEL_BASELINE, .lr = 0.001}, {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.001}};
+    run_result r = results[1];
+    float *kept[2] = {NULL, NULL};
+    figure_target target = {.data = &t.d, .vocab = &v, .chunk = 4, .dir = dir, .results = results, .n = 2,
+                            .attention = kept};
     ck_assert_msg(write_figure_data(&r, &m, &a, &target, err, sizeof err) == 0, "%s", err);
+    ck_assert_ptr_null(kept[1]);  // r is not one of results: nothing kept
+    ck_assert_msg(write_figure_data(&results[1], &m, &a, &target, err, sizeof err) == 0, "%s", err);
+    ck_assert_ptr_null(kept[0]);
+    ck_assert_ptr_nonnull(kept[1]);
     const int32_t *ids = t.X + 4 * SEQUENCE_LENGTH;
     sentiment_forward(&m, &b, ids, 1);
     float w[SEQUENCE_LENGTH * SEQUENCE_LENGTH];
@@ -1416,6 +1508,36 @@ START_TEST(attention_figure_data) {
         ck_assert_double_eq_tol(sum, 1, 1e-5);
     }
     ck_assert(w[0] != w[1]);
+    // without positions a word's column is the same wherever it stands
+    // (chapter 7's text about the figure): positions j and j + 3 hold the
+    // same word
+    for (int i = 0; i < SEQUENCE_LENGTH; i++)
+        for (int j = 0; j + 3 < SEQUENCE_LENGTH; j++)
+            ck_assert_float_eq_tol(w[i * SEQUENCE_LENGTH + j], w[i * SEQUENCE_LENGTH + j + 3], 1e-7f);
+    ck_assert(memcmp(kept[1], w, sizeof w) == 0);  // the weights kept are the figure's
+    // [7.1] lists the keys of the matrix the figure draws: a state whose one
+    // test chunk is chunk 4 (no word is <PAD> or <UNK> here)
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    s.vocab = v;
+    s.vocab.pad = s.vocab.unk = 99;
+    s.data = (trainer_data){.L = SEQUENCE_LENGTH, .X_test = t.X + 4 * SEQUENCE_LENGTH, .Y_test = t.Y + 4,
+                            .test_review = t.review + 4, .n_test = 1};
+    epoch_result e[1] = {{0.5, 0.6, 0.7, 0.8, 1}};
+    results[0].epochs = results[1].epochs = 1;
+    results[0].per_epoch = results[1].per_epoch = e;
+    s.attention[1] = kept[1];
+    char *text;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    cell_143_results(results, 2, &s, out);
+    fclose(out);
+    ck_assert_msg(strstr(text, "\nsoftmax-attention, lr 0.001, embeddings trained, on that chunk:\n"), "%s", text);
+    assert_attended_keys(text, w, labels);
+    free(text);
+    free(kept[1]);
+    // written twice, by each call: the file holds the same matrix
     assert_heatmap_file(dir, "chapter7-attention-0.001-trained.dat", w, SEQUENCE_LENGTH, SEQUENCE_LENGTH,
                         labels, labels);
     char path[300];
@@ -1430,6 +1552,127 @@ START_TEST(attention_figure_data) {
     sentiment_acts_free(&b);
     sentiment_model_free(&m);
     strmap_free(&v.words);
+}
+END_TEST
+
+// [7.1]'s lines about attention on a matrix made up here: keys 7, 3, 20
+// (the same word as 3: each position is a column of its own), 12 and 30
+// receive the most; the diagonal holds 1/8 in every row but every fifth,
+// which puts nearly all of its weight on one key; long words wrap both
+// lists, which must come out whole and within the page.
+START_TEST(attended_keys_listed) {
+    enum { L = SEQUENCE_LENGTH };
+    static float w[L * L];
+    const char *labels[L];
+    char names[L][40];
+    int32_t ids[L];
+    vocab v;
+    memset(&v, 0, sizeof v);
+    strmap_init(&v.words);
+    for (int i = 0; i < L; i++) {
+        if (i == 20) snprintf(names[i], sizeof names[i], "%s", names[3]);  // the same word twice
+        else snprintf(names[i], sizeof names[i], "%s%d", i % 4 ? "w" : "a-rather-long-word-", i);
+        ck_assert_int_ge(strmap_intern(&v.words, names[i], strlen(names[i]), NULL), 0);
+        ids[i] = (int32_t)strmap_find(&v.words, names[i], strlen(names[i]));
+        labels[i] = names[i];
+    }
+    const int heavy[5] = {7, 3, 20, 12, 30};
+    const float share[5] = {0.20f, 0.12f, 0.12f, 0.10f, 0.08f};
+    for (int i = 0; i < L; i++) {
+        float rest = 1;
+        w[i * L + i] = 0.125f;
+        rest -= 0.125f;
+        for (int k = 0; k < 5; k++)
+            if (heavy[k] != i) {
+                w[i * L + heavy[k]] = share[k];
+                rest -= share[k];
+            }
+        for (int j = 0; j < L; j++)  // the rest spread over the others
+            if (j != i && j != 7 && j != 3 && j != 20 && j != 12 && j != 30) w[i * L + j] = rest / 26;
+    }
+    for (int i = 0; i < L; i += 5) {  // every fifth query all on one key
+        for (int j = 0; j < L; j++) w[i * L + j] = 0.002f;
+        w[i * L + (i + 9) % L] = 1 - 0.002f * (L - 1);
+    }
+    epoch_result e[1] = {{0.5, 0.6, 0.7, 0.8, 1}};
+    run_result r = {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.001, .frozen = true, .epochs = 1, .per_epoch = e};
+    int32_t Y[1] = {1}, review[1] = {0};
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    s.vocab = v;
+    s.vocab.pad = s.vocab.unk = L + 5;
+    s.data = (trainer_data){.L = L, .X_test = ids, .Y_test = Y, .test_review = review, .n_test = 1};
+    s.attention[0] = w;
+    char *text;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    cell_143_results(&r, 1, &s, out);
+    fclose(out);
+    ck_assert_msg(strstr(text, "\nsoftmax-attention, lr 0.001, embeddings frozen, on that chunk:\n"), "%s", text);
+    assert_attended_keys(text, w, labels);
+    // the made-up order, as the helper's own sort must find it
+    char want[200];
+    snprintf(want, sizeof want, "\"%s\"", names[7]);
+    const char *first = strstr(text, "of 32): ");
+    ck_assert_msg(first && strncmp(first + 8, want, strlen(want)) == 0, "%s", text);
+    for (const char *line = strstr(text, "on that chunk:"); line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        ck_assert_msg(strcspn(line, "\n") <= LIST_LINE, "a line longer than %d:\n%s", LIST_LINE, text);
+    ck_assert_msg(strstr(text, ",\n    "), "the queries' list did not wrap:\n%s", text);
+    free(text);
+    strmap_free(&v.words);
+}
+END_TEST
+
+// [H63] with NLTK's punkt_tab found under $NLTK_DATA (a folder made here,
+// two abbreviations in it): the output names the files NLTK's data holds,
+// never the folder, which is this machine's.
+START_TEST(punkt_source_named_without_its_folder) {
+    char root[] = "/tmp/chapter7-nltk-XXXXXX", path[512];
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    const char *dirs[] = {"tokenizers", "tokenizers/punkt_tab", "tokenizers/punkt_tab/english"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", root, dirs[k]);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    }
+    const char *files[4] = {"abbrev_types.txt", "collocations.tab", "sent_starters.txt", "ortho_context.tab"};
+    const char *texts[4] = {"mr\ndr\n", "", "", ""};
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/tokenizers/punkt_tab/english/%s", root, files[k]);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(texts[k], f);
+        fclose(f);
+    }
+    const char *before = getenv("NLTK_DATA");
+    char *saved = before ? strdup(before) : NULL;
+    ck_assert_int_eq(setenv("NLTK_DATA", root, 1), 0);
+    ch7_state s;
+    memset(&s, 0, sizeof s);
+    char err[256] = "", *text;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    int rc = cell_63_punkt(&s, out, err, sizeof err);
+    fclose(out);
+    if (saved) setenv("NLTK_DATA", saved, 1);
+    else unsetenv("NLTK_DATA");
+    free(saved);
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_msg(strstr(text, "\nfrom NLTK's data (tokenizers/punkt_tab/english):\n2 abbreviations, "),
+                  "%s", text);
+    ck_assert_msg(strstr(text, root) == NULL, "the folder %s printed:\n%s", root, text);
+    free(text);
+    ch7_free(&s);
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/tokenizers/punkt_tab/english/%s", root, files[k]);
+        ck_assert_int_eq(remove(path), 0);
+    }
+    for (int k = 2; k >= 0; k--) {
+        snprintf(path, sizeof path, "%s/%s", root, dirs[k]);
+        ck_assert_int_eq(rmdir(path), 0);
+    }
+    ck_assert_int_eq(rmdir(root), 0);
 }
 END_TEST
 
@@ -1808,6 +2051,8 @@ int main(void) {
     tcase_add_test(tc, results_table_numbers);
     tcase_add_test(tc, batch_words_counted);
     tcase_add_test(tc, attention_figure_data);
+    tcase_add_test(tc, attended_keys_listed);
+    tcase_add_test(tc, punkt_source_named_without_its_folder);
     tcase_add_test(tc, zipf_ranks_thin_out_by_two_percent);
     tcase_add_test(tc, vocabulary_of_counted_words_only);
     tcase_add_test(tc, zero_rows_named);

@@ -271,11 +271,17 @@ START_TEST(writes_the_figure_data) {
     out[n] = "EOS";
     assert_heatmap_file(dir, "chapter8-cross.dat", short_run.cross, n + 1, n, out, src);
     assert_heatmap_file(dir, "chapter8-self.dat", short_run.self, n, n, src, src);
-    // each row of a map sums to one
+    // each row of a map sums to one; the encoder's gives every digit of the
+    // source some weight (chapter 8's text about Figure 08-self)
     for (int q = 0; q <= n; q++) {
-        double sum = 0;
+        double sum = 0, self = 0;
         for (int k = 0; k < n; k++) sum += short_run.cross[q * n + k];
         ck_assert_double_eq_tol(sum, 1, 1e-5);
+        for (int k = 0; k < n && q < n; k++) {
+            ck_assert_float_gt(short_run.self[q * n + k], 0);
+            self += short_run.self[q * n + k];
+        }
+        if (q < n) ck_assert_double_eq_tol(self, 1, 1e-5);
     }
     const char *names[3] = { "chapter8-loss-positions.dat", "chapter8-loss-none.dat",
                              "chapter8-sinusoids.dat" };

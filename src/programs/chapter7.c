@@ -46,6 +46,7 @@ void ch7_free(ch7_state *s) {
     vocab_free(&s->vocab);
     free(s->embedding);
     trainer_data_free(&s->data);
+    for (int i = 0; i < 3 * MAX_RUNS; i++) free(s->attention[i]);
     memset(s, 0, sizeof *s);
 }
 
@@ -118,7 +119,9 @@ static int cell_63_punkt(ch7_state *s, FILE *out, char *err, size_t errlen) {
         if (strcmp(where, PUNKT_DEBIAN_JSON) == 0)
             fprintf(out, "from Debian's %s (english.json):\n", PUNKT_DEBIAN_PACKAGE);
         else
-            fprintf(out, "from NLTK's punkt_tab in %s:\n", where);
+            // where is this machine's folder: the output names only the
+            // files, which are the same wherever NLTK's data lives
+            fprintf(out, "from NLTK's data (tokenizers/punkt_tab/english):\n");
         fprintf(out, "%zu abbreviations, %zu collocations, %zu sentence starters,\n"
                      "%zu words with orthographic context\n", a, c, st, or);
     } else {
@@ -213,6 +216,12 @@ static int cell_65_vocab(ch7_state *s, const ch7_options *o, FILE *out, char *er
     if (!by_rank) { snprintf(err, errlen, "out of memory"); return -1; }
     fprintf(out, "the %d most frequent words cover %.1f%% of the training tokens\n",
             VOCAB_SIZE, 100.0 * coverage(by_rank, ntypes, VOCAB_SIZE));
+    // the two ends of the Zipf figure: the few words that make up much of
+    // the text, and the many that occur a handful of times
+    size_t rare = 0;
+    for (size_t r = 0; r < ntypes; r++) rare += by_rank[r] <= RARE_COUNT;
+    fprintf(out, "the %d most frequent cover %.1f%%; %zu of the %zu distinct words occur %d times or fewer\n",
+            FEW_WORDS, 100.0 * coverage(by_rank, ntypes, FEW_WORDS), rare, ntypes, RARE_COUNT);
     int zipf_status = o->data_dir ? write_zipf(by_rank, ntypes, o->data_dir) : 0;
     free(by_rank);
     if (zipf_status < 0) { snprintf(err, errlen, "cannot write the figure data into %s", o->data_dir); return -1; }
@@ -540,22 +549,85 @@ int cell_141_training(run_result *results, int *nresults, ch7_state *s,
     *nresults = n;
     figure_target t;
     trainer_options opts = training_options(s, o, &t);
+    t.results = results;
+    t.n = n;
+    t.attention = s->attention;
     return train_models(results, n, d, &opts, out, err, errlen);
 }
 
+// Appends word to a list on out: after a space when it is the first, else
+// after ", ", or after ",", a line break and an indent when the line would
+// run past LIST_LINE characters; *col is the column the line has reached.
+static void list_word(FILE *out, const char *word, bool first, int *col) {
+    int len = (int)strlen(word);
+    if (first) *col += fprintf(out, " %s", word);
+    else if (*col + 2 + len <= LIST_LINE) *col += fprintf(out, ", %s", word);
+    else *col = fprintf(out, ",\n    %s", word) - 2;
+}
+
+// What a softmax model attends to in the heatmap's chunk c, from its
+// weights w (L, L), a row a query: the keys whose columns sum highest (the
+// weight the L queries give each, L in all), the mean weight of a word on
+// itself against a uniform row's 1/L, and the queries that put nearly all
+// of their weight on one key.
+static void show_attended_keys(const run_result *r, const float *w, const ch7_state *s, size_t c,
+                               FILE *out) {
+    enum { L = SEQUENCE_LENGTH };
+    const int32_t *ids = s->data.X_test + c * L;
+    double received[L] = {0}, self = 0;
+    bool taken[L] = {false};
+    for (int i = 0; i < L; i++) {
+        self += w[i * L + i] / (double)L;
+        for (int j = 0; j < L; j++) received[j] += w[i * L + j];
+    }
+    fprintf(out, "%s, lr %g, embeddings %s, on that chunk:\n", model_name(r->kind), r->lr,
+            embeddings_word(r->frozen));
+    char item[160];
+    int col = fprintf(out, "  most weight received (a key's column sum, of %d):", L);
+    for (int k = 0; k < TOP_KEYS; k++) {
+        int best = -1;  // the largest sum not yet listed, the first of a tie
+        for (int j = 0; j < L; j++)
+            if (!taken[j] && (best < 0 || received[j] > received[best])) best = j;
+        taken[best] = true;
+        snprintf(item, sizeof item, "\"%s\" %.2f", strmap_key(&s->vocab.words, (size_t)ids[best]),
+                 received[best]);
+        list_word(out, item, k == 0, &col);
+    }
+    fprintf(out, "\n  a word's weight on itself, on average: %.3f, %s a uniform row's 1/%d = %.3f\n",
+            self, self < 1.0 / L ? "below" : "not below", L, 1.0 / L);
+    int listed = 0;
+    col = fprintf(out, "  queries with %.2f or more on one key:", ONE_KEY_WEIGHT);
+    for (int i = 0; i < L; i++)
+        for (int j = 0; j < L; j++)
+            if (w[i * L + j] >= ONE_KEY_WEIGHT) {
+                snprintf(item, sizeof item, "%s > %s", strmap_key(&s->vocab.words, (size_t)ids[i]),
+                         strmap_key(&s->vocab.words, (size_t)ids[j]));
+                list_word(out, item, listed++ == 0, &col);
+            }
+    fputs(listed ? "\n" : " none\n", out);
+}
+
 // [7.1] the results of every model trained, one line each: the first
-// epoch, the best epoch (by chunk accuracy) and the last.
+// epoch, the best epoch (by chunk accuracy) and the last; then what each
+// softmax model attends to in the heatmap's chunk.
 void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE *out) {
     print_cell(out, "7.1", "results");
-    fputs("                                 |  last epoch's   |   test chunks    |   test reviews\n"
-          "model              embedding lr  |  loss  accuracy | best  (ep)  last | best  (ep)  last\n", out);
+    int w = 7;  // the loss column: as wide as the widest loss and a space
+    for (int i = 0; i < n; i++)
+        if (results[i].epochs > 0) {
+            int x = snprintf(NULL, 0, "%.4f", results[i].per_epoch[results[i].epochs - 1].train_loss) + 1;
+            if (x > w) w = x;
+        }
+    fprintf(out, "%33s|%-*s|   test chunks    |   test reviews\n", "", w + 10, "  last epoch's");
+    fprintf(out, "model              embedding lr  |%*s  accuracy | best  (ep)  last | best  (ep)  last\n",
+            w - 1, "loss");
     for (int i = 0; i < n; i++) {
         const run_result *r = &results[i];
         if (r->epochs == 0) continue;
         const epoch_result *e = r->per_epoch, *last = &e[r->epochs - 1];
         long best = best_epoch(r, false), best_r = best_epoch(r, true);
-        fprintf(out, "%-18s %-7s %-5g | %7.4f  %.4f | %.3f (%2ld) %.3f | %.3f (%2ld) %.3f\n",
-                model_name(r->kind), embeddings_word(r->frozen), r->lr, last->train_loss,
+        fprintf(out, "%-18s %-7s %-5g | %*.4f  %.4f | %.3f (%2ld) %.3f | %.3f (%2ld) %.3f\n",
+                model_name(r->kind), embeddings_word(r->frozen), r->lr, w, last->train_loss,
                 last->train_accuracy, e[best].chunk_accuracy, best + 1, last->chunk_accuracy,
                 e[best_r].review_accuracy, best_r + 1, last->review_accuracy);
     }
@@ -582,5 +654,8 @@ void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE
     size_t c = heatmap_chunk(s);
     fprintf(out, "(the attention heatmap shows test chunk %zu, of review %d, a %s one)\n", c,
             s->data.test_review[c], s->data.Y_test[c] == 1 ? "positive" : "negative");
+    for (int i = 0; i < n && i < 3 * MAX_RUNS; i++)
+        if (results[i].kind == MODEL_SOFTMAX_ATTENTION && s->attention[i])
+            show_attended_keys(&results[i], s->attention[i], s, c, out);
 }
 

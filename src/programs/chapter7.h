@@ -37,7 +37,17 @@ typedef struct {
     bool frozen;             // --freeze-embeddings
 } ch7_run;
 
+// [H65]: the share of the text the FEW_WORDS most frequent words cover, and
+// how many words occur RARE_COUNT times or fewer
+#define FEW_WORDS 10
+#define RARE_COUNT 5
 #define MAX_RUNS 3
+// [7.1]: what a softmax model attends to in the heatmap's chunk: the keys
+// with the TOP_KEYS largest column sums, the queries that put ONE_KEY_WEIGHT
+// or more on one key, in lines of at most LIST_LINE characters
+#define TOP_KEYS 5
+#define ONE_KEY_WEIGHT 0.9
+#define LIST_LINE 88
 
 typedef struct {
     long epochs;
@@ -67,6 +77,9 @@ typedef struct {
     float cosine;
     trainer_data data;           // the chunks (C, L), their labels (C) and the test reviews
     double tokenize_seconds;
+    // after [H141]: each softmax model's attention over heatmap_chunk, (L, L),
+    // in the slot of its entry in the results (NULL for the other models)
+    float *attention[3 * MAX_RUNS];
 } ch7_state;
 
 void ch7_free(ch7_state *s);
@@ -80,8 +93,9 @@ punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errlen, boo
 int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen);
 
 // [H142] the models, [H141] their training (results gets one entry per model
-// trained, *nresults how many; 0, or -1 with the reason in err) and [7.1]
-// the results.
+// trained, *nresults how many; 0, or -1 with the reason in err; each
+// softmax model's attention over the heatmap's chunk into s->attention)
+// and [7.1] the results, with the keys those models attend to most.
 void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out);
 int cell_141_training(run_result *results, int *nresults, ch7_state *s,
                       const ch7_options *o, FILE *out, char *err, size_t errlen);

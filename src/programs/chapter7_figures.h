@@ -23,10 +23,18 @@ typedef struct {
     const vocab *vocab;
     size_t chunk;      // a test chunk: data->X_test row
     const char *dir;   // --data DIR, or NULL: nothing is written
+    // the models trained, results (n); attention (n), or NULL: for each
+    // softmax model of results, its weights over the chunk, (L, L),
+    // allocated here and freed by the caller
+    const run_result *results;
+    int n;
+    float **attention;
 } figure_target;
 
 // What chapter 7 keeps of a model once trained: the trainer's
-// options.trained, with a figure_target as its ctx.
+// options.trained, with a figure_target as its ctx. Writes the figure data
+// when t->dir is set, and keeps a softmax model's attention over the chunk
+// in t->attention when r is one of t->results.
 int write_figure_data(const run_result *r, const sentiment_model *m, sentiment_acts *a,
                       void *ctx, char *err, size_t errlen);
 

@@ -140,6 +140,26 @@ static int stopped(char *err, size_t errlen, const run_result *r, long epoch, si
     return -2;
 }
 
+// The notebook's line for each epoch of r, once training is done, so that
+// the columns line up: "Epoch 9," padded to the width of "Epoch 10,", and
+// the losses to the widest of them ("494.1139" beside "3.6918").
+static void print_epochs(FILE *out, const run_result *r) {
+    int width = 0;
+    for (long e = 0; e < r->epochs; e++) {
+        int w = snprintf(NULL, 0, "%.4f", r->per_epoch[e].train_loss);
+        if (w > width) width = w;
+    }
+    char label[32];
+    int label_width = snprintf(NULL, 0, "Epoch %ld,", r->epochs);
+    for (long e = 0; e < r->epochs; e++) {
+        const epoch_result *x = &r->per_epoch[e];
+        snprintf(label, sizeof label, "Epoch %ld,", e + 1);
+        fprintf(out, "%-*s Train Loss: %*.4f, Train Accuracy: %.4f | chunks %.4f, "
+                "reviews %.4f | %.0f s\n", label_width, label, width, x->train_loss, x->train_accuracy,
+                x->chunk_accuracy, x->review_accuracy, x->seconds);
+    }
+}
+
 //> above-guess
 // A model that answers 0.5 for every chunk has a loss of ln 2 = 0.6931 on
 // any data. A last epoch whose mean training loss is above that learned
@@ -225,12 +245,9 @@ int train_model(run_result *r, const trainer_data *d, const trainer_options *o, 
         if (evaluate(&e->chunk_accuracy, &e->review_accuracy, logits, &m, &a, d) < 0) rc = -1;
         e->seconds = now_seconds() - t0;
         r->epochs = epoch;
-        fprintf(out, "Epoch %ld, Train Loss: %.4f, Train Accuracy: %.4f | chunks %.4f, "
-                "reviews %.4f | %.0f s\n", epoch, e->train_loss, e->train_accuracy,
-                e->chunk_accuracy, e->review_accuracy, e->seconds);
-        fflush(out);
     }
     //< cell-141
+    if (rc == 0) print_epochs(out, r);
     if (rc == 0) above_constant_guess(out, r);
     if (rc == 0 && o->trained)
         rc = o->trained(r, &m, &a, o->ctx, err, errlen);
