@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""pair_cells.py: a chapter program's output beside its PyTorch twin's.
+
+    python3 tests/reference/pair_cells.py C_OUTPUT TWIN_OUTPUT NAME \\
+        --tolerance T --beside FILE --summary FILE
+
+Both outputs are made of blocks that start with a header line
+`[LABEL] title` (a notebook cell such as [T23], or a block of the program's
+own such as [8.4]). Every block the twin prints is paired with the C
+program's block of the same label, and every number in the two bodies is
+read (the header lines are left out: their titles may differ), in order,
+along with the words True and False. A pair fails when the twin has a
+label the program lacks, when the two bodies hold a different count of
+numbers or different truth values, or when two numbers differ by more than
+the tolerance; the script then says which and exits with status 1, after
+writing both files, so that the book is not built on a disagreement.
+
+--beside gets each paired block with the program's output and the twin's
+side by side when both fit in WIDTH characters (93, what quote.lua lets an
+output line have), one above the other otherwise, and the largest
+difference under them. --summary gets one line a block. Python only, no
+PyTorch: the twin's output is read from its file.
+"""
+import argparse
+import re
+import sys
+
+HEADER = re.compile(r"^\[([A-Z]\d+|\d+\.\d+|\d+)\] (.*)$")
+# A number that is not part of a name (x_0, W_q, d_k) nor of another number.
+NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+TRUTH = re.compile(r"\b(True|False)\b")
+GAP = " | "
+
+
+def blocks(path):
+    """{label: (title, body lines)} in the file's order."""
+    out, label = {}, None
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().splitlines():
+            m = HEADER.match(line)
+            if m:
+                label = m.group(1)
+                if label in out:
+                    sys.exit(f"pair_cells: {path} has two blocks [{label}]")
+                out[label] = (m.group(2), [])
+            elif label is not None:
+                out[label][1].append(line.rstrip())
+    for title, body in out.values():
+        while body and not body[-1]:
+            body.pop()
+    return out
+
+
+def numbers(lines):
+    values, truths = [], []
+    for line in lines:
+        for token in NUMBER.findall(line):
+            values.append(float(token))
+        truths += TRUTH.findall(line)
+    return values, truths
+
+
+def compare(c_body, t_body, tolerance):
+    """(count, largest difference, problem or None)."""
+    c_values, c_truths = numbers(c_body)
+    t_values, t_truths = numbers(t_body)
+    if len(c_values) != len(t_values):
+        return len(c_values), None, (f"C prints {len(c_values)} numbers, "
+                                     f"PyTorch {len(t_values)}")
+    if c_truths != t_truths:
+        return len(c_values), None, (f"C prints {' '.join(c_truths)}, "
+                                     f"PyTorch {' '.join(t_truths)}")
+    largest = max((abs(a - b) for a, b in zip(c_values, t_values)), default=0.0)
+    if largest > tolerance:
+        return len(c_values), largest, (f"a difference of {largest:.3g} "
+                                        f"(tolerance {tolerance:g})")
+    return len(c_values), largest, None
+
+
+def beside(label, title, c_body, t_body, width):
+    left = max((len(l) for l in c_body), default=0)
+    left = max(left, len("C"))
+    right = max((len(l) for l in t_body), default=0)
+    out = [f"[{label}] {title}"]
+    if left + len(GAP) + right <= width:
+        out.append(f"{'C':<{left}}{GAP}PyTorch")
+        for i in range(max(len(c_body), len(t_body))):
+            a = c_body[i] if i < len(c_body) else ""
+            b = t_body[i] if i < len(t_body) else ""
+            out.append(f"{a:<{left}}{GAP}{b}".rstrip())
+    else:
+        out += ["C:"] + c_body + ["PyTorch:"] + t_body
+    return out
+
+
+def difference_text(count, largest):
+    if largest is None:
+        return "not compared"
+    if largest == 0:
+        return "0 (every printed digit agrees)"
+    return f"{largest:.1e}"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("c_output")
+    p.add_argument("twin_output")
+    p.add_argument("name", help="the twin's name, for the summary")
+    p.add_argument("--tolerance", type=float, default=1e-4)
+    p.add_argument("--width", type=int, default=93)
+    p.add_argument("--beside", required=True)
+    p.add_argument("--summary", required=True)
+    a = p.parse_args()
+
+    c_blocks, t_blocks = blocks(a.c_output), blocks(a.twin_output)
+    if not t_blocks:
+        sys.exit(f"pair_cells: {a.twin_output} has no block [LABEL]")
+    beside_lines, rows, problems = [], [], []
+    for label, (t_title, t_body) in t_blocks.items():
+        if label not in c_blocks:
+            problems.append(f"[{label}]: PyTorch prints it, {a.c_output} has no such block")
+            continue
+        c_title, c_body = c_blocks[label]
+        count, largest, problem = compare(c_body, t_body, a.tolerance)
+        if problem:
+            problems.append(f"[{label}]: {problem}")
+        if beside_lines:
+            beside_lines.append("")
+        beside_lines += beside(label, c_title, c_body, t_body, a.width)
+        beside_lines.append(f"largest difference: {difference_text(count, largest)}"
+                            f" over {count} numbers")
+        rows.append((label, count, difference_text(count, largest)))
+
+    summary = [f"{a.name} against the C program, block by block",
+               f"{'block':<7}{'numbers':>8}   largest difference"]
+    summary += [f"{label:<7}{count:>8}   {diff}" for label, count, diff in rows]
+    if problems:
+        summary.append("DISAGREE: " + "; ".join(problems))
+    else:
+        summary.append(f"every number within {a.tolerance:g} of PyTorch's")
+    for path, lines in ((a.beside, beside_lines), (a.summary, summary)):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+    if problems:
+        for problem in problems:
+            print(f"pair_cells: {a.name}: {problem}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
