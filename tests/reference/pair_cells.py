@@ -9,7 +9,10 @@ Both outputs are made of blocks that start with a header line
 own such as [8.4]). Every block the twin prints is paired with the C
 program's block of the same label, and every number in the two bodies is
 read (the header lines are left out: their titles may differ), in order,
-along with the words True and False. A pair fails when the twin has a
+along with the words True and False. When the twin's block prints tensors,
+only the numbers inside the tensors, `tensor(...)`, are read from both,
+tensor by tensor: the program may say more around them (its random seed,
+a table of the same weights). A pair fails when the twin has a
 label the program lacks, when the two bodies hold a different count of
 numbers or different truth values, or when two numbers differ by more than
 the tolerance; the script then says which and exits with status 1, after
@@ -51,22 +54,40 @@ def blocks(path):
     return out
 
 
-def numbers(lines):
-    values, truths = [], []
-    for line in lines:
-        for token in NUMBER.findall(line):
-            values.append(float(token))
-        truths += TRUTH.findall(line)
-    return values, truths
+def tensors(text):
+    """The texts of the `tensor(...)` in text, in order."""
+    out, start = [], text.find("tensor(")
+    while start >= 0:
+        depth, i = 0, start + len("tensor")
+        while i < len(text):
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        out.append(text[start + len("tensor"):i + 1])
+        start = text.find("tensor(", i)
+    return out
+
+
+def numbers(lines, tensors_only):
+    """The numbers, and the words True and False, of a block's body. With
+    tensors_only, the numbers of each tensor, and their count per tensor."""
+    text = "\n".join(lines)
+    truths = TRUTH.findall(text)
+    parts = tensors(text) if tensors_only else [text]
+    values = [[float(t) for t in NUMBER.findall(part)] for part in parts]
+    return [v for part in values for v in part], [len(v) for v in values], truths
 
 
 def compare(c_body, t_body, tolerance):
     """(count, largest difference, problem or None)."""
-    c_values, c_truths = numbers(c_body)
-    t_values, t_truths = numbers(t_body)
-    if len(c_values) != len(t_values):
-        return len(c_values), None, (f"C prints {len(c_values)} numbers, "
-                                     f"PyTorch {len(t_values)}")
+    tensors_only = any("tensor(" in line for line in t_body)
+    c_values, c_counts, c_truths = numbers(c_body, tensors_only)
+    t_values, t_counts, t_truths = numbers(t_body, tensors_only)
+    if c_counts != t_counts:
+        what = "tensors of" if tensors_only else ""
+        return len(c_values), None, (f"C prints {what} {c_counts} numbers, "
+                                     f"PyTorch {t_counts}")
     if c_truths != t_truths:
         return len(c_values), None, (f"C prints {' '.join(c_truths)}, "
                                      f"PyTorch {' '.join(t_truths)}")
