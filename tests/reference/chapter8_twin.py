@@ -4,6 +4,7 @@
 #
 #   python3 chapter8_twin.py [--seed N] [--steps N]
 #   python3 chapter8_twin.py --evaluate [--seed N] [--steps N] [--no-positions]
+#
 # With --evaluate it trains all the steps and then decodes the held-out
 # sequences greedily, as ./chapter8 does, and prints the exact-match
 # accuracy.
