@@ -88,14 +88,15 @@ def compare(c_body, t_body, tolerance):
         what = "tensors of" if tensors_only else ""
         return len(c_values), None, (f"C prints {what} {c_counts} numbers, "
                                      f"PyTorch {t_counts}")
+    count = len(c_values) + len(c_truths)
     if c_truths != t_truths:
-        return len(c_values), None, (f"C prints {' '.join(c_truths)}, "
-                                     f"PyTorch {' '.join(t_truths)}")
+        return count, None, (f"C prints {' '.join(c_truths)}, "
+                             f"PyTorch {' '.join(t_truths)}")
     largest = max((abs(a - b) for a, b in zip(c_values, t_values)), default=0.0)
     if largest > tolerance:
-        return len(c_values), largest, (f"a difference of {largest:.3g} "
-                                        f"(tolerance {tolerance:g})")
-    return len(c_values), largest, None
+        return count, largest, (f"a difference of {largest:.3g} "
+                                f"(tolerance {tolerance:g})")
+    return count, largest, None
 
 
 def beside(label, title, c_body, t_body, width):
@@ -118,7 +119,7 @@ def difference_text(count, largest):
     if largest is None:
         return "not compared"
     if largest == 0:
-        return "0 (every printed digit agrees)"
+        return "0"
     return f"{largest:.1e}"
 
 
@@ -149,16 +150,18 @@ def main():
             beside_lines.append("")
         beside_lines += beside(label, c_title, c_body, t_body, a.width)
         beside_lines.append(f"largest difference: {difference_text(count, largest)}"
-                            f" over {count} numbers")
+                            f" over {count} values")
         rows.append((label, count, difference_text(count, largest)))
 
-    summary = [f"{a.name} against the C program, block by block",
-               f"{'block':<7}{'numbers':>8}   largest difference"]
+    summary = [f"{a.name} beside the C program, block by block",
+               f"{'block':<7}{'values':>8}   largest difference"]
     summary += [f"{label:<7}{count:>8}   {diff}" for label, count, diff in rows]
     if problems:
         summary.append("DISAGREE: " + "; ".join(problems))
     else:
-        summary.append(f"every number within {a.tolerance:g} of PyTorch's")
+        summary.append(f"values: numbers and truth values read from both; 0: every printed "
+                       f"digit agrees;")
+        summary.append(f"every number within {a.tolerance:.0e} of PyTorch's (the tolerance)")
     for path, lines in ((a.beside, beside_lines), (a.summary, summary)):
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
