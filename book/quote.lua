@@ -8,11 +8,19 @@
 -- ("programs/chapter1.c") or by its name alone when no other file under
 -- src/ has that name.
 --
---   ```{.output program="chapter1" cells="6-8"}
+--   ```{.output program="chapter1" cells="T9-T11"}
 --   ```
--- becomes the blocks of cells 6 to 8 from build/out/chapter1.txt, the
--- program's captured output, where each cell starts with a line `[N] title`.
--- cells may list numbers and ranges: "2 4-6".
+-- becomes the blocks of cells 9 to 11 from build/out/chapter1.txt, the
+-- program's captured output, where each block starts with a line
+-- `[LABEL] title`. A label is a source's letter and the number of the
+-- notebook cell the block reproduces (T6: cell 6 of "Attention and
+-- Transformers"), or the chapter's number, a dot and the place of a block of
+-- the program's own (4.2). cells may list labels and ranges of labels with
+-- one prefix: "T2 T4-T6 4.1-4.3". Each block becomes a line that names
+-- where it comes from, its header ("Attention and Transformers, cell 9:" or
+-- "This program, block 4.2:" and the title printed), over a frame that holds
+-- what the program printed under that header. Without cells, the whole
+-- output in one frame.
 --
 --   ```{.python file="tests/reference/chapter4_twin.py"}
 --   ```
@@ -138,14 +146,33 @@ local function snippet(spec)
   return table.concat(dedent(trim_blank_edges(out)), "\n")
 end
 
+-- A label: a source's letter and a notebook cell's number ("T23"), a
+-- chapter's number, a dot and the place of one of its program's own blocks
+-- ("4.2"), or a bare number (the benchmarks' "1"). Returns the prefix ("T",
+-- "4." or "") and the number, or nil for anything else.
+local function split_label(label)
+  local prefix, n = label:match("^(%u?)(%d+)$")
+  if not prefix then prefix, n = label:match("^(%d+%.)(%d+)$") end
+  if not prefix then return nil end
+  return prefix, tonumber(n)
+end
+
+-- cells="T19-T22 3.1-3.2 T24": labels and ranges of labels, a range within
+-- one prefix ("T19-T22", or "T19-22"), as a set of labels.
 local function wanted_cells(spec)
   local set = {}
   for part in spec:gmatch("[^%s,]+") do
-    local a, b = part:match("^(%d+)%-(%d+)$")
+    local a, b = part:match("^([^-]+)%-([^-]+)$")
     if a then
-      for i = tonumber(a), tonumber(b) do set[i] = true end
-    elseif part:match("^%d+$") then
-      set[tonumber(part)] = true
+      local pa, na = split_label(a)
+      local pb, nb = split_label(b)
+      if pa and b:match("^%d+$") then pb, nb = pa, tonumber(b) end
+      if not pa or pa ~= pb or na > nb then
+        error("quote.lua: bad range '" .. part .. "' in cells '" .. spec .. "'")
+      end
+      for i = na, nb do set[pa .. i] = true end
+    elseif split_label(part) then
+      set[part] = true
     else
       error("quote.lua: bad cells '" .. spec .. "'")
     end
@@ -153,29 +180,51 @@ local function wanted_cells(spec)
   return set
 end
 
-local function program_output(program, cells)
+-- The label of a block's header line "[T23] title", or nil.
+local function header_label(line)
+  local label = line:match("^%[([%u%d%.]+)%] ")
+  if label and split_label(label) then return label end
+  return nil
+end
+
+-- The sources a notebook cell's label names by its letter: the title a
+-- header gives (the illustrated guide's shortened, as the chapters shorten
+-- it) and what the source calls its numbered parts.
+local label_sources = {
+  H = { title = "How and Why does Self Attention Work?", part = "cell" },
+  T = { title = "Attention and Transformers", part = "cell" },
+  G = { title = "An illustrated guide to Attention Mechanism", part = "step" },
+  S = { title = "Studying the mechanism of self-attention", part = "cell" },
+  U = { title = "Understanding Attention", part = "cell" },
+}
+
+-- The blocks of cells of a program's output, in the order printed: each
+-- { label =, title =, text = } with the header line split off.
+local function program_blocks(program, cells)
   local path = output_dir .. "/" .. program .. ".txt"
   local lines = lines_of(read_file(path))
-  if not cells then return table.concat(trim_blank_edges(lines), "\n") end
-  local want, seen, out, current = wanted_cells(cells), {}, {}, nil
+  local want, seen, blocks, current = wanted_cells(cells), {}, {}, nil
   for _, l in ipairs(lines) do
-    local n = l:match("^%[(%d+)%] ")
-    if n then
-      current = tonumber(n)
-      if want[current] and #out > 0 then out[#out + 1] = "" end
-      seen[current] = true
+    local label = header_label(l)
+    if label then
+      current = nil
+      seen[label] = true
+      if want[label] then
+        current = { label = label, title = l:sub(#label + 4), lines = {} }
+        blocks[#blocks + 1] = current
+      end
+    elseif current then
+      current.lines[#current.lines + 1] = l
     end
-    if current and want[current] then out[#out + 1] = l end
   end
-  for n in pairs(want) do
-    if not seen[n] then error("quote.lua: " .. path .. " has no cell [" .. n .. "]") end
+  for label in pairs(want) do
+    if not seen[label] then error("quote.lua: " .. path .. " has no cell [" .. label .. "]") end
   end
-  -- blank lines that end a cell's block are the program's spacing, not output
-  local tidy = {}
-  for i, l in ipairs(out) do
-    if not (l == "" and (out[i + 1] == nil or out[i + 1] == "")) then tidy[#tidy + 1] = l end
+  for _, block in ipairs(blocks) do
+    -- blank lines that end a block are the program's spacing, not output
+    block.text = table.concat(trim_blank_edges(block.lines), "\n")
   end
-  return table.concat(trim_blank_edges(tidy), "\n")
+  return blocks
 end
 
 local function output_block(text)
@@ -184,6 +233,60 @@ local function output_block(text)
       "\\begin{ProgramOutput}\n" .. text .. "\n\\end{ProgramOutput}")
   end
   return pandoc.CodeBlock(text, {class = "output"})
+end
+
+-- The line above a block's frame that says where the block comes from: its
+-- label, then a cell of a named source ("T23 · Attention and Transformers,
+-- cell 23: ...") or the program's own ("4.2 · This program's own block:
+-- ..."), and the title as printed.
+local function block_header(label, title)
+  local prefix, n = split_label(label)
+  local lead
+  if label_sources[prefix] then
+    local source = label_sources[prefix]
+    -- the guide's titles repeat the step: "step 3: keys = ..."
+    title = title:gsub("^" .. source.part .. " " .. n .. ": ", "")
+    lead = { pandoc.Emph(pandoc.Str(source.title)),
+             pandoc.Str(", " .. source.part .. " " .. n .. ":") }
+  elseif prefix == "" then
+    lead = { pandoc.Str("This benchmark, part " .. n .. ":") }
+    label = nil
+  else
+    lead = { pandoc.Str("This program's own block:") }
+  end
+  local inlines = pandoc.List()
+  if label then
+    inlines:extend({ pandoc.Strong(pandoc.Str(label)), pandoc.Space(), pandoc.Str("·"), pandoc.Space() })
+  end
+  inlines:extend(lead)
+  inlines:insert(pandoc.Space())
+  inlines:insert(pandoc.Code(title))
+  if FORMAT:match("latex") then
+    -- ragged right, and on the page of the frame below it: a new page when
+    -- fewer than six lines are left (what the needspace package does)
+    inlines:insert(1, pandoc.RawInline("latex",
+      "\\par\\penalty-100\\begingroup\\dimen0=6\\baselineskip"
+      .. "\\dimen2=\\pagegoal\\advance\\dimen2-\\pagetotal"
+      .. "\\ifdim\\dimen0>\\dimen2 \\ifdim\\dimen2>0pt \\vfil\\fi\\penalty-10000\\fi\\endgroup"
+      .. "{\\small\\raggedright\\noindent "))
+    inlines:insert(pandoc.RawInline("latex", "\\par}\\nopagebreak[4]"))
+    return pandoc.Plain(inlines)
+  end
+  return pandoc.Div(pandoc.Plain(inlines), { class = "cell-header",
+    style = "font-size: 90%; margin: 1.2em 0 -0.9em; color: #333;" })
+end
+
+-- A cells="..." output block: each block's header, then its frame.
+local function program_output(program, cells)
+  local result = {}
+  for _, block in ipairs(program_blocks(program, cells)) do
+    result[#result + 1] = block_header(block.label, block.title)
+    if block.text ~= "" then
+      local where = program .. " output [" .. block.label .. "]"
+      result[#result + 1] = output_block(check_widths(block.text, max_output_line, where))
+    end
+  end
+  return result
 end
 
 function CodeBlock(el)
@@ -199,7 +302,9 @@ function CodeBlock(el)
   if el.classes:includes("output") then
     local program = el.attributes["program"]
     if not program then error("quote.lua: an output block needs program=\"chapterN\"") end
-    local text = program_output(program, el.attributes["cells"])
+    local cells = el.attributes["cells"]
+    if cells then return program_output(program, cells) end
+    local text = table.concat(trim_blank_edges(lines_of(read_file(output_dir .. "/" .. program .. ".txt"))), "\n")
     return output_block(check_widths(text, max_output_line, program .. " output"))
   end
 end

@@ -1,4 +1,4 @@
-// test_chapter1.c: every result of notebook cells [2]-[13], checked on the
+// test_chapter1.c: every result of notebook cells [T2]-[T13], checked on the
 // very functions ./chapter1 runs.
 #define TESTING
 #include "../src/programs/chapter1.c"
@@ -43,9 +43,9 @@ START_TEST(embedding_has_640000_parameters) {
     FILE *f = open_memstream(&buf, &len);
     chapter1_print(&c, f);
     fclose(f);
-    expect_in_cell(buf, 5, "number of embedding parameters = 640,000\n");
-    expect_in_cell(buf, 4, "\ntorch.Size([8, 32])\n");
-    expect_in_cell(buf, 6, "\ntorch.Size([8, 8])\n");
+    expect_in_cell(buf, "T5", "number of embedding parameters = 640,000\n");
+    expect_in_cell(buf, "T4", "\ntorch.Size([8, 32])\n");
+    expect_in_cell(buf, "T6", "\ntorch.Size([8, 8])\n");
     free(buf);
 }
 END_TEST
@@ -59,7 +59,7 @@ START_TEST(embedded_rows_are_table_rows) {
 END_TEST
 
 START_TEST(loop_equals_matmul) {
-    // cell [8]: torch.allclose(..., atol=1e-6)
+    // cell [T8]: torch.allclose(..., atol=1e-6)
     ck_assert(allclose(c.scores_matmul, c.scores_loop, c.n * c.n, 1e-5f, 1e-6f));
     ck_assert_float_le(max_abs_diff(c.scores_matmul, c.scores_loop, c.n * c.n), 1e-6f);
 }
@@ -98,15 +98,15 @@ START_TEST(weights_are_scaled_by_sqrt_d) {
 END_TEST
 
 START_TEST(context_has_shape_8_by_32_and_manual_z3_matches) {
-    // cell [11]: context_weighted_embeddings.shape, printed from the sizes
+    // cell [T11]: context_weighted_embeddings.shape, printed from the sizes
     // the program computed with
     char *buf; size_t len;
     FILE *f = open_memstream(&buf, &len);
     chapter1_print(&c, f);
     fclose(f);
-    expect_in_cell(buf, 11, "\ntorch.Size([8, 32])\n");
+    expect_in_cell(buf, "T11", "\ntorch.Size([8, 32])\n");
     free(buf);
-    // cell [13]: torch.allclose(z3_manual, z[3], atol=1e-6)
+    // cell [T13]: torch.allclose(z3_manual, z[3], atol=1e-6)
     ck_assert(allclose(c.z3_manual, c.z + 3 * EMBEDDING_DIM, EMBEDDING_DIM, 1e-5f, 1e-6f));
     // and it is not trivially so: z_3 differs from x_3 and from z_2
     ck_assert_float_gt(max_abs_diff(c.z + 3 * EMBEDDING_DIM, c.x + 3 * EMBEDDING_DIM, EMBEDDING_DIM), 1e-3f);
@@ -172,7 +172,7 @@ END_TEST
 // draws them again.
 START_TEST(default_seed_prints_the_notebooks_numbers) {
     const int64_t ids[] = { 10277, 18871, 14910, 13181, 2829, 19980, 9604, 10053 };
-    const float z3[] = {  // cell [12], printed to 4 decimals
+    const float z3[] = {  // cell [T12], printed to 4 decimals
         -0.7159f,  0.4557f,  0.8079f, -0.3945f, -0.3668f,  0.9979f, -0.1918f, -1.1513f,
         -0.8344f, -0.8734f,  0.7873f, -0.4425f, -0.7375f, -0.5568f,  0.1270f,  0.6518f,
         -0.1288f, -0.5502f,  0.5016f,  0.0821f, -0.1772f,  1.1589f,  0.9620f,  2.0633f,

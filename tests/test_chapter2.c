@@ -1,4 +1,4 @@
-// test_chapter2.c: chapter 2's program, cells [14]-[18], run on chapter 1's
+// test_chapter2.c: chapter 2's program, cells [T14]-[T18], run on chapter 1's
 // tokens and embeddings; and the property that makes masking correct: no
 // z_i depends on a token after i.
 #define TESTING
@@ -60,7 +60,7 @@ START_TEST(runs_on_chapter1_sentence) {
 END_TEST
 
 START_TEST(draws_are_chapter1_draws) {
-    // Cells [3]-[4] after rng_seed: randint for the 8 ids, then the whole
+    // Cells [T3]-[T4] after rng_seed: randint for the 8 ids, then the whole
     // (V, d) normal table; x holds the ids' rows.
     torch_rng g;
     int64_t ids[8];
@@ -225,12 +225,12 @@ END_TEST
 START_TEST(output_shows_the_cells) {
     char *s = printed(&ch);
     ck_assert_ptr_nonnull(strstr(s,
-        "[14] causal_mask: True above the diagonal\n"
+        "[T14] causal_mask: True above the diagonal\n"
         "tensor([[False,  True,  True,  True,  True,  True,  True,  True],\n"
         "        [False, False,  True,  True,  True,  True,  True,  True],\n"));
     ck_assert_ptr_nonnull(strstr(s,
         "        [False, False, False, False, False, False, False, False]])\n"));
-    // [15]: row 0, its first entry, then seven -1.0000e+10
+    // [T15]: row 0, its first entry, then seven -1.0000e+10
     char row0[64];
     snprintf(row0, sizeof row0, "tensor([ %.4e, -1.0000e+10,",
              (double)ch.masked_scores[0]);
@@ -240,7 +240,7 @@ START_TEST(output_shows_the_cells) {
         "tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, "
         "1.0000])\n"));
     ck_assert_ptr_nonnull(strstr(s,
-        "[17] causal_context_weighted_embeddings.shape\n"
+        "[T17] causal_context_weighted_embeddings.shape\n"
         "torch.Size([8, 32])\n"));
     const char *last = "allclose to row 3\n";
     const char *p = strstr(s, last);
@@ -249,7 +249,7 @@ START_TEST(output_shows_the_cells) {
     ck_assert(len > 5 && strcmp(s + len - 5, "True\n") == 0);
     for (int cell = 14; cell <= 18; cell++) {
         char head[24];
-        snprintf(head, sizeof head, "\n[%d] ", cell);
+        snprintf(head, sizeof head, "\n[T%d] ", cell);
         ck_assert_int_eq(count_occurrences(s, head), 1);
     }
     free(s);
@@ -257,7 +257,7 @@ START_TEST(output_shows_the_cells) {
 END_TEST
 
 START_TEST(default_seed_prints_the_notebooks_row_0) {
-    // cell [15] of the notebook, as it printed it (without grad_fn)
+    // cell [T15] of the notebook, as it printed it (without grad_fn)
     ck_assert_uint_eq(DEFAULT_SEED, 3570563066u);  // chapter 1's default too
     char *s = printed(&ch);
     ck_assert_ptr_nonnull(strstr(s,
@@ -272,7 +272,7 @@ START_TEST(default_seed_prints_the_notebooks_row_0) {
 END_TEST
 
 // tests/reference/chapter1_golden.py wrote what PyTorch computes for cells
-// [3]-[9] after torch.manual_seed(N); chapter 2 starts from the same numbers.
+// [T3]-[T9] after torch.manual_seed(N); chapter 2 starts from the same numbers.
 static const uint64_t golden_seeds[] = { 0, 42, 3570563066u };
 
 START_TEST(starts_from_pytorchs_numbers_for_seed) {

@@ -13,7 +13,7 @@
 //     tests/reference/chapter3_golden.py): torch.rand and nn.Linear weights
 //     bit for bit; normals (nn.Embedding) within 1e-6; everything computed
 //     from them within 1e-5.
-//   the notebook: part 3's cells [4], [5] and [7] as the notebook printed
+//   the notebook: part 3's cells [S4], [S5] and [S7] as the notebook printed
 //     them, to 4 decimals, so within half a unit of the 4th decimal, 5e-5,
 //     plus 1e-6 for our normals (PyTorch's vectorised log, sin and cos
 //     differ from ours by an ulp or two).
@@ -226,26 +226,26 @@ END_TEST
 
 START_TEST(part1_prints_what_the_seed_prints) {
     char *out = printed();
-    expect_in_cell(out, 3, "keys\ntensor([[0., 1., 1.],\n        [4., 4., 0.],\n"
+    expect_in_cell(out, "G3", "keys\ntensor([[0., 1., 1.],\n        [4., 4., 0.],\n"
                            "        [2., 3., 1.]])\n");
-    expect_in_cell(out, 3, "querys\ntensor([[1., 0., 2.],\n        [2., 2., 2.],\n"
+    expect_in_cell(out, "G3", "querys\ntensor([[1., 0., 2.],\n        [2., 2., 2.],\n"
                            "        [2., 1., 3.]])\n");
-    expect_in_cell(out, 3, "values\ntensor([[1., 2., 3.],\n        [2., 8., 0.],\n"
+    expect_in_cell(out, "G3", "values\ntensor([[1., 2., 3.],\n        [2., 8., 0.],\n"
                            "        [2., 6., 3.]])\n");
-    expect_in_cell(out, 4, "tensor([[ 2.,  4.,  4.],\n        [ 4., 16., 12.],\n"
+    expect_in_cell(out, "G4", "tensor([[ 2.,  4.,  4.],\n        [ 4., 16., 12.],\n"
                            "        [ 4., 12., 10.]])\n");
-    expect_in_cell(out, 5, "tensor([[6.3379e-02, 4.6831e-01, 4.6831e-01],\n"
+    expect_in_cell(out, "G5", "tensor([[6.3379e-02, 4.6831e-01, 4.6831e-01],\n"
                            "        [6.0337e-06, 9.8201e-01, 1.7986e-02],\n"
                            "        [2.9539e-04, 8.8054e-01, 1.1917e-01]])\n");
-    expect_in_cell(out, 6, "1: 0.0 * [1, 2, 3] = [0.0, 0.0, 0.0]\n"
+    expect_in_cell(out, "G6", "1: 0.0 * [1, 2, 3] = [0.0, 0.0, 0.0]\n"
                            "2: 0.5 * [2, 8, 0] = [1.0, 4.0, 0.0]\n"
                            "3: 0.5 * [2, 6, 3] = [1.0, 3.0, 1.5]\n");
-    expect_in_cell(out, 6, "        [[1.0000, 3.0000, 1.5000],\n"
+    expect_in_cell(out, "G6", "        [[1.0000, 3.0000, 1.5000],\n"
                            "         [0.0000, 0.0000, 0.0000],\n"
                            "         [0.2000, 0.6000, 0.3000]]])\n");
-    expect_in_cell(out, 7, "Output 1: [2.0, 7.0, 1.5]\n");
-    expect_in_cell(out, 8, "Output 2: [2.0, 8.0, 0.0]\nOutput 3: [2.0, 7.8, 0.3]\n");
-    expect_in_cell(out, 9, "rounded the softmax");
+    expect_in_cell(out, "G7", "Output 1: [2.0, 7.0, 1.5]\n");
+    expect_in_cell(out, "G8", "Output 2: [2.0, 8.0, 0.0]\nOutput 3: [2.0, 7.8, 0.3]\n");
+    expect_in_cell(out, "3.1", "rounded the softmax");
     free(out);
 }
 END_TEST
@@ -319,12 +319,12 @@ END_TEST
 
 START_TEST(part2_prints_true_false_true) {
     char *out = printed();
-    expect_in_cell(out, 20, "\nTrue\n");
-    expect_in_cell(out, 21, "torch.Size([8, 32])");
-    expect_in_cell(out, 22, "\nTrue\n");
-    expect_in_cell(out, 23, "U form, q = U_q x: False\n");
-    expect_in_cell(out, 24, "W_q: torch.Size([32, 16])\nq: torch.Size([8, 16])\n");
-    expect_in_cell(out, 24, "just reverse? True\n");
+    expect_in_cell(out, "T20", "\nTrue\n");
+    expect_in_cell(out, "T21", "torch.Size([8, 32])");
+    expect_in_cell(out, "T22", "\nTrue\n");
+    expect_in_cell(out, "3.3", "U form, q = U_q x: False\n");
+    expect_in_cell(out, "3.4", "W_q: torch.Size([32, 16])\nq: torch.Size([8, 16])\n");
+    expect_in_cell(out, "3.4", "just reverse? True\n");
     free(out);
 }
 END_TEST
@@ -333,7 +333,7 @@ END_TEST
 // Part 3: tokenizer and attention module
 
 START_TEST(vocabulary_in_the_notebooks_set_order) {
-    // as the notebook's cell [2] printed index2word
+    // as the notebook's cell [S2] printed index2word
     static const char *want[] = { "BOS", "EOS", "doing", "?", "you", "am", "i",
                                   "good", "are", "how", "and" };
     ck_assert_int_eq(c.module.voc.size, 11);
@@ -344,7 +344,7 @@ START_TEST(vocabulary_in_the_notebooks_set_order) {
 END_TEST
 
 START_TEST(tokenizer_round_trip) {
-    static const int64_t want[] = { 9, 8, 4, 2, 3 };  // the notebook's cell [3]
+    static const int64_t want[] = { 9, 8, 4, 2, 3 };  // the notebook's cell [S3]
     ck_assert_int_eq(c.module.n, 5);
     for (int i = 0; i < 5; i++) ck_assert_int_eq(c.module.ids[i], want[i]);
     ck_assert_str_eq(c.module.round_trip, "How are you doing ?");
@@ -461,7 +461,7 @@ START_TEST(module_rows_sum_to_one_and_scores_are_scaled) {
 }
 END_TEST
 
-// The notebook's own printed numbers (its cells [4], [5] and [7]),
+// The notebook's own printed numbers (its cells [S4], [S5] and [S7]),
 // which torch.manual_seed(74104689) and the notebook's ids reproduce.
 static const float NOTEBOOK_EMBEDDED[5 * 10] = {
     -0.2835f, -0.1142f,  0.7625f,  1.8695f,  0.7673f,  0.8024f, -1.4880f,
@@ -561,7 +561,7 @@ START_TEST(pytorch_and_ours_print_the_notebooks_digits) {
         }
         free(v);
     }
-    // ours print the same digits but one, as the chapter says: cell [4]'s
+    // ours print the same digits but one, as the chapter says: cell [S4]'s
     // row 1, column 1, where PyTorch's float is 1.50224996 and ours, an ulp
     // away, is above 1.50225. (If the normals ever become bit-exact, this
     // fails: then drop the exception here and its paragraph in the chapter.)
@@ -582,20 +582,20 @@ END_TEST
 
 START_TEST(part3_prints_shapes_and_round_trip) {
     char *out = printed();
-    expect_in_cell(out, 32, "(0, 'BOS')\n(1, 'EOS')\n(2, 'doing')\n(3, '?')\n");
-    expect_in_cell(out, 32, "(9, 'how')\n(10, 'and')\n\n\n('BOS', 0)\n");
-    expect_in_cell(out, 33, "Input tensor: tensor([[9, 8, 4, 2, 3]])\n"
+    expect_in_cell(out, "S2", "(0, 'BOS')\n(1, 'EOS')\n(2, 'doing')\n(3, '?')\n");
+    expect_in_cell(out, "S2", "(9, 'how')\n(10, 'and')\n\n\n('BOS', 0)\n");
+    expect_in_cell(out, "S3", "Input tensor: tensor([[9, 8, 4, 2, 3]])\n"
                             "Tensor size: torch.Size([1, 5])\n"
                             "Output sentence: How are you doing ?\n");
-    expect_in_cell(out, 34, "Tensor size: torch.Size([1, 5, 10])\n");
-    expect_in_cell(out, 35, "torch.Size([1, 5, 10])\n");
-    // the notebook's cell [6]: queries, keys and values, each (1, 5, 10)
-    expect_in_cell(out, 36, "\ntorch.Size([1, 5, 10])\ntorch.Size([1, 5, 10])\n"
+    expect_in_cell(out, "S4", "Tensor size: torch.Size([1, 5, 10])\n");
+    expect_in_cell(out, "S5", "torch.Size([1, 5, 10])\n");
+    // the notebook's cell [S6]: queries, keys and values, each (1, 5, 10)
+    expect_in_cell(out, "S6", "\ntorch.Size([1, 5, 10])\ntorch.Size([1, 5, 10])\n"
                             "torch.Size([1, 5, 10])\n");
-    expect_in_cell(out, 37, "torch.Size([1, 5, 5])\n\ntorch.Size([1, 5, 5])\n"
+    expect_in_cell(out, "S7", "torch.Size([1, 5, 5])\n\ntorch.Size([1, 5, 5])\n"
                             "Sum of the rows of the last dimension:\n\ttensor([[1.");
-    // and cell [7]'s last shape, of the hidden states, before their values
-    expect_in_cell(out, 37, "\n\ntorch.Size([1, 5, 10])\ntensor([[[");
+    // and cell [S7]'s last shape, of the hidden states, before their values
+    expect_in_cell(out, "S7", "\n\ntorch.Size([1, 5, 10])\ntensor([[[");
     free(out);
 }
 END_TEST

@@ -172,7 +172,7 @@ START_TEST(notebook_layers_equal_pytorch) {
         ck_assert_ptr_nonnull(p);
         ck_assert_int_eq(notebook_part_run(p, seed), 0);
         expect_golden(seed, "notebook_x", p->x, nd, NORMAL_TOL);
-        // the draws of cells [19] and [24] came first: the layers' weights
+        // the draws of cells [T19] and [T24] came first: the layers' weights
         // are PyTorch's bit for bit
         expect_golden_strided(seed, "notebook_encoder_linear_1_weight_every16",
                               p->enc.lin.w1, D_FF * EMBEDDING_DIM / 16, 16, 0);
@@ -225,7 +225,7 @@ START_TEST(notebook_feedforward_is_one_affine_map_then_relu) {
         ck_assert_float_ge(p->enc.update[e], 0.0f);  // never negative
         ck_assert(p->enc.out[e] == p->enc.normed[e] + p->enc.update[e]);
     }
-    // a real share of the updates are clipped, and cell [51] prints how
+    // a real share of the updates are clipped, and cell [5.2] prints how
     // many, and the smallest update: 0
     int zeros = 0;
     for (int e = 0; e < n * d; e++) zeros += p->enc.update[e] == 0.0f;
@@ -259,12 +259,12 @@ END_TEST
 
 START_TEST(part1_prints_the_notebooks_cells) {
     char *out = printed();
-    expect_in_cell(out, 25, "n_heads=2)\ntorch.Size([8, 32])\n");
-    expect_in_cell(out, 26, "n_heads=2)\ntorch.Size([8, 32])\n");
-    expect_in_cell(out, 50, "of all 256 numbers: 0.0000 1.0000\n");
-    expect_in_cell(out, 51, "the update added to x: smallest 0.0000, ");
-    expect_in_cell(out, 52, "(no causal mask): True\n");
-    expect_in_cell(out, 52, "are the source's): True\n");
+    expect_in_cell(out, "T25", "n_heads=2)\ntorch.Size([8, 32])\n");
+    expect_in_cell(out, "T26", "n_heads=2)\ntorch.Size([8, 32])\n");
+    expect_in_cell(out, "5.1", "of all 256 numbers: 0.0000 1.0000\n");
+    expect_in_cell(out, "5.2", "the update added to x: smallest 0.0000, ");
+    expect_in_cell(out, "5.3", "(no causal mask): True\n");
+    expect_in_cell(out, "5.3", "are the source's): True\n");
     free(out);
 }
 END_TEST
@@ -464,15 +464,15 @@ END_TEST
 
 START_TEST(part2_prints_what_the_twin_prints) {
     char *out = printed();
-    expect_in_cell(out, 53, "\nencoder layer            4224                -          "
+    expect_in_cell(out, "5.4", "\nencoder layer            4224                -          "
                             "4192    128   8544\n"
                             "decoder layer            4224             4224          "
                             "4192    192  12832\n");
-    expect_in_cell(out, 53, "(10 tokens)\n");
-    expect_in_cell(out, 54, "\ntensor([[[");
-    expect_in_cell(out, 56, "\ntensor([[[0.");
-    expect_in_cell(out, 59, "keep their bits: post-norm True\npre-norm True\n");
-    expect_in_cell(out, 59, "tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, "
+    expect_in_cell(out, "5.4", "(10 tokens)\n");
+    expect_in_cell(out, "5.5", "\ntensor([[[");
+    expect_in_cell(out, "5.7", "\ntensor([[[0.");
+    expect_in_cell(out, "5.10", "keep their bits: post-norm True\npre-norm True\n");
+    expect_in_cell(out, "5.10", "tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, "
                             "1.0000, 1.0000, 1.0000, 1.0000,\n        1.0000])\n");
     free(out);
 }

@@ -96,12 +96,12 @@ static void printed_counts_hold(const char *printed, const ch7_state *s, const c
         seen[c->ids[k]] = 1;
     }
     free(seen);
-    char *cell = cell_text(printed, 64), want[128];
+    char *cell = cell_text(printed, "H64"), want[128];
     snprintf(want, sizeof want, "\ntrain: %zu tokens, %zu distinct\ntest: %zu tokens\n", train_tokens,
              distinct, c->nids - train_tokens);
-    ck_assert_msg(strstr(cell, want), "[64] lacks \"%s\":\n%s", want, cell);
+    ck_assert_msg(strstr(cell, want), "[H64] lacks \"%s\":\n%s", want, cell);
     free(cell);
-    // [65]: the counts of the training tokens' words, largest first
+    // [H65]: the counts of the training tokens' words, largest first
     int64_t *counts = malloc(c->types.n * sizeof *counts);
     ck_assert_ptr_nonnull(counts);
     size_t n = 0;
@@ -117,34 +117,34 @@ static void printed_counts_hold(const char *printed, const ch7_state *s, const c
         above += counts[i] > last;
     }
     free(counts);
-    cell = cell_text(printed, 65);
+    cell = cell_text(printed, "H65");
     snprintf(want, sizeof want, "the last word kept occurs %lld times; %zu of the %zu words with that count\n",
              (long long)last, VOCAB_SIZE - above, tied);
-    ck_assert_msg(strstr(cell, want), "[65] lacks \"%s\":\n%s", want, cell);
+    ck_assert_msg(strstr(cell, want), "[H65] lacks \"%s\":\n%s", want, cell);
     snprintf(want, sizeof want, "the %d most frequent words cover %.1f%% of the training tokens\n", VOCAB_SIZE,
              100.0 * (double)top / (double)total);
-    ck_assert_msg(strstr(cell, want), "[65] lacks \"%s\":\n%s", want, cell);
+    ck_assert_msg(strstr(cell, want), "[H65] lacks \"%s\":\n%s", want, cell);
     free(cell);
-    // [67]: the lines of the GloVe file
+    // [H67]: the lines of the GloVe file
     size_t len, lines = 0;
     char *text = read_whole_file(glove, &len);
     ck_assert_ptr_nonnull(text);
     for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
     free(text);
-    cell = cell_text(printed, 67);
+    cell = cell_text(printed, "H67");
     snprintf(want, sizeof want, "\n%zu lines read, %d numbers a word\n", lines, EMBED_DIM);
-    ck_assert_msg(strstr(cell, want), "[67] lacks \"%s\":\n%s", want, cell);
+    ck_assert_msg(strstr(cell, want), "[H67] lacks \"%s\":\n%s", want, cell);
     free(cell);
-    // [68]: the rows of zeros
+    // [H68]: the rows of zeros
     size_t zero_rows = 0;
     for (size_t r = 0; r < s->vocab.words.n; r++) {
         bool zero = true;
         for (int k = 0; k < EMBED_DIM && zero; k++) zero = s->embedding[r * EMBED_DIM + k] == 0;
         zero_rows += zero;
     }
-    cell = cell_text(printed, 68);
+    cell = cell_text(printed, "H68");
     snprintf(want, sizeof want, "\n%zu rows are zeros: no GloVe vector for ", zero_rows);
-    ck_assert_msg(strstr(cell, want), "[68] lacks \"%s\":\n%s", want, cell);
+    ck_assert_msg(strstr(cell, want), "[H68] lacks \"%s\":\n%s", want, cell);
     free(cell);
 }
 
@@ -165,23 +165,23 @@ START_TEST(data_pipeline) {
     int rc = run_pipeline(&s, &o, out, err, sizeof err);
     fclose(out);
     ck_assert_msg(rc == 0, "%s", err);
-    // what the notebook printed, as printed: cells [60], [68] and [69]
-    expect_in_cell(printed, 60, "\n25000 25000\n");
-    expect_in_cell(printed, 68, "\n(10002, 100)\n");
-    expect_in_cell(printed, 69, "\n(214588, 32) (214588,)\n(210023, 32) (210023,)\n");
+    // what the notebook printed, as printed: cells [H60], [H68] and [H69]
+    expect_in_cell(printed, "H60", "\n25000 25000\n");
+    expect_in_cell(printed, "H68", "\n(10002, 100)\n");
+    expect_in_cell(printed, "H69", "\n(214588, 32) (214588,)\n(210023, 32) (210023,)\n");
     printed_counts_hold(printed, &s, glove);
     free(printed);
     ck_assert_ptr_nonnull(s.params);  // not the fallback
-    // [60] 25000 25000
+    // [H60] 25000 25000
     ck_assert_uint_eq(s.reviews.n, 50000);
-    // [65], [68] (10002, 100)
+    // [H65], [H68] (10002, 100)
     ck_assert_uint_eq(s.vocab.words.n, 10002);
     ck_assert_int_eq(s.vocab.unk, 10000);
     ck_assert_int_eq(s.vocab.pad, 10001);
-    // [136] the notebook prints 0.31886589527130127; we accumulate in double,
+    // [H136] the notebook prints 0.31886589527130127; we accumulate in double,
     // the notebook in float32: the same to 1e-6
     ck_assert_double_eq_tol(s.cosine, 0.31886589527130127, 1e-6);
-    // [69] (214588, 32) (214588,) and (210023, 32) (210023,)
+    // [H69] (214588, 32) (214588,) and (210023, 32) (210023,)
     ck_assert_uint_eq(s.data.n_train, 214588);
     ck_assert_uint_eq(s.data.n_test, 210023);
     // every token of every review as NLTK makes it
@@ -881,7 +881,7 @@ static char *tiny_reviews(int short_ones) {
     return p;
 }
 
-// A GloVe file with the two words cell [136] compares, 100 numbers each.
+// A GloVe file with the two words cell [H136] compares, 100 numbers each.
 static char *tiny_glove(void) {
     char text[2048];
     size_t len = 0;
@@ -953,7 +953,7 @@ START_TEST(too_few_training_chunks) {
 }
 END_TEST
 
-// [141]'s header of a short run, its counts found here another way: 400
+// [H141]'s header of a short run, its counts found here another way: 400
 // short reviews at the start of each block give 800 training chunks, one
 // each; --limit 640 trains on 640 of them in 640 / 64 steps; --test-limit
 // N scores the test reviews floor(i 25000 / N), i < N, and of those, the
@@ -1023,7 +1023,7 @@ START_TEST(heatmap_chunk_is_the_first_plain_one) {
 }
 END_TEST
 
-// [143]'s last line names the heatmap's chunk, its review and the chunk's
+// [7.1]'s last line names the heatmap's chunk, its review and the chunk's
 // test label (the training label at the same index differs here).
 START_TEST(heatmap_line_names_the_test_chunk) {
     ch7_state s;
@@ -1513,7 +1513,7 @@ START_TEST(vocabulary_of_counted_words_only) {
 }
 END_TEST
 
-// [68] on a vocabulary of nine words, GloVe vectors for words 1 and 4
+// [H68] on a vocabulary of nine words, GloVe vectors for words 1 and 4
 // only: seven rows of zeros, counted, and the first six of them named.
 START_TEST(zero_rows_named) {
     enum { V = 9 };
@@ -1555,7 +1555,7 @@ START_TEST(zero_rows_named) {
 }
 END_TEST
 
-// [143] every number of the results table and of the comparison with the
+// [7.1] every number of the results table and of the comparison with the
 // baseline, from epochs made up here: the last epoch's loss and accuracy,
 // the best epoch (the first of a tie) and its accuracy, the last one's,
 // and the differences in points.
@@ -1602,7 +1602,7 @@ START_TEST(results_table_numbers) {
 }
 END_TEST
 
-// [142] the distinct words of each batch, counted here by marking them:
+// [H142] the distinct words of each batch, counted here by marking them:
 // three batches of chunks whose words are drawn from ranges of different
 // sizes, and a last partial batch, which is not one.
 START_TEST(batch_words_counted) {

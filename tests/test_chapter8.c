@@ -231,9 +231,13 @@ START_TEST(prints_every_block_and_its_counts) {
     ck_assert_ptr_nonnull(f);
     chapter8_print(&short_run, f);
     fclose(f);
-    for (int cell = 801; cell <= 811; cell++) free(cell_text(out, cell));
+    for (int k = 1; k <= 11; k++) {
+        char label[8];
+        snprintf(label, sizeof label, "8.%d", k);
+        free(cell_text(out, label));
+    }
     const run *runs[2] = { &short_run.with, &short_run.without };
-    const int cells[2] = { 806, 809 };
+    const char *cells[2] = { "8.6", "8.9" };
     for (int k = 0; k < 2; k++) {
         int right = 0;
         for (int i = 0; i < SHORT_TEST; i++) right += runs[k]->exact[i];
@@ -245,8 +249,8 @@ START_TEST(prints_every_block_and_its_counts) {
     char want[64];
     snprintf(want, sizeof want, "   1  %14.6f  %7.6f", (double)short_run.with.losses[0],
              (double)short_run.without.losses[0]);
-    expect_in_cell(out, 804, want);
-    expect_in_cell(out, 803, "  total       235,149\n");
+    expect_in_cell(out, "8.4", want);
+    expect_in_cell(out, "8.3", "  total       235,149\n");
     free(out);
 }
 END_TEST

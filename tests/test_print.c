@@ -96,9 +96,9 @@ START_TEST(sizes_bools_and_lists) {
     print_bool(out, true);
     print_bool(out, false);
     print_list(out, v, 3, 1);
-    print_cell(out, 6, "title");
+    print_cell(out, "T6", "title");
     fclose(out);
-    ck_assert_str_eq(buf, "torch.Size([1, 5, 10])\nTrue\nFalse\n[2.0, 7.0, 1.5]\n\n[6] title\n");
+    ck_assert_str_eq(buf, "torch.Size([1, 5, 10])\nTrue\nFalse\n[2.0, 7.0, 1.5]\n\n[T6] title\n");
     free(buf);
 }
 END_TEST

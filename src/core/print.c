@@ -209,8 +209,8 @@ void print_list(FILE *f, const float *x, int n, int decimals) {
     fputs("]\n", f);
 }
 
-void print_cell(FILE *f, int cell, const char *title) {
-    fprintf(f, "\n[%d] %s\n", cell, title);
+void print_cell(FILE *f, const char *label, const char *title) {
+    fprintf(f, "\n[%s] %s\n", label, title);
 }
 
 // Prints words as a Python list of strings: ['the', ',', '.'].

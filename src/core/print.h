@@ -49,8 +49,12 @@ void print_grouped(FILE *f, long long n);
 // A vector as a Python list with fixed decimals: [2.0, 7.0, 1.5].
 void print_list(FILE *f, const float *x, int n, int decimals);
 
-// The header line that starts each notebook cell's output: `[6] title`.
-void print_cell(FILE *f, int cell, const char *title);
+// The header line that starts each block of a chapter program's output,
+// after a blank line: `[T23] title`. The label is a source's letter and the
+// number of the notebook cell the block reproduces (T23: cell 23 of
+// "Attention and Transformers"), or, for a block of the program's own,
+// chapter and place among that chapter's own blocks (4.2).
+void print_cell(FILE *f, const char *label, const char *title);
 
 // The keys from .. to-1 of m as a Python list of strings, and a newline:
 // ['the', ',', '.'].

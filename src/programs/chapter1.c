@@ -1,6 +1,6 @@
 // chapter1.c: self-attention, first with loops, then with one matrix product.
 //
-// Reproduces cells [2]-[13] of the notebook "Attention and Transformers":
+// Reproduces cells [T2]-[T13] of the notebook "Attention and Transformers":
 // a sentence becomes 8 random token ids, each id an embedding of width 32, and
 // each embedding is replaced by a weighted average of all of them, the
 // weights coming from dot products.
@@ -52,8 +52,8 @@ typedef struct {
     float sums[MAX_TOKENS];                  // (n) row sums of weights
     float z[MAX_TOKENS * EMBEDDING_DIM];     // (n, d) context-aware embeddings
     float z3_manual[EMBEDDING_DIM];          // (d) row 3 of z, term by term
-    bool matmul_matches_loops;               // cell [8]: allclose, atol=1e-6
-    bool z3_matches;                         // cell [13]: allclose, atol=1e-6
+    bool matmul_matches_loops;               // cell [T8]: allclose, atol=1e-6
+    bool z3_matches;                         // cell [T13]: allclose, atol=1e-6
 } chapter1;
 
 //> loop-attention
@@ -88,7 +88,7 @@ static void chapter1_free(chapter1 *c) {
     c->embedding_table = NULL;
 }
 
-// Runs cells [2]-[13] on a sentence. Returns 0, or -1 with a message on
+// Runs cells [T2]-[T13] on a sentence. Returns 0, or -1 with a message on
 // stderr.
 static int chapter1_run(chapter1 *c, const char *sentence, uint64_t seed) {
     const int d = EMBEDDING_DIM;
@@ -115,7 +115,7 @@ static int chapter1_run(chapter1 *c, const char *sentence, uint64_t seed) {
     row_sums(c->sums, c->weights, n, n);
     context_embeddings(c->z, c->weights, c->x, n, d);
     //> manual-z3
-    // Cell [12]: z_3 written out as the sum of eight weighted embeddings.
+    // Cell [T12]: z_3 written out as the sum of eight weighted embeddings.
     weighted_sum(c->z3_manual, c->weights + 3 * n, c->x, n, d);
     //< manual-z3
     c->matmul_matches_loops =
@@ -129,40 +129,41 @@ static void chapter1_print(const chapter1 *c, FILE *f) {
     const int shape_n[] = { n }, shape_nn[] = { n, n }, shape_nd[] = { n, d };
     const int shape_d[] = { d };
 
-    print_cell(f, 2, "the sentence");
+    fputs("[T2]-[T13]: cells 2 to 13 of the notebook \"Attention and Transformers\" (T).\n", f);
+    print_cell(f, "T2", "the sentence");
     fprintf(f, "%s\n", SENTENCE);
 
-    print_cell(f, 3, "tokenized_sentence: one random id per word");
+    print_cell(f, "T3", "tokenized_sentence: one random id per word");
     print_int_tensor(f, c->ids, 1, shape_n);
 
-    print_cell(f, 4, "embedded_tokens.shape");
+    print_cell(f, "T4", "embedded_tokens.shape");
     print_size(f, 2, shape_nd);
 
-    print_cell(f, 5, "parameters of the embedding layer");
+    print_cell(f, "T5", "parameters of the embedding layer");
     fputs("number of embedding parameters = ", f);
     print_grouped(f, (long long)VOCAB_SIZE * d);
     fputc('\n', f);
 
-    print_cell(f, 6, "attn_weights from two loops of dot products");
+    print_cell(f, "T6", "attn_weights from two loops of dot products");
     print_size(f, 2, shape_nn);
     print_tensor(f, c->scores_loop, 2, shape_nn);
 
-    print_cell(f, 8, "torch.allclose(attn_weights_matmul, attn_weights, atol=1e-6)");
+    print_cell(f, "T8", "torch.allclose(attn_weights_matmul, attn_weights, atol=1e-6)");
     print_bool(f, c->matmul_matches_loops);
 
-    print_cell(f, 9, "attn_weights_norm = softmax(attn_weights / sqrt(32))");
+    print_cell(f, "T9", "attn_weights_norm = softmax(attn_weights / sqrt(32))");
     print_tensor(f, c->weights, 2, shape_nn);
 
-    print_cell(f, 10, "attn_weights_norm.sum(dim=1)");
+    print_cell(f, "T10", "attn_weights_norm.sum(dim=1)");
     print_tensor(f, c->sums, 1, shape_n);
 
-    print_cell(f, 11, "context_weighted_embeddings.shape");
+    print_cell(f, "T11", "context_weighted_embeddings.shape");
     print_size(f, 2, shape_nd);
 
-    print_cell(f, 12, "context_weighted_embeddings_3, summed by hand");
+    print_cell(f, "T12", "context_weighted_embeddings_3, summed by hand");
     print_tensor(f, c->z3_manual, 1, shape_d);
 
-    print_cell(f, 13, "torch.allclose(context_weighted_embeddings_3, "
+    print_cell(f, "T13", "torch.allclose(context_weighted_embeddings_3, "
                       "context_weighted_embeddings[3], atol=1e-6)");
     print_bool(f, c->z3_matches);
 }

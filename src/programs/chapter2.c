@@ -1,7 +1,7 @@
 // chapter2.c: causal masking, so that no token looks at the tokens after it.
 //
-// Reproduces cells [14]-[18] of the notebook "Attention and Transformers" on
-// chapter 1's sentence: the same 8 token ids and embeddings (cells [3]-[4],
+// Reproduces cells [T14]-[T18] of the notebook "Attention and Transformers" on
+// chapter 1's sentence: the same 8 token ids and embeddings (cells [T3]-[T4],
 // drawn again from the same seed), the same dot-product scores, but every
 // score of a query with a later key is replaced by -1e10 before the softmax,
 // so that each context-aware embedding z_i depends on x_0 .. x_i only.
@@ -33,7 +33,7 @@
 // ids, so that both chapters start from the notebook's tokens and print its
 // numbers.
 #define DEFAULT_SEED 3570563066ULL
-// The notebook's stand-in for minus infinity, cell [15].
+// The notebook's stand-in for minus infinity, cell [T15].
 #define NOTEBOOK_MASK_VALUE -1e10f
 
 // Everything the notebook computes, kept so that the tests can look at it.
@@ -59,7 +59,7 @@ typedef struct {
 } chapter2;
 
 //> notebook-mask
-// Cell [15]: the scores with -1e10 wherever the mask is true.
+// Cell [T15]: the scores with -1e10 wherever the mask is true.
 // scores, mask and masked are (n, n).
 static void causal_scores(float *masked, const float *scores, const bool *mask,
                           int n) {
@@ -80,7 +80,7 @@ static int masked_attention_weights(float *weights, const float *scores,
 }
 //< library-weights
 
-// Cells [6], [9] and [14]-[18] on the embeddings c->x of c->n tokens: every
+// Cells [T6], [T9] and [T14]-[T18] on the embeddings c->x of c->n tokens: every
 // number below depends on nothing else, so a test can change x and call this
 // again.
 static void chapter2_attend(chapter2 *c) {
@@ -88,23 +88,23 @@ static void chapter2_attend(chapter2 *c) {
     matmul_transposed(c->scores, c->x, c->x, n, d, n);
     attention_weights(c->weights, c->scores, n, d);
     //> causal-attention
-    causal_mask(c->mask, n);                                      // [14]
-    causal_scores(c->masked_scores, c->scores, c->mask, n);       // [15]
-    attention_weights(c->causal_weights, c->masked_scores, n, d); // [16]
+    causal_mask(c->mask, n);                                      // [T14]
+    causal_scores(c->masked_scores, c->scores, c->mask, n);       // [T15]
+    attention_weights(c->causal_weights, c->masked_scores, n, d); // [T16]
     row_sums(c->causal_sums, c->causal_weights, n, n);
-    matmul(c->z, c->causal_weights, c->x, n, n, d);               // [17]
+    matmul(c->z, c->causal_weights, c->x, n, n, d);               // [T17]
     //< causal-attention
     c->fully_masked_rows =
         masked_attention_weights(c->library_weights, c->scores, c->mask, n, d);
     //> manual-z3
-    // Cell [18]: z_3 from the four tokens it may see, x_0 .. x_3.
+    // Cell [T18]: z_3 from the four tokens it may see, x_0 .. x_3.
     weighted_sum(c->z3_manual, c->causal_weights + 3 * n, c->x, 4, d);
     //< manual-z3
     // torch.allclose's defaults: rtol=1e-5, atol=1e-8.
     c->z3_matches = allclose(c->z3_manual, c->z + 3 * d, d, 1e-5f, 1e-8f);
 }
 
-// Runs cells [2]-[4] (chapter 1's draws, in chapter 1's order) and then
+// Runs cells [T2]-[T4] (chapter 1's draws, in chapter 1's order) and then
 // chapter2_attend. Returns 0, or -1 with a message on stderr.
 static int chapter2_run(chapter2 *c, const char *sentence, uint64_t seed) {
     const int d = EMBEDDING_DIM;
@@ -133,20 +133,22 @@ static void chapter2_print(const chapter2 *c, FILE *f) {
     const int shape_n[] = { n }, shape_nn[] = { n, n }, shape_nd[] = { n, d };
     const int shape_d[] = { d };
 
-    print_cell(f, 14, "causal_mask: True above the diagonal");
+    fputs("[T14]-[T18]: cells 14 to 18 of the notebook \"Attention and Transformers\" (T).\n",
+          f);
+    print_cell(f, "T14", "causal_mask: True above the diagonal");
     print_bool_tensor(f, c->mask, 2, shape_nn);
 
-    print_cell(f, 15, "causal_attn_weights[0]: masked_fill with -1e10");
+    print_cell(f, "T15", "causal_attn_weights[0]: masked_fill with -1e10");
     print_tensor(f, c->masked_scores, 1, shape_n);
 
-    print_cell(f, 16, "causal_attn_weights_norm and its row sums");
+    print_cell(f, "T16", "causal_attn_weights_norm and its row sums");
     print_tensor(f, c->causal_weights, 2, shape_nn);
     print_tensor(f, c->causal_sums, 1, shape_n);
 
-    print_cell(f, 17, "causal_context_weighted_embeddings.shape");
+    print_cell(f, "T17", "causal_context_weighted_embeddings.shape");
     print_size(f, 2, shape_nd);
 
-    print_cell(f, 18, "causal_context_weighted_embeddings_3 from tokens 0..3, "
+    print_cell(f, "T18", "causal_context_weighted_embeddings_3 from tokens 0..3, "
                       "allclose to row 3");
     print_tensor(f, c->z3_manual, 1, shape_d);
     print_bool(f, c->z3_matches);

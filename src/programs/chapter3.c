@@ -1,16 +1,16 @@
 // chapter3.c: queries, keys and values.
 //
 // Three sources, three parts, each printing what its source prints:
-//   part 1, cells [1]-[10]: the worked example of "An illustrated guide to
+//   part 1, blocks [G1]-[G8] and [3.1]-[3.2]: the worked example of "An illustrated guide to
 //     Attention Mechanism" (three inputs, three 4x3 weight matrices, every
-//     number small enough to check by hand); its steps 1-8 are cells [1]-[8],
-//     [9] and [10] are ours (the exact softmax, and scaling by sqrt(d_k)).
-//   part 2, cells [19]-[24]: "Parametrised Self-Attention" of the notebook
-//     "Attention and Transformers", continuing chapter 1's cells; [19]-[22]
-//     are the notebook's, [23] and [24] are ours (what its U matrices mix,
+//     number small enough to check by hand); its steps 1-8 are [G1]-[G8],
+//     [3.1] and [3.2] are the program's own (the exact softmax, and scaling by sqrt(d_k)).
+//   part 2, blocks [T19]-[T22] and [3.3]-[3.4]: "Parametrised Self-Attention" of the notebook
+//     "Attention and Transformers", continuing chapter 1's cells; [T19]-[T22]
+//     are the notebook's, [3.3] and [3.4] the program's own (what its U matrices mix,
 //     and the standard form q = x W_q).
-//   part 3, cells [32]-[37]: the notebook "Studying the mechanism of
-//     self-attention", its cells [2]-[7] numbered 30 + N: a toy tokenizer, an
+//   part 3, cells [S2]-[S7]: the notebook "Studying the mechanism of
+//     self-attention", its cells 2 to 7: a toy tokenizer, an
 //     embedding and an attention module with biased linear maps.
 //
 // Dimension legend:
@@ -48,8 +48,8 @@
 // Part 3's notebook set no seed either. PyTorch keeps only the low 32 bits
 // of a seed, so all 2^32 of them could be tried, as for chapter 1: seeding
 // with each, drawing nn.Embedding(11, 10) and looking up the notebook's ids
-// [9, 8, 4, 2, 3] gives its printed embedded tensor (cell [4]) for this seed
-// alone, and the modules drawn after it then give its cells [5] and [7] to
+// [9, 8, 4, 2, 3] gives its printed embedded tensor (cell [S4]) for this seed
+// alone, and the modules drawn after it then give its cells [S5] and [S7] to
 // the 4 printed decimals.
 #define MODULE_DEFAULT_SEED 74104689ULL
 // common_options.seed before parsing: --seed only accepts 0..INT64_MAX, so
@@ -223,10 +223,10 @@ static void worked_example_print(const worked_example *w, FILE *f) {
     const int shape_nk[] = { n, d_k }, shape_nn[] = { n, n };
     const int shape_nnk[] = { n, n, d_k };
 
-    print_cell(f, 1, "step 1: inputs, one per row");
+    print_cell(f, "G1", "step 1: inputs, one per row");
     print_tensor(f, WORKED_X, 2, shape_nd);
 
-    print_cell(f, 2, "step 2: weights for key, query and value, each 4x3");
+    print_cell(f, "G2", "step 2: weights for key, query and value, each 4x3");
     fputs("w_key\n", f);
     print_tensor(f, WORKED_W_KEY, 2, shape_dk);
     fputs("w_query\n", f);
@@ -234,7 +234,7 @@ static void worked_example_print(const worked_example *w, FILE *f) {
     fputs("w_value\n", f);
     print_tensor(f, WORKED_W_VALUE, 2, shape_dk);
 
-    print_cell(f, 3, "step 3: keys = x @ w_key, querys = x @ w_query, "
+    print_cell(f, "G3", "step 3: keys = x @ w_key, querys = x @ w_query, "
                      "values = x @ w_value");
     fputs("keys\n", f);
     print_tensor(f, w->keys, 2, shape_nk);
@@ -243,12 +243,12 @@ static void worked_example_print(const worked_example *w, FILE *f) {
     fputs("values\n", f);
     print_tensor(f, w->values, 2, shape_nk);
 
-    print_cell(f, 4, "step 4: attention scores, querys @ keys.T");
+    print_cell(f, "G4", "step 4: attention scores, querys @ keys.T");
     fputs("query 1 with keys 1, 2, 3: ", f);
     print_list(f, w->scores1, n, 0);
     print_tensor(f, w->scores, 2, shape_nn);
 
-    print_cell(f, 5, "step 5: softmax(attn_scores, dim=-1)");
+    print_cell(f, "G5", "step 5: softmax(attn_scores, dim=-1)");
     print_tensor(f, w->softmax, 2, shape_nn);
     fputs("the article goes on with these, typed in \"for readability\":\n", f);
     for (int i = 0; i < n; i++) print_list(f, WORKED_SOFTMAX_ARTICLE + i * n, n, 1);
@@ -256,7 +256,7 @@ static void worked_example_print(const worked_example *w, FILE *f) {
     for (int i = 0; i < n; i++)
         print_list(f, w->softmax_rounded + i * n, n, 1);
 
-    print_cell(f, 6, "step 6: weighted values, "
+    print_cell(f, "G6", "step 6: weighted values, "
                      "values[:,None] * attn_scores_softmax.T[:,:,None]");
     print_tensor(f, w->weighted, 3, shape_nnk);
     fputs("for output 1:\n", f);
@@ -268,17 +268,17 @@ static void worked_example_print(const worked_example *w, FILE *f) {
         fputc('\n', f);
     }
 
-    print_cell(f, 7, "step 7: sum the weighted values to get output 1");
+    print_cell(f, "G7", "step 7: sum the weighted values to get output 1");
     fputs("Output 1: ", f);
     print_list(f, w->outputs_article, d_k, 1);
 
-    print_cell(f, 8, "step 8: repeat for inputs 2 and 3");
+    print_cell(f, "G8", "step 8: repeat for inputs 2 and 3");
     for (int j = 1; j < n; j++) {
         fprintf(f, "Output %d: ", j + 1);
         print_list(f, w->outputs_article + j * d_k, d_k, 1);
     }
 
-    print_cell(f, 9, "ours: the outputs with the exact softmax, "
+    print_cell(f, "3.1", "the outputs with the exact softmax, "
                      "softmax @ values");
     print_tensor(f, w->outputs_exact, 2, shape_nk);
     for (int j = 0; j < n; j++) {
@@ -290,7 +290,7 @@ static void worked_example_print(const worked_example *w, FILE *f) {
     fputs("With the softmax rounded honestly, output 1 would be ", f);
     print_list(f, w->outputs_rounded, d_k, 1);
 
-    print_cell(f, 10, "ours: scaled by sqrt(d_k), softmax(attn_scores / "
+    print_cell(f, "3.2", "scaled by sqrt(d_k), softmax(attn_scores / "
                       "sqrt(3), dim=-1)");
     fputs("attn_scores / sqrt(3)\n", f);
     print_tensor(f, w->scores_scaled, 2, shape_nn);
@@ -323,7 +323,7 @@ typedef struct {
     float weights[N_TOKENS * N_TOKENS];         // (n, n) softmax(s / sqrt(d))
     float z[N_TOKENS * EMBEDDING_DIM];          // (n, d) weights @ v
     float z3_manual[EMBEDDING_DIM];             // (d) row 3 of z, term by term
-    bool z3_matches;                            // cell [22]
+    bool z3_matches;                            // cell [T22]
     // the same sentence with its tokens in reverse order
     float z_reversed[N_TOKENS * EMBEDDING_DIM]; // (n, d) U form
     bool u_form_follows_tokens;                 // z_reversed[i] == z[n-1-i]?
@@ -349,7 +349,7 @@ static void project_tokens(float *out, const float *u, const float *x,
 //< u-projection
 
 //> param-attention
-// Cell [21]: scores[i, j] = q_i . k_j, one dot product at a time, then
+// Cell [T21]: scores[i, j] = q_i . k_j, one dot product at a time, then
 // z = softmax(scores / sqrt(d)) @ v.
 // q, k, v are (n, d_k); scores and weights are (n, n); z is (n, d_k).
 // scale_d is the d in sqrt(d): the notebook keeps EMBEDDING_DIM.
@@ -403,14 +403,14 @@ static void parametrised_free(parametrised *p) {
 }
 
 // Runs the notebook from torch.manual_seed(seed): chapter 1's token ids and
-// embedding table, then cells [19]-[22], then our two additions. Returns 0,
+// embedding table, then cells [T19]-[T22], then our two additions. Returns 0,
 // or -1 with a message on stderr.
 static int parametrised_run(parametrised *p, uint64_t seed) {
     const int n = N_TOKENS, d = EMBEDDING_DIM, d_k = STANDARD_DK;
     memset(p, 0, sizeof *p);
     torch_rng g;
     rng_seed(&g, seed);
-    // chapter 1, cells [3] and [4]
+    // chapter 1, cells [T3] and [T4]
     char words[MAX_TOKENS][MAX_WORD];
     int got = embed_sentence(p->x, p->ids, words, &p->embedding_table,
                              SENTENCE, VOCAB_SIZE, d, &g);
@@ -426,15 +426,15 @@ static int parametrised_run(parametrised *p, uint64_t seed) {
     }
 
     //> cells-19-22
-    rng_rand(&g, p->u_q, (size_t)n * n);                // cell [19]
+    rng_rand(&g, p->u_q, (size_t)n * n);                // cell [T19]
     rng_rand(&g, p->u_k, (size_t)n * n);
     rng_rand(&g, p->u_v, (size_t)n * n);
-    project_tokens(p->q, p->u_q, p->x, n, d);           // cell [20]
+    project_tokens(p->q, p->u_q, p->x, n, d);           // cell [T20]
     project_tokens(p->k, p->u_k, p->x, n, d);
     project_tokens(p->v, p->u_v, p->x, n, d);
     qkv_attention(p->z, p->scores, p->weights, p->q, p->k, p->v,
-                  n, d, d);                             // cell [21]
-    weighted_sum(p->z3_manual, p->weights + 3 * n, p->v, n, d);  // [22]
+                  n, d, d);                             // cell [T21]
+    weighted_sum(p->z3_manual, p->weights + 3 * n, p->v, n, d);  // [T22]
     p->z3_matches = allclose(p->z3_manual, p->z + 3 * d, d, 1e-5f, 1e-8f);
     //< cells-19-22
 
@@ -470,22 +470,22 @@ static void parametrised_print(const parametrised *p, FILE *f) {
     const int shape_nn[] = { n, n }, shape_nd[] = { n, d };
     const int shape_dk[] = { d, d_k }, shape_nk[] = { n, d_k };
 
-    print_cell(f, 19, "u_q = torch.rand(n_tokens, n_tokens) "
+    print_cell(f, "T19", "u_q = torch.rand(n_tokens, n_tokens) "
                       "(then u_k and u_v)");
     print_tensor(f, p->u_q, 2, shape_nn);
 
-    print_cell(f, 20, "q.shape == k.shape == v.shape == "
+    print_cell(f, "T20", "q.shape == k.shape == v.shape == "
                       "embedded_tokens.shape");
     print_bool(f, true);  // q, k and v are (n, d) by construction
 
-    print_cell(f, 21, "context_weighted_embeddings_param.shape");
+    print_cell(f, "T21", "context_weighted_embeddings_param.shape");
     print_size(f, 2, shape_nd);
 
-    print_cell(f, 22, "torch.allclose(z_3 summed by hand, "
+    print_cell(f, "T22", "torch.allclose(z_3 summed by hand, "
                       "context_weighted_embeddings_param[3])");
     print_bool(f, p->z3_matches);
 
-    print_cell(f, 23, "ours: reverse the tokens; do the outputs just "
+    print_cell(f, "3.3", "reverse the tokens; do the outputs just "
                       "reverse?");
     fputs("U form, q = U_q x: ", f);
     print_bool(f, p->u_form_follows_tokens);
@@ -496,7 +496,7 @@ static void parametrised_print(const parametrised *p, FILE *f) {
     fputs("z[7][:5]          ", f);
     print_tensor(f, p->z + (n - 1) * d, 1, shape_5);
 
-    print_cell(f, 24, "ours: the standard form, q = x W_q with W_q of shape "
+    print_cell(f, "3.4", "the standard form, q = x W_q with W_q of shape "
                       "(d, d_k)");
     fputs("W_q: ", f);
     print_size(f, 2, shape_dk);
@@ -525,7 +525,7 @@ typedef struct {
 } vocabulary;
 
 //> vocabulary
-// Cell [2]: BOS = 0, EOS = 1, then every distinct word of the lower-cased
+// Cell [S2]: BOS = 0, EOS = 1, then every distinct word of the lower-cased
 // text split on " ", in the order of a Python set. That order changes from
 // run to run (strings hash with a salt Python draws afresh in every
 // process), so we keep the order the notebook printed, and check it.
@@ -582,7 +582,7 @@ static int vocabulary_build(vocabulary *voc, const char *text,
 //< vocabulary
 
 //> convert
-// Cell [3], convert2tensor: the ids of the lower-cased words of sentence.
+// Cell [S3], convert2tensor: the ids of the lower-cased words of sentence.
 // ids is (max). Returns the number of words, or -1 if a word is not in the
 // vocabulary (Python raises KeyError) or there are more than max.
 static int convert2tensor(int64_t *ids, const vocabulary *voc,
@@ -636,17 +636,17 @@ typedef struct {
     char round_trip[MAX_SENTENCE * MAX_WORD];     // convert2sentence(ids)
     float table[MAX_VOCAB * HIDDEN_SIZE];         // (V, d) nn.Embedding
     float embedded[MAX_SENTENCE * HIDDEN_SIZE];   // (1, n, d)
-    attention_module module;                      // cell [4]'s Attention
-    float hidden[MAX_SENTENCE * HIDDEN_SIZE];     // (1, n, d) cell [5]
-    float weights[MAX_SENTENCE * MAX_SENTENCE];   // (1, n, n) cell [5]
-    attention_module fresh;                       // cell [6]'s Q, K, V
-    float queries[MAX_SENTENCE * HIDDEN_SIZE];    // (1, n, d) cell [6]
+    attention_module module;                      // cell [S4]'s Attention
+    float hidden[MAX_SENTENCE * HIDDEN_SIZE];     // (1, n, d) cell [S5]
+    float weights[MAX_SENTENCE * MAX_SENTENCE];   // (1, n, n) cell [S5]
+    attention_module fresh;                       // cell [S6]'s Q, K, V
+    float queries[MAX_SENTENCE * HIDDEN_SIZE];    // (1, n, d) cell [S6]
     float keys[MAX_SENTENCE * HIDDEN_SIZE];
     float values[MAX_SENTENCE * HIDDEN_SIZE];
     float scores[MAX_SENTENCE * MAX_SENTENCE];    // (1, n, n) scaled
-    float attention[MAX_SENTENCE * MAX_SENTENCE]; // (1, n, n) cell [7]
+    float attention[MAX_SENTENCE * MAX_SENTENCE]; // (1, n, n) cell [S7]
     float sums[MAX_SENTENCE];                     // (1, n)
-    float hidden7[MAX_SENTENCE * HIDDEN_SIZE];    // (1, n, d) cell [7]
+    float hidden7[MAX_SENTENCE * HIDDEN_SIZE];    // (1, n, d) cell [S7]
 } module_example;
 
 static void module_example_free(module_example *m) {
@@ -654,7 +654,7 @@ static void module_example_free(module_example *m) {
     attention_module_free(&m->fresh);
 }
 
-// Runs cells [2]-[7] from torch.manual_seed(seed). Returns 0, or -1 with a
+// Runs cells [S2]-[S7] from torch.manual_seed(seed). Returns 0, or -1 with a
 // message on stderr.
 static int module_example_run(module_example *m, uint64_t seed) {
     const int d = HIDDEN_SIZE;
@@ -682,18 +682,18 @@ static int module_example_run(module_example *m, uint64_t seed) {
     torch_rng g;
     rng_seed(&g, seed);
     //> cells-4-7
-    rng_embedding_init(&g, m->table, m->voc.size, d);   // cell [4]
+    rng_embedding_init(&g, m->table, m->voc.size, d);   // cell [S4]
     attention_module_init(&m->module, &g);
     embed(m->embedded, m->table, m->ids, n, d);
     int status = attention_module_forward(m->hidden, m->weights, NULL, NULL,
                                           NULL, NULL, &m->module,
-                                          m->embedded, 1, n);  // cell [5]
-    attention_module_init(&m->fresh, &g);               // cell [6]
+                                          m->embedded, 1, n);  // cell [S5]
+    attention_module_init(&m->fresh, &g);               // cell [S6]
     if (status == 0)
         status = attention_module_forward(m->hidden7, m->attention,
                                           m->queries, m->keys, m->values,
                                           m->scores, &m->fresh, m->embedded,
-                                          1, n);        // cell [7]
+                                          1, n);        // cell [S7]
     row_sums(m->sums, m->attention, n, n);
     //< cells-4-7
     if (status != 0) {
@@ -710,7 +710,7 @@ static void module_example_print(const module_example *m, FILE *f) {
     const int shape_1n[] = { 1, n }, shape_1nd[] = { 1, n, d };
     const int shape_1nn[] = { 1, n, n };
 
-    print_cell(f, 32, "index2word and word2index "
+    print_cell(f, "S2", "index2word and word2index "
                       "(words in the set order the notebook printed)");
     for (int i = 0; i < m->voc.size; i++)
         fprintf(f, "(%d, '%s')\n", i, m->voc.words[i]);
@@ -718,26 +718,26 @@ static void module_example_print(const module_example *m, FILE *f) {
     for (int i = 0; i < m->voc.size; i++)
         fprintf(f, "('%s', %d)\n", m->voc.words[i], i);
 
-    print_cell(f, 33, "convert2tensor and convert2sentence");
+    print_cell(f, "S3", "convert2tensor and convert2sentence");
     fputs("Input tensor: ", f);
     print_int_tensor(f, m->ids, 2, shape_1n);
     fputs("Tensor size: ", f);
     print_size(f, 2, shape_1n);
     fprintf(f, "Output sentence: %s\n", m->round_trip);
 
-    print_cell(f, 34, "embedded = embedding(input_tensor)");
+    print_cell(f, "S4", "embedded = embedding(input_tensor)");
     print_tensor(f, m->embedded, 3, shape_1nd);
     fputs("Tensor size: ", f);
     print_size(f, 3, shape_1nd);
 
-    print_cell(f, 35, "hidden_states = attention(embedded)");
+    print_cell(f, "S5", "hidden_states = attention(embedded)");
     print_tensor(f, m->hidden, 3, shape_1nd);
     print_size(f, 3, shape_1nd);
 
-    print_cell(f, 36, "queries, keys, values from fresh Q, K, V");
+    print_cell(f, "S6", "queries, keys, values from fresh Q, K, V");
     for (int i = 0; i < 3; i++) print_size(f, 3, shape_1nd);
 
-    print_cell(f, 37, "scores, softmax and hidden states, step by step");
+    print_cell(f, "S7", "scores, softmax and hidden states, step by step");
     print_size(f, 3, shape_1nn);
     fputs("\n", f);
     print_size(f, 3, shape_1nn);
@@ -777,12 +777,13 @@ static int chapter3_run(chapter3 *c, uint64_t param_seed,
 }
 
 static void chapter3_print(const chapter3 *c, FILE *f) {
-    fputs("Cells [1]-[10]: the worked example of \"An illustrated guide to "
-          "Attention\nMechanism\" ([9] and [10] are ours). Cells [19]-[24]: "
-          "\"Parametrised\nSelf-Attention\" of \"Attention and "
-          "Transformers\" ([23] and [24] are ours).\nCells [32]-[37]: "
-          "\"Studying the mechanism of self-attention\", its cell [N]\n"
-          "as [30 + N].\n", f);
+    fputs("[G1]-[G8]: steps 1 to 8 of the worked example of \"An illustrated guide to\n"
+          "Attention Mechanism in Sequence Models with PyTorch code\" (G).\n"
+          "[T19]-[T22]: cells 19 to 22, \"Parametrised Self-Attention\", of the notebook\n"
+          "\"Attention and Transformers\" (T).\n"
+          "[S2]-[S7]: cells 2 to 7 of the notebook \"Studying the mechanism of\n"
+          "self-attention\" (S).\n"
+          "[3.1]-[3.4]: this program's own blocks.\n", f);
     worked_example_print(&c->worked, f);
     parametrised_print(&c->param, f);
     module_example_print(&c->module, f);

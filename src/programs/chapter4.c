@@ -1,13 +1,13 @@
 // chapter4.c: multi-head attention, the notebook's form and PyTorch's.
 //
 // Two parts, each printing what its source prints:
-//   part 1, cells [23]-[24] and [40]-[43]: "Multi-Head Attention" of the
+//   part 1, cells [T23]-[T24] and [4.1]-[4.4]: "Multi-Head Attention" of the
 //     notebook "Attention and Transformers", continuing chapter 3's cells
-//     [19]-[22] on chapter 1's sentence; [23] and [24] are the notebook's,
-//     [40]-[43] are ours and show what its functions get wrong.
-//   part 2, cells [44]-[50]: multi-head attention as "Attention Is All You
+//     [T19]-[T22] on chapter 1's sentence; [T23] and [T24] are the notebook's,
+//     [4.1]-[4.4] are the program's own and show what its functions get wrong.
+//   part 2, cells [4.5]-[4.11]: multi-head attention as "Attention Is All You
 //     Need" and torch.nn.MultiheadAttention define it, from a fresh
-//     torch.manual_seed, so that cells [45]-[49] print what the chapter's
+//     torch.manual_seed, so that cells [4.6]-[4.10] print what the chapter's
 //     PyTorch twin (tests/reference/chapter4_twin.py) prints.
 //
 // Dimension legend:
@@ -42,7 +42,7 @@
 #define VOCAB_SIZE 20000
 #define EMBEDDING_DIM 32
 #define N_TOKENS 8
-// The notebook's n_heads in cell [24], and the heads of part 2.
+// The notebook's n_heads in cell [T24], and the heads of part 2.
 #define NOTEBOOK_HEADS 3
 #define HEADS 2
 #define HEAD_DIM (EMBEDDING_DIM / HEADS)
@@ -58,32 +58,32 @@ typedef struct {
     char words[MAX_TOKENS][MAX_WORD];        // the sentence split on spaces
     int64_t ids[N_TOKENS];                   // (n) token ids
     float x[N_TOKENS * EMBEDDING_DIM];       // (n, d) embedded tokens
-    float u_q[N_TOKENS * N_TOKENS];          // (n, n) cell [19]
+    float u_q[N_TOKENS * N_TOKENS];          // (n, n) cell [T19]
     float u_k[N_TOKENS * N_TOKENS];
     float u_v[N_TOKENS * N_TOKENS];
-    float q[N_TOKENS * EMBEDDING_DIM];       // (n, d) cell [20]: u_q @ x
+    float q[N_TOKENS * EMBEDDING_DIM];       // (n, d) cell [T20]: u_q @ x
     float k[N_TOKENS * EMBEDDING_DIM];
     float v[N_TOKENS * EMBEDDING_DIM];
-    float head_out[N_TOKENS * EMBEDDING_DIM];     // (n, d) cell [23]
+    float head_out[N_TOKENS * EMBEDDING_DIM];     // (n, d) cell [T23]
     float head_weights[N_TOKENS * N_TOKENS];      // (n, n) its softmax
-    notebook_mha mh;                         // cell [24]'s weights
+    notebook_mha mh;                         // cell [T24]'s weights
     float mh_out[N_TOKENS * EMBEDDING_DIM];  // (n, d) its output
     float mh_heads[N_TOKENS * NOTEBOOK_HEADS * EMBEDDING_DIM]; // (n, h d)
-    // [40]: the same draws with causal_masking=True, as written and with
+    // [4.1]: the same draws with causal_masking=True, as written and with
     // the flag passed on to the heads
     notebook_mha mh_causal;
     float mh_causal_out[N_TOKENS * EMBEDDING_DIM];
     float mh_passed_on_out[N_TOKENS * EMBEDDING_DIM];
-    // [41]: the same call once more, right after cell [24]
+    // [4.2]: the same call once more, right after cell [T24]
     notebook_mha mh_again;
     float mh_again_out[N_TOKENS * EMBEDDING_DIM];
-    // [42]: q, k, v cut into two heads of width 16; head 0's weights divided
+    // [4.3]: q, k, v cut into two heads of width 16; head 0's weights divided
     // by sqrt(32), as attention() does, and by sqrt(16)
     float narrow_weights[N_TOKENS * N_TOKENS];
     float narrow_weights_dk[N_TOKENS * N_TOKENS];
-    // [43]: the sentence reversed, with cell [24]'s draws
+    // [4.4]: the sentence reversed, with cell [T24]'s draws
     float mh_reversed_out[N_TOKENS * EMBEDDING_DIM];
-    // what [40], [41] and [43] report
+    // what [4.1], [4.2] and [4.4] report
     bool causal_flag_ignored;       // mh_causal_out has mh_out's bits
     float calls_differ_by;          // largest |mh_again_out - mh_out|
     bool reversed_follows_tokens;   // mh_reversed_out is mh_out reversed
@@ -102,7 +102,7 @@ static void columns(float *out, const float *x, int first, int w, int n,
         memcpy(out + i * w, x + i * d + first, (size_t)w * sizeof(float));
 }
 
-// Chapter 1's cells [3]-[4] from torch.manual_seed(seed) into g: the
+// Chapter 1's cells [T3]-[T4] from torch.manual_seed(seed) into g: the
 // sentence's words, ids and embeddings x, (n, d). Returns 0, or -1 with a
 // message on stderr.
 static int embed_the_sentence(float *x, int64_t *ids, char words[][MAX_WORD],
@@ -120,8 +120,8 @@ static int embed_the_sentence(float *x, int64_t *ids, char words[][MAX_WORD],
     return -1;
 }
 
-// The notebook from torch.manual_seed(seed): chapter 1's cells [3]-[4],
-// chapter 3's [19]-[20], then [23] and [24], then ours. Returns 0, or -1
+// The notebook from torch.manual_seed(seed): chapter 1's cells [T3]-[T4],
+// chapter 3's [T19]-[T20], then [T23] and [T24], then ours. Returns 0, or -1
 // with a message on stderr.
 static int notebook_part_run(notebook_part *p, uint64_t seed) {
     const int n = N_TOKENS, d = EMBEDDING_DIM, h = NOTEBOOK_HEADS;
@@ -138,17 +138,17 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
 
     int status = 0;
     //> cells-23-24
-    rng_rand(&g, p->u_q, (size_t)n * n);                  // cell [19]
+    rng_rand(&g, p->u_q, (size_t)n * n);                  // cell [T19]
     rng_rand(&g, p->u_k, (size_t)n * n);
     rng_rand(&g, p->u_v, (size_t)n * n);
-    matmul(p->q, p->u_q, p->x, n, n, d);                  // cell [20]
+    matmul(p->q, p->u_q, p->x, n, n, d);                  // cell [T20]
     matmul(p->k, p->u_k, p->x, n, n, d);
     matmul(p->v, p->u_v, p->x, n, n, d);
     notebook_attention(p->head_out, p->head_weights, p->q, p->k, p->v,
-                       false, n, d, EMBEDDING_DIM);       // cell [23]
+                       false, n, d, EMBEDDING_DIM);       // cell [T23]
     torch_rng before_24 = g;
     status |= notebook_multi_head_attention(p->mh_out, &p->mh, p->x, p->x,
-                                            p->x, false, &g);  // [24]
+                                            p->x, false, &g);  // [T24]
     //< cells-23-24
     torch_rng after_24 = g;
     // the same once more, keeping the heads' outputs
@@ -156,7 +156,7 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
                                    p->x, p->x, false);
 
     //> causal-ignored
-    // [40] Draw cell [24]'s weights again (restore the generator) and ask
+    // [4.1] Draw cell [T24]'s weights again (restore the generator) and ask
     // for causal masking: nothing changes. Passing the flag on would.
     g = before_24;
     status |= notebook_multi_head_attention(p->mh_causal_out, &p->mh_causal,
@@ -165,13 +165,13 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
                                    p->x, p->x, p->x, true);
     //< causal-ignored
 
-    // [41] The same call again, as running cell [24] twice would.
+    // [4.2] The same call again, as running cell [T24] twice would.
     g = after_24;
     status |= notebook_multi_head_attention(p->mh_again_out, &p->mh_again,
                                             p->x, p->x, p->x, false, &g);
 
     //> narrow-heads
-    // [42] Head 0 of two heads of width 16: attention() still divides by
+    // [4.3] Head 0 of two heads of width 16: attention() still divides by
     // sqrt(EMBEDDING_DIM) = sqrt(32); scaled dot-product attention divides
     // by sqrt(d_k) = sqrt(16).
     float q0[N_TOKENS * HEAD_DIM], k0[N_TOKENS * HEAD_DIM];
@@ -186,7 +186,7 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
                       HEAD_DIM);
     //< narrow-heads
 
-    // [43] The reversed sentence through cell [24]'s own weights.
+    // [4.4] The reversed sentence through cell [T24]'s own weights.
     float x_reversed[N_TOKENS * EMBEDDING_DIM];
     reverse_rows(x_reversed, p->x, n, d);
     status |= notebook_mha_forward(p->mh_reversed_out, NULL, NULL, &p->mh,
@@ -209,12 +209,12 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     const int shape_hnn[] = { h, n, n }, shape_cat[] = { n, h * d };
     const int shape_out[] = { h * d, d };
 
-    print_cell(f, 23, "attn_head_out = attention(q, k, v)");
+    print_cell(f, "T23", "attn_head_out = attention(q, k, v)");
     print_size(f, 2, shape_nd);
     fputs("attn_head_out[0]\n", f);
     print_tensor(f, p->head_out, 1, shape_d);
 
-    print_cell(f, 24, "multi_head_attn_out = multi_head_attention(x, x, x, "
+    print_cell(f, "T24", "multi_head_attn_out = multi_head_attention(x, x, x, "
                       "n_heads=3)");
     print_size(f, 2, shape_nd);
     fputs("u_q: ", f);
@@ -226,28 +226,28 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     fputs("multi_head_attn_out[0]\n", f);
     print_tensor(f, p->mh_out, 1, shape_d);
 
-    print_cell(f, 40, "ours: the same draws with causal_masking=True");
+    print_cell(f, "4.1", "the same draws with causal_masking=True");
     fputs("the same bits as without it: ", f);
     print_bool(f, p->causal_flag_ignored);
     fputs("with the flag passed on to the heads, row 0 would be\n", f);
     print_tensor(f, p->mh_passed_on_out, 1, shape_d);
 
-    print_cell(f, 41, "ours: the same call once more, on the same input");
+    print_cell(f, "4.2", "the same call once more, on the same input");
     fputs("multi_head_attn_out[0] of the second call\n", f);
     print_tensor(f, p->mh_again_out, 1, shape_d);
     fprintf(f, "largest difference between the two calls: %.4f\n",
             (double)p->calls_differ_by);
 
     char title[96];
-    snprintf(title, sizeof title, "ours: attention() on a head of width %d still divides by sqrt(%d)",
+    snprintf(title, sizeof title, "attention() on a head of width %d still divides by sqrt(%d)",
              HEAD_DIM, EMBEDDING_DIM);
-    print_cell(f, 42, title);
+    print_cell(f, "4.3", title);
     fprintf(f, "row 0 of its weights, scores / sqrt(%d)\n", EMBEDDING_DIM);
     print_tensor(f, p->narrow_weights, 1, shape_n);
     fprintf(f, "row 0 with scores / sqrt(%d), as scaled dot-product attention has it\n", HEAD_DIM);
     print_tensor(f, p->narrow_weights_dk, 1, shape_n);
 
-    print_cell(f, 43, "ours: reverse the tokens; do the outputs just "
+    print_cell(f, "4.4", "reverse the tokens; do the outputs just "
                       "reverse?");
     print_bool(f, p->reversed_follows_tokens);
 }
@@ -266,7 +266,7 @@ typedef struct {
     float out_causal[N_TOKENS * EMBEDDING_DIM];  // (n, d) with the mask
     float weights_causal[N_TOKENS * N_TOKENS];
     float head_weights_causal[HEADS * N_TOKENS * N_TOKENS];
-    float out_small_heads[N_TOKENS * EMBEDDING_DIM]; // (n, d) [50]
+    float out_small_heads[N_TOKENS * EMBEDDING_DIM]; // (n, d) [4.11]
     bool small_heads_same;                       // out_small_heads has out's bits
 } standard_part;
 
@@ -363,7 +363,7 @@ static void standard_part_print(const standard_part *s, FILE *f) {
     const int shape_w[] = { 3 * d, d }, shape_b[] = { 3 * d };
     const int shape_o[] = { d, d };
 
-    print_cell(f, 44, "ours: nn.MultiheadAttention(32, 2) and (32, 3)");
+    print_cell(f, "4.5", "nn.MultiheadAttention(32, 2) and (32, 3)");
     fputs("in_proj_weight: ", f);
     print_size(f, 2, shape_w);
     fputs("in_proj_bias: ", f);
@@ -375,24 +375,24 @@ static void standard_part_print(const standard_part *s, FILE *f) {
     fprintf(f, "with %d heads: error: %s\n", NOTEBOOK_HEADS,
             mha_status_text(s->three_heads));
 
-    print_cell(f, 45, "out, weights = mha(x, x, x); print(out)");
+    print_cell(f, "4.6", "out, weights = mha(x, x, x); print(out)");
     print_tensor_fixed(f, s->out, 3, shape_1nd);
 
-    print_cell(f, 46, "print(weights): averaged over the heads");
+    print_cell(f, "4.7", "print(weights): averaged over the heads");
     print_tensor_fixed(f, s->weights, 3, shape_1nn);
 
-    print_cell(f, 47, "mha(x, x, x, average_attn_weights=False): each "
+    print_cell(f, "4.8", "mha(x, x, x, average_attn_weights=False): each "
                       "head's weights");
     print_tensor_fixed(f, s->head_weights, 3, shape_hnn);
 
-    print_cell(f, 48, "out, weights = mha(x, x, x, attn_mask=causal); "
+    print_cell(f, "4.9", "out, weights = mha(x, x, x, attn_mask=causal); "
                       "print(out)");
     print_tensor_fixed(f, s->out_causal, 3, shape_1nd);
 
-    print_cell(f, 49, "print(weights): with the causal mask");
+    print_cell(f, "4.10", "print(weights): with the causal mask");
     print_tensor_fixed(f, s->weights_causal, 3, shape_1nn);
 
-    print_cell(f, 50, "ours: heads one by one, and the cost of h heads");
+    print_cell(f, "4.11", "heads one by one, and the cost of h heads");
     fprintf(f, "%d heads, each with its own nn.Linear(%d, %d), give the same bits: ", HEADS, d,
             HEAD_DIM);
     print_bool(f, s->small_heads_same);
@@ -427,8 +427,9 @@ static int chapter4_run(chapter4 *c, uint64_t seed) {
 }
 
 static void chapter4_print(const chapter4 *c, FILE *f) {
-    fputs("Cells [23]-[24]: \"Multi-Head Attention\" of \"Attention and "
-          "Transformers\";\n[40]-[50] are ours, [45]-[49] what "
+    fputs("[T23]-[T24]: cells 23 and 24, \"Multi-Head Attention\", of the notebook\n"
+          "\"Attention and Transformers\" (T).\n"
+          "[4.1]-[4.11]: this program's own blocks; [4.6]-[4.10] print what\n"
           "tests/reference/chapter4_twin.py prints.\n", f);
     notebook_part_print(&c->notebook, f);
     standard_part_print(&c->standard, f);

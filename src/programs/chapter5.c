@@ -2,13 +2,13 @@
 // and PyTorch's.
 //
 // Two parts, each printing what its source prints:
-//   part 1, cells [25]-[26] and [50]-[52]: "Transformers" of the notebook
-//     "Attention and Transformers", continuing chapter 4's cells; [25] and
-//     [26] are the notebook's, [50]-[52] are ours and show where its layers
-//     differ from the paper's.
-//   part 2, cells [53]-[59]: nn.TransformerEncoderLayer and
+//   part 1, cells [T25]-[T26] and [5.1]-[5.3]: "Transformers" of the notebook
+//     "Attention and Transformers", continuing chapter 4's cells; [T25] and
+//     [T26] are the notebook's, [5.1]-[5.3] are the program's own and show
+//     where its layers differ from the paper's.
+//   part 2, cells [5.4]-[5.10]: nn.TransformerEncoderLayer and
 //     nn.TransformerDecoderLayer (d_model 32, 2 heads, dim_feedforward 64,
-//     no dropout), from a fresh torch.manual_seed, so that cells [54]-[58]
+//     no dropout), from a fresh torch.manual_seed, so that cells [5.5]-[5.9]
 //     print what the chapter's PyTorch twin (tests/reference/chapter5_twin.py)
 //     prints.
 //
@@ -51,7 +51,7 @@
 #define N_TGT 10
 #define HEADS 2
 #define D_FF (2 * EMBEDDING_DIM)
-// The notebook's n_heads in cell [24] (chapter 4), drawn before its layers.
+// The notebook's n_heads in cell [T24] (chapter 4), drawn before its layers.
 #define CELL_24_HEADS 3
 // The seed that draws the notebook's token ids (chapter1.c's DEFAULT_SEED).
 #define DEFAULT_SEED 3570563066ULL
@@ -108,7 +108,7 @@ typedef struct {
 } notebook_decoder;
 
 //> notebook-encoder
-// Cell [25], the encoder layer with the weights e drew: src and e->out are
+// Cell [T25], the encoder layer with the weights e drew: src and e->out are
 // (n, d). Returns 0, or -1 when out of memory.
 static int notebook_encoder_forward(notebook_encoder *e, const float *src,
                                     int n, int d) {
@@ -124,7 +124,7 @@ static int notebook_encoder_forward(notebook_encoder *e, const float *src,
 //< notebook-encoder
 
 //> notebook-decoder
-// Cell [26], the decoder layer with the weights r drew: src, target and
+// Cell [T26], the decoder layer with the weights r drew: src, target and
 // r->out are (n, d). Returns 0, or -1 when out of memory.
 static int notebook_decoder_forward(notebook_decoder *r, const float *src,
                                     const float *target, int n, int d) {
@@ -151,18 +151,18 @@ typedef struct {
     char words[MAX_TOKENS][MAX_WORD];
     int64_t ids[N_SRC];
     float x[N_SRC * EMBEDDING_DIM];             // (n, d) embedded_tokens
-    notebook_encoder enc;                       // cell [25]
-    notebook_decoder dec;                       // cell [26]
-    // [50]: the mean and standard deviation of the encoder's normed sum,
+    notebook_encoder enc;                       // cell [T25]
+    notebook_decoder dec;                       // cell [T26]
+    // [5.1]: the mean and standard deviation of the encoder's normed sum,
     // all of it and token by token
     float normed_mean, normed_std;
     float token_means[N_SRC], token_stds[N_SRC];
-    // [51]: the largest difference between the two linear maps and the one
+    // [5.2]: the largest difference between the two linear maps and the one
     // they make; the smallest entry of the update, and its zeros
     float one_map_diff;
     float update_low;
     int update_zeros;
-    // [52]: the decoder again, the last target token changed
+    // [5.3]: the decoder again, the last target token changed
     float changed_target_out[N_SRC * EMBEDDING_DIM];
     float changed_target_cross[HEADS * N_SRC * N_SRC];
     bool first_output_changes;                  // changed_target_out[0] differs
@@ -203,7 +203,7 @@ static void collapse_linears(float *w_eff, float *b_eff,
 }
 //< one-affine-map
 
-// Cells [50] and [51]: what the encoder's normalisation and feed-forward
+// Cells [5.1] and [5.2]: what the encoder's normalisation and feed-forward
 // part did, from p->enc.
 static void notebook_part_examine(notebook_part *p) {
     const int n = N_SRC, d = EMBEDDING_DIM;
@@ -228,7 +228,7 @@ static void notebook_part_examine(notebook_part *p) {
     }
 }
 
-// Chapter 1's cells [3]-[4] on the source from torch.manual_seed(seed) into
+// Chapter 1's cells [T3]-[T4] on the source from torch.manual_seed(seed) into
 // g: its words, ids and embeddings x, (n_s, d); table receives the
 // embedding table when not NULL (the caller frees it). Returns 0, or -1
 // with a message on stderr.
@@ -247,8 +247,8 @@ static int embed_the_source(float *x, int64_t *ids, char words[][MAX_WORD],
     return -1;
 }
 
-// The notebook from torch.manual_seed(seed): chapter 1's cells [3]-[4],
-// chapter 3's [19], chapter 4's [24] (their draws), then [25] and [26],
+// The notebook from torch.manual_seed(seed): chapter 1's cells [T3]-[T4],
+// chapter 3's [T19], chapter 4's [T24] (their draws), then [T25] and [T26],
 // then ours. Returns 0, or -1 with a message on stderr.
 static int notebook_part_run(notebook_part *p, uint64_t seed) {
     const int n = N_SRC, d = EMBEDDING_DIM;
@@ -263,13 +263,13 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     status |= notebook_mha_alloc(&p->dec.cross_attn, HEADS, n, d);
     if (status == 0) {
         float u[N_SRC * N_SRC];
-        for (int k = 0; k < 3; k++) rng_rand(&g, u, (size_t)n * n);  // [19]
-        notebook_mha_draw(&cell24, &g);                              // [24]
+        for (int k = 0; k < 3; k++) rng_rand(&g, u, (size_t)n * n);  // [T19]
+        notebook_mha_draw(&cell24, &g);                              // [T24]
         //> cells-25-26
-        notebook_mha_draw(&p->enc.attn, &g);                    // cell [25]
+        notebook_mha_draw(&p->enc.attn, &g);                    // cell [T25]
         notebook_linears_draw(&p->enc.lin, &g);
         status |= notebook_encoder_forward(&p->enc, p->x, n, d);
-        notebook_mha_draw(&p->dec.self_attn, &g);               // cell [26]
+        notebook_mha_draw(&p->dec.self_attn, &g);               // cell [T26]
         notebook_mha_draw(&p->dec.cross_attn, &g);
         notebook_linears_draw(&p->dec.lin, &g);
         status |= notebook_decoder_forward(&p->dec, p->x, p->x, n, d);
@@ -277,7 +277,7 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     }
     notebook_mha_free(&cell24);
     if (status == 0) {
-        // [52] the decoder with the same weights, the last target token
+        // [5.3] the decoder with the same weights, the last target token
         // changed
         notebook_decoder again = p->dec;
         float target[N_SRC * EMBEDDING_DIM];
@@ -305,19 +305,19 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     const int n = N_SRC, d = EMBEDDING_DIM;
     const int shape_nd[] = { n, d }, shape_d[] = { d }, shape_n[] = { n };
 
-    print_cell(f, 25, "encoder_output = transformer_encoder_layer("
+    print_cell(f, "T25", "encoder_output = transformer_encoder_layer("
                       "embedded_tokens, n_heads=2)");
     print_size(f, 2, shape_nd);
     fputs("encoder_output[0]\n", f);
     print_tensor(f, p->enc.out, 1, shape_d);
 
-    print_cell(f, 26, "decoder_output = transformer_decoder_layer("
+    print_cell(f, "T26", "decoder_output = transformer_decoder_layer("
                       "embedded_tokens, embedded_tokens, n_heads=2)");
     print_size(f, 2, shape_nd);
     fputs("decoder_output[0]\n", f);
     print_tensor(f, p->dec.out, 1, shape_d);
 
-    print_cell(f, 50, "ours: F.layer_norm(x + src, x.shape) normalises the "
+    print_cell(f, "5.1", "F.layer_norm(x + src, x.shape) normalises the "
                       "whole (8, 32) tensor");
     const double mean = p->normed_mean;
     fprintf(f, "mean and standard deviation of all 256 numbers: %.4f %.4f\n",
@@ -326,14 +326,14 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     print_tensor(f, p->token_means, 1, shape_n);
     print_tensor(f, p->token_stds, 1, shape_n);
 
-    print_cell(f, 51, "ours: linear_2(linear_1(x)) is one affine map, and "
+    print_cell(f, "5.2", "linear_2(linear_1(x)) is one affine map, and "
                       "the ReLU after it");
     fprintf(f, "through both maps and through one (32, 32) map, the largest "
             "difference: %.1e\n", (double)p->one_map_diff);
     fprintf(f, "the update added to x: smallest %.4f, %d of %d entries "
             "clipped to 0\n", (double)p->update_low, p->update_zeros, n * d);
 
-    print_cell(f, 52, "ours: the decoder with its last target token "
+    print_cell(f, "5.3", "the decoder with its last target token "
                       "changed, the same weights");
     fputs("decoder_output[0] changes (no causal mask): ", f);
     print_bool(f, p->first_output_changes);
@@ -359,14 +359,14 @@ typedef struct {
     float memory_pre[N_SRC * EMBEDDING_DIM];     // norm_first=True
     float out_pre[N_TGT * EMBEDDING_DIM];
     float cross_pre[N_TGT * N_SRC];
-    // [59]: the target's tokens after CAUSAL_T changed
+    // [5.10]: the target's tokens after CAUSAL_T changed
     float out_changed[N_TGT * EMBEDDING_DIM];
     float out_pre_changed[N_TGT * EMBEDDING_DIM];
     bool post_norm_causal, pre_norm_causal;      // outputs 0 .. CAUSAL_T kept
     float cross_sums[N_TGT];                     // (n_t) row sums of cross
 } layers_part;
 
-// [59] changes the target tokens after this one.
+// [5.10] changes the target tokens after this one.
 #define CAUSAL_T 4
 
 static void layers_part_free(layers_part *s) {
@@ -430,7 +430,7 @@ static int layers_part_run(layers_part *s, uint64_t seed) {
                             s->src, s->tgt);
     }
     //< layers-run
-    // [59] the target's tokens after CAUSAL_T changed, both placements
+    // [5.10] the target's tokens after CAUSAL_T changed, both placements
     float tgt[N_TGT * EMBEDDING_DIM], memory[N_SRC * EMBEDDING_DIM];
     float cross[N_TGT * N_SRC];
     memcpy(tgt, s->tgt, sizeof tgt);
@@ -468,9 +468,9 @@ static void layers_part_print(const layers_part *s, FILE *f) {
     const int shape_c[] = { 1, N_TGT, N_SRC }, shape_n[] = { N_TGT };
 
     char title[128];
-    snprintf(title, sizeof title, "ours: nn.TransformerEncoderLayer(%d, %d, %d) and "
+    snprintf(title, sizeof title, "nn.TransformerEncoderLayer(%d, %d, %d) and "
              "nn.TransformerDecoderLayer(%d, %d, %d)", d, HEADS, D_FF, d, HEADS, D_FF);
-    print_cell(f, 53, title);
+    print_cell(f, "5.4", title);
     int ff = linear_params(d, D_FF) + linear_params(D_FF, d);
     fputs("parameters     self-attention  cross-attention  feed-forward  "
           "norms  total\n", f);
@@ -483,24 +483,24 @@ static void layers_part_print(const layers_part *s, FILE *f) {
     fprintf(f, "source: %s (%d tokens)\ntarget: %s (%d tokens)\n", SOURCE,
             N_SRC, TARGET, N_TGT);
 
-    print_cell(f, 54, "memory = encoder(src); print(memory)");
+    print_cell(f, "5.5", "memory = encoder(src); print(memory)");
     print_tensor_fixed(f, s->memory, 3, shape_s);
 
-    print_cell(f, 55, "print(decoder(tgt, memory, tgt_mask=tgt_mask))");
+    print_cell(f, "5.6", "print(decoder(tgt, memory, tgt_mask=tgt_mask))");
     print_tensor_fixed(f, s->out, 3, shape_t);
 
-    print_cell(f, 56, "print(cross): the decoder's cross-attention weights");
+    print_cell(f, "5.7", "print(cross): the decoder's cross-attention weights");
     print_tensor_fixed(f, s->cross, 3, shape_c);
 
-    print_cell(f, 57, "norm_first=True: memory = encoder(src); "
+    print_cell(f, "5.8", "norm_first=True: memory = encoder(src); "
                       "print(memory)");
     print_tensor_fixed(f, s->memory_pre, 3, shape_s);
 
-    print_cell(f, 58, "norm_first=True: print(decoder(tgt, memory, "
+    print_cell(f, "5.9", "norm_first=True: print(decoder(tgt, memory, "
                       "tgt_mask=tgt_mask))");
     print_tensor_fixed(f, s->out_pre, 3, shape_t);
 
-    print_cell(f, 59, "ours: causality and the cross-attention's rows");
+    print_cell(f, "5.10", "causality and the cross-attention's rows");
     fprintf(f, "target tokens after %d changed; outputs 0 to %d keep their "
             "bits: post-norm ", CAUSAL_T, CAUSAL_T);
     print_bool(f, s->post_norm_causal);
@@ -535,8 +535,9 @@ static int chapter5_run(chapter5 *c, uint64_t seed) {
 }
 
 static void chapter5_print(const chapter5 *c, FILE *f) {
-    fputs("Cells [25]-[26]: \"Transformers\" of \"Attention and "
-          "Transformers\";\n[50]-[59] are ours, [54]-[58] what "
+    fputs("[T25]-[T26]: cells 25 and 26, \"Transformers\", of the notebook\n"
+          "\"Attention and Transformers\" (T).\n"
+          "[5.1]-[5.10]: this program's own blocks; [5.5]-[5.9] print what\n"
           "tests/reference/chapter5_twin.py prints.\n", f);
     notebook_part_print(&c->notebook, f);
     layers_part_print(&c->layers, f);

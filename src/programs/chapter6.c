@@ -4,17 +4,18 @@
 // Queries come from one sentence and keys and values from another, each word
 // a GloVe vector. The cells are the notebook's, numbered as it numbers them
 // (its cells that never ran, "In [None]", take the number after the one
-// before: [4], [9], [13], [16], [26]); [27] to [30] are ours.
+// before: [U4], [U9], [U13], [U16], [U26]); [6.1] to [6.4] are the
+// program's own.
 //
-//   [1], [4]     the two sentences, split on whitespace
-//   [8], [9]     their GloVe vectors; the words that have none
-//   [11], [13]   scaled dot-product attention, and the matrix it plots
-//   [15], [16]   trainable dot-product attention, nn.Linear(d, 256) maps
-//   [25], [26]   the notebook's additive cells: they call the trainable module
-//   [27], [28]   its AdditiveAttention.forward: Q + K, refused by PyTorch
+//   [U1], [U4]     the two sentences, split on whitespace
+//   [U8], [U9]     their GloVe vectors; the words that have none
+//   [U11], [U13]   scaled dot-product attention, and the matrix it plots
+//   [U15], [U16]   trainable dot-product attention, nn.Linear(d, 256) maps
+//   [U25], [U26]   the notebook's additive cells: they call the trainable module
+//   [6.1], [6.2]   its AdditiveAttention.forward: Q + K, refused by PyTorch
 //                unless the two sentences have the same length
-//   [29]         additive attention done right, every (query, key) pair
-//   [30]         what each score function costs
+//   [6.3]          additive attention done right, every (query, key) pair
+//   [6.4]          what each score function costs
 //
 // Dimension legend:
 //   n_q  words in the query sentence (8)
@@ -56,7 +57,7 @@
 #define SHOW_COLS 4       // columns shown of an (n, d) tensor
 #define MAX_WORDS 10000   // words in a sentence
 #define MAX_DIM 10000     // numbers in a GloVe vector
-#define LONG_SELF_ATTENTION 512  // tokens, for cell [30]'s comparison
+#define LONG_SELF_ATTENTION 512  // tokens, for cell [6.4]'s comparison
 
 static const char USAGE[] =
     "[--query TEXT] [--key TEXT] [--glove FILE] [--seed N] [--data DIR]\n"
@@ -128,23 +129,23 @@ typedef struct {
     size_t numbers, rounded;     // numbers in the words' vectors; moved by round6
     float *q_x, *k_x;            // (n_q, d), (n_k, d) the embeddings
     found_how *q_how, *k_how;    // (n_q), (n_k)
-    // [11] dot-product attention, values = keys
+    // [U11] dot-product attention, values = keys
     float *dot_weights;          // (n_q, n_k)
     float *dot_out;              // (n_q, d)
-    // [15] trainable dot-product attention
+    // [U15] trainable dot-product attention
     attention_module trainable;  // Wq, Wk, Wv: nn.Linear(d, d_h)
     float *tr_weights;           // (n_q, n_k)
     float *tr_out;               // (n_q, d_h)
-    // [25] the notebook's "additive" cell, which runs the trainable module
+    // [U25] the notebook's "additive" cell, which runs the trainable module
     float *additive_cell_weights; // (n_q, n_k)
-    // [27], [28] the notebook's AdditiveAttention.forward
+    // [6.1], [6.2] the notebook's AdditiveAttention.forward
     additive_attention additive; // Wq, Wk: nn.Linear(d, d_h); Ws: nn.Linear(d_h, 1)
-    char additive_forward_error[256]; // [27] PyTorch's message for Q + K
-    int n_equal;                 // [28] n_q, and that many key words (or 0)
+    char additive_forward_error[256]; // [6.1] PyTorch's message for Q + K
+    int n_equal;                 // [6.2] n_q, and that many key words (or 0)
     float *equal_length_weights; // (1, n_equal); room for (1, max(n_q, n_k))
     float *equal_length_out;     // (1, d)
     float *diagonal_weights;     // (1, n_equal) softmax of add_scores' diagonal
-    // [29] additive attention done right
+    // [6.3] additive attention done right
     float *add_scores;           // (n_q, n_k)
     float *add_scores_loop;      // (n_q, n_k) the reference double loop
     float *add_weights;          // (n_q, n_k)
@@ -363,7 +364,7 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
     }
     if (load_sentence_vectors(c, o->glove, err, errlen) != 0) return -1;
     const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
-    c->n_equal = n_q <= n_k ? n_q : 0;  // [28]: the first n_q key words
+    c->n_equal = n_q <= n_k ? n_q : 0;  // [6.2]: the first n_q key words
     if (!alloc_floats((size_t)n_q * n_k, &c->dot_weights, &c->tr_weights,
                       &c->additive_cell_weights, &c->add_weights) ||
         !alloc_floats((size_t)n_q * n_k, &c->add_scores, &c->add_scores_loop, NULL, NULL) ||
@@ -383,13 +384,13 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
     }
     //> cells
     dot_product_attention(c->dot_out, c->dot_weights, c->q_x, c->k_x, c->k_x,
-                          n_q, n_k, d);                               // [11]
+                          n_q, n_k, d);                               // [U11]
     torch_rng g;
     rng_seed(&g, o->seed);
-    attention_module_init(&c->trainable, &g);  // [14]: Wq, Wk, Wv in that order
+    attention_module_init(&c->trainable, &g);  // [U14]: Wq, Wk, Wv in that order
     int rc = trainable_attention(c->tr_out, c->tr_weights, &c->trainable,
-                                 c->q_x, c->k_x, c->k_x, n_q, n_k);   // [15]
-    additive_init(&c->additive, &g);                                  // [25]
+                                 c->q_x, c->k_x, c->k_x, n_q, n_k);   // [U15]
+    additive_init(&c->additive, &g);                                  // [U25]
     float *scratch = malloc((size_t)n_q * d_h * sizeof(float));  // the notebook's
     rc |= !scratch || trainable_attention(scratch, c->additive_cell_weights,
                                           &c->trainable, c->q_x, c->k_x, c->k_x,
@@ -398,14 +399,14 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
     additive_notebook_forward(c->equal_length_out, c->equal_length_weights,
                               &c->additive, c->q_x, c->k_x, c->k_x, n_q, n_k, d,
                               c->additive_forward_error,
-                              sizeof c->additive_forward_error);      // [27]
+                              sizeof c->additive_forward_error);      // [6.1]
     rc |= additive_scores(c->add_scores, NULL, NULL, &c->additive, c->q_x,
-                          c->k_x, n_q, n_k);                          // [29]
+                          c->k_x, n_q, n_k);                          // [6.3]
     additive_scores_loop(c->add_scores_loop, &c->additive, c->q_x, c->k_x, n_q, n_k);
     rc |= additive_attention_forward(c->add_out, c->add_weights, &c->additive,
                                      c->q_x, c->k_x, c->k_x, n_q, n_k, d);
     //< cells
-    if (c->n_equal) {  // [28]: the same forward on sentences of equal length
+    if (c->n_equal) {  // [6.2]: the same forward on sentences of equal length
         char equal_length_error[256];
         if (additive_notebook_forward(c->equal_length_out, c->equal_length_weights,
                                       &c->additive, c->q_x, c->k_x, c->k_x, n_q,
@@ -414,7 +415,7 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
             snprintf(err, errlen, "%s", equal_length_error);
             return -1;
         }
-        // softmax of the diagonal of the full score matrix of [29]
+        // softmax of the diagonal of the full score matrix of [6.3]
         for (int i = 0; i < c->n_equal; i++)
             c->diagonal_weights[i] = c->add_scores[i * n_k + i];
         softmax_rows(c->diagonal_weights, 1, c->n_equal);
@@ -488,19 +489,19 @@ static void print_zero_queries(FILE *f, const chapter6 *c, const value_range *ra
     }
 }
 
-// Cells [1]-[9]: the sentences, their words and their GloVe vectors.
+// Cells [U1]-[U9]: the sentences, their words and their GloVe vectors.
 static void print_words_and_vectors(const chapter6 *c, const ch6_options *o, FILE *f) {
     const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
     const int shape_qd[] = { n_q, d }, shape_kd[] = { n_k, d };
 
-    print_cell(f, 1, "the query and key sentences");
+    print_cell(f, "U1", "the query and key sentences");
     fprintf(f, "query_sentence = \"%s\"\nkey_sentence = \"%s\"\n", o->query, o->key);
 
-    print_cell(f, 4, "print(query_tokens); print(key_tokens)");
+    print_cell(f, "U4", "print(query_tokens); print(key_tokens)");
     put_words(f, &c->query);
     put_words(f, &c->key);
 
-    print_cell(f, 8, "the words' GloVe vectors: the word, else its lower-cased form, "
+    print_cell(f, "U8", "the words' GloVe vectors: the word, else its lower-cased form, "
                      "else zeros");
     fprintf(f, "%s: %zu lines, %zu number%s a word", o->glove, c->glove_lines, c->d,
             c->d == 1 ? "" : "s");
@@ -527,7 +528,7 @@ static void print_words_and_vectors(const chapter6 *c, const ch6_options *o, FIL
         fputc('\n', f);
     }
 
-    print_cell(f, 9, "print(query_embeddings[:, :4]); print(key_embeddings[:, :4])");
+    print_cell(f, "U9", "print(query_embeddings[:, :4]); print(key_embeddings[:, :4])");
     print_tensor_columns(f, c->q_x, n_q, d, SHOW_COLS);
     print_tensor_columns(f, c->k_x, n_k, d, SHOW_COLS);
     fputs("query_embeddings.shape = ", f);
@@ -536,13 +537,13 @@ static void print_words_and_vectors(const chapter6 *c, const ch6_options *o, FIL
     print_size(f, 2, shape_kd);
 }
 
-// Cells [11]-[16]: dot-product and trainable attention.
+// Cells [U11]-[U16]: dot-product and trainable attention.
 static void print_dot_and_trainable(const chapter6 *c, const ch6_options *o, FILE *f) {
     const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
     const int shape_w[] = { n_q, n_k }, shape_qd[] = { n_q, d };
     const int shape_qh[] = { n_q, d_h };
 
-    print_cell(f, 11, "dot-product attention: attn_matrix, attn_output[:, :4]");
+    print_cell(f, "U11", "dot-product attention: attn_matrix, attn_output[:, :4]");
     print_tensor(f, c->dot_weights, 2, shape_w);
     print_tensor_columns(f, c->dot_out, n_q, d, SHOW_COLS);
     print_size(f, 2, shape_qd);
@@ -556,10 +557,10 @@ static void print_dot_and_trainable(const chapter6 *c, const ch6_options *o, FIL
                 (double)c->dot_key_range[j].lo, (double)c->dot_key_range[j].hi);
     }
 
-    print_cell(f, 13, "plot_attention(query_tokens, key_tokens, attn_matrix)");
+    print_cell(f, "U13", "plot_attention(query_tokens, key_tokens, attn_matrix)");
     print_labelled(f, c->dot_weights, &c->query, &c->key, 2);
 
-    print_cell(f, 15, "trainable attention, torch.manual_seed(N) first: "
+    print_cell(f, "U15", "trainable attention, torch.manual_seed(N) first: "
                       "trainable_attn_matrix, output[:, :4]");
     fprintf(f, "seed %llu; Wq, Wk, Wv = nn.Linear(%d, %d) in that order\n",
             (unsigned long long)o->seed, d, d_h);
@@ -569,28 +570,28 @@ static void print_dot_and_trainable(const chapter6 *c, const ch6_options *o, FIL
     print_zero_queries(f, c, c->tr_query_range, "Wq maps a zero row to its bias, "
                        "so the weights are no longer uniform");
 
-    print_cell(f, 16, "plot_attention(..., trainable_attn_matrix)");
+    print_cell(f, "U16", "plot_attention(..., trainable_attn_matrix)");
     print_labelled(f, c->tr_weights, &c->query, &c->key, 2);
 }
 
-// Cells [25]-[30]: the notebook's additive cells, its AdditiveAttention,
+// Cells [U25]-[U26] and [6.1]-[6.4]: the notebook's additive cells, its AdditiveAttention,
 // additive attention done right, and what each costs.
 static void print_additive(const chapter6 *c, FILE *f) {
     const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
     const int shape_w[] = { n_q, n_k }, shape_qd[] = { n_q, d };
 
-    print_cell(f, 25, "additive_attention = AdditiveAttention(); the notebook then "
+    print_cell(f, "U25", "additive_attention = AdditiveAttention(); the notebook then "
                       "calls trainable_attention");
     fprintf(f, "AdditiveAttention draws Wq, Wk = nn.Linear(%d, %d) and Ws = nn.Linear(%d, 1);\n"
             "it is never called.\n", d, d_h, d_h);
     fprintf(f, "max |additive_attn_matrix - trainable_attn_matrix| = %g\n",
             (double)max_abs_diff(c->additive_cell_weights, c->tr_weights, n_q * n_k));
 
-    print_cell(f, 26, "plot_attention(..., additive_attn_matrix): the trainable "
+    print_cell(f, "U26", "plot_attention(..., additive_attn_matrix): the trainable "
                       "matrix of [16] again");
     print_labelled(f, c->additive_cell_weights, &c->query, &c->key, 2);
 
-    print_cell(f, 27, "ours: the notebook's AdditiveAttention.forward, "
+    print_cell(f, "6.1", "the notebook's AdditiveAttention.forward, "
                       "Ws(tanh(Q + K)).transpose(-2, -1)");
     fprintf(f, "Q = Wq(query_embeddings) is (%d, %d), K = Wk(key_embeddings) is (%d, %d)\n",
             n_q, d_h, n_k, d_h);
@@ -601,7 +602,7 @@ static void print_additive(const chapter6 *c, FILE *f) {
         fprintf(f, "Q + K broadcasts to (%d, %d): no error with these sentences\n",
                 n_q > n_k ? n_q : n_k, d_h);
 
-    print_cell(f, 28, "ours: the same forward when both sentences have the same length");
+    print_cell(f, "6.2", "the same forward when both sentences have the same length");
     if (c->n_equal) {
         fprintf(f, "queries: the %d query words\nkeys: the first %d key words,", n_q, c->n_equal);
         for (int j = 0; j < c->n_equal; j++) fprintf(f, " %s", c->key.words[j]);
@@ -620,7 +621,7 @@ static void print_additive(const chapter6 *c, FILE *f) {
         fputs("the key sentence is shorter than the query sentence: no example\n", f);
     }
 
-    print_cell(f, 29, "ours: additive attention done right, "
+    print_cell(f, "6.3", "additive attention done right, "
                       "w . tanh(Wq q_i + Wk k_j + b) + c");
     print_tensor(f, c->add_weights, 2, shape_w);
     print_tensor_columns(f, c->add_out, n_q, d, SHOW_COLS);
@@ -630,7 +631,7 @@ static void print_additive(const chapter6 *c, FILE *f) {
     print_zero_queries(f, c, c->add_query_range, "Wq maps a zero row to its bias");
     print_labelled(f, c->add_weights, &c->query, &c->key, 2);
 
-    print_cell(f, 30, "ours: what the two score functions cost here");
+    print_cell(f, "6.4", "what the two score functions cost here");
     const long long pairs = (long long)n_q * n_k;
     fprintf(f, "projections, in both: Wq on %d queries, Wk on %d keys: %lld multiply-adds\n",
             n_q, n_k, (long long)(n_q + n_k) * d * d_h);
@@ -646,6 +647,9 @@ static void print_additive(const chapter6 *c, FILE *f) {
 }
 
 static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {
+    fputs("[U1]-[U26]: cells of the notebook \"Understanding Attention\" (U), numbered as it\n"
+          "numbers them (a cell that never ran takes the number after the one before).\n"
+          "[6.1]-[6.4]: this program's own blocks.\n", f);
     print_words_and_vectors(c, o, f);
     print_dot_and_trainable(c, o, f);
     print_additive(c, f);

@@ -1,19 +1,19 @@
 // chapter7.c: Sentiment on IMDb: the data pipeline of the notebook "How and
-// Why does Self Attention Work?", cells [60] to [69] and [136], and its
-// models and training loop, cells [142] and [141].
+// Why does Self Attention Work?", cells [H60] to [H69] and [H136], and its
+// models and training loop, cells [H142] and [H141].
 //
-//   [60] load the 50,000 reviews, split them into train and test
-//   [62] five sample reviews with their labels
-//   [63] Punkt's English parameters (the notebook's nltk.download('punkt'))
-//   [64] clean_paragraph and word_tokenize every review; count train tokens
-//   [65] the vocabulary: the 10,000 most frequent tokens + <UNK> + <PAD>
-//   [67] the GloVe vectors
-//   [136] cosine similarity of "excellent" and "terrible"
-//   [68] the embedding matrix
-//   [69] chunks of 32 token ids
-//   [142] the models: the baseline, the notebook's attention, softmax attention
-//   [141] the training loop, one line per epoch, evaluated on the test set
-//   [143] the results of every run in one table (not in the notebook, whose
+//   [H60] load the 50,000 reviews, split them into train and test
+//   [H62] five sample reviews with their labels
+//   [H63] Punkt's English parameters (the notebook's nltk.download('punkt'))
+//   [H64] clean_paragraph and word_tokenize every review; count train tokens
+//   [H65] the vocabulary: the 10,000 most frequent tokens + <UNK> + <PAD>
+//   [H67] the GloVe vectors
+//   [H136] cosine similarity of "excellent" and "terrible"
+//   [H68] the embedding matrix
+//   [H69] chunks of 32 token ids
+//   [H142] the models: the baseline, the notebook's attention, softmax attention
+//   [H141] the training loop, one line per epoch, evaluated on the test set
+//   [7.1] the results of every run in one table (not in the notebook, whose
 //         training was interrupted before it printed anything)
 //
 // Sizes: V vocabulary (10,002), d embedding width (100), L chunk length
@@ -59,7 +59,7 @@ punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errlen, boo
 // Each cell_N function below runs one cell of the notebook and prints its
 // block to out. They return 0, or -1 with the reason in err.
 
-// [60] the reviews and the split
+// [H60] the reviews and the split
 static int cell_60_split(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
     if (imdb_load(o->imdb_path, &s->reviews, err, errlen) < 0) return -1;
@@ -72,15 +72,15 @@ static int cell_60_split(ch7_state *s, const ch7_options *o, FILE *out, char *er
         snprintf(err, errlen, "%.500s: %.1000s", o->imdb_path, e2);
         return -1;
     }
-    print_cell(out, 60, "split into train and test");
+    print_cell(out, "H60", "split into train and test");
     fprintf(out, "%zu %zu\n", half, half);
     return 0;
 }
 
-// [62] the first five training reviews with their labels (the notebook shows
+// [H62] the first five training reviews with their labels (the notebook shows
 // them whole; we show their first 300 bytes)
 static int cell_62_samples(const ch7_state *s, FILE *out, char *err, size_t errlen) {
-    print_cell(out, 62, "five sample reviews");
+    print_cell(out, "H62", "five sample reviews");
     for (size_t i = 0; i < 5; i++) {
         size_t r = s->train[i], n = s->reviews.len[r] < 300 ? s->reviews.len[r] : 300;
         const char *text = s->reviews.arena + s->reviews.off[r];
@@ -103,7 +103,7 @@ static int cell_62_samples(const ch7_state *s, FILE *out, char *err, size_t errl
     return 0;
 }
 
-// [63] Punkt's parameters
+// [H63] Punkt's parameters
 static int cell_63_punkt(ch7_state *s, FILE *out, char *err, size_t errlen) {
     char where[4096], perr[1024];
     bool failed;
@@ -111,7 +111,7 @@ static int cell_63_punkt(ch7_state *s, FILE *out, char *err, size_t errlen) {
     if (failed) { snprintf(err, errlen, "%s", perr); return -1; }
     s->tok = tokenizer_new(s->params, err, errlen);
     if (!s->tok) return -1;
-    print_cell(out, 63, "Punkt's English parameters");
+    print_cell(out, "H63", "Punkt's English parameters");
     if (s->params) {
         size_t a, c, st, or;
         punkt_sizes(s->params, &a, &c, &st, &or);
@@ -128,14 +128,14 @@ static int cell_63_punkt(ch7_state *s, FILE *out, char *err, size_t errlen) {
     return 0;
 }
 
-// [64] clean and tokenize every review, and show it on the first one
+// [H64] clean and tokenize every review, and show it on the first one
 static int cell_64_tokens(ch7_state *s, FILE *out, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
     double t0 = now_seconds();
     if (tokenize_reviews(&s->corpus, s->tok, &s->reviews, s->train, half, s->test, half, err, errlen) < 0)
         return -1;
     s->tokenize_seconds = now_seconds() - t0;
-    print_cell(out, 64, "clean_paragraph and word_tokenize");
+    print_cell(out, "H64", "clean_paragraph and word_tokenize");
     size_t first = s->train[0];
     const char *text = s->reviews.arena + s->reviews.off[first];
     size_t n = s->reviews.len[first] < 160 ? s->reviews.len[first] : 160;
@@ -187,10 +187,10 @@ static int cell_64_tokens(ch7_state *s, FILE *out, char *err, size_t errlen) {
     return 0;
 }
 
-// [65] the vocabulary
+// [H65] the vocabulary
 static int cell_65_vocab(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
     if (!vocab_build(&s->vocab, &s->corpus, VOCAB_SIZE)) { snprintf(err, errlen, "out of memory"); return -1; }
-    print_cell(out, 65, "the vocabulary");
+    print_cell(out, "H65", "the vocabulary");
     size_t V = s->vocab.words.n;
     fprintf(out, "len(vocab) = %zu\nvocab[:10] = ", V);
     print_words(out, &s->vocab.words, 0, V < 10 ? V : 10);
@@ -234,7 +234,7 @@ static void glove_rows_free(glove_rows *g) {
     free(g->found);
 }
 
-// [67] GloVe: only the vectors we need are kept
+// [H67] GloVe: only the vectors we need are kept
 static int cell_67_glove(ch7_state *s, const ch7_options *o, glove_rows *g, FILE *out,
                          char *err, size_t errlen) {
     size_t V = s->vocab.words.n;
@@ -251,19 +251,19 @@ static int cell_67_glove(ch7_state *s, const ch7_options *o, glove_rows *g, FILE
     }
     if (glove_lookup(g->vecs, g->found, &s->glove_words, o->glove_path, EMBED_DIM, &g->wanted, err, errlen) < 0)
         return -1;
-    print_cell(out, 67, "load the GloVe vectors");
+    print_cell(out, "H67", "load the GloVe vectors");
     fprintf(out, "%zu lines read, %d numbers a word\n", s->glove_words, EMBED_DIM);
     return 0;
 }
 
-// [136] cosine similarity
+// [H136] cosine similarity
 static int cell_136_cosine(ch7_state *s, const ch7_options *o, const glove_rows *g, FILE *out,
                            char *err, size_t errlen) {
     if (!g->found[g->excellent] || !g->found[g->terrible]) {
         snprintf(err, errlen, "%s: no vector for \"excellent\" or \"terrible\"", o->glove_path);
         return -1;
     }
-    print_cell(out, 136, "cosine similarity");
+    print_cell(out, "H136", "cosine similarity");
     s->cosine = cosine_similarity(g->vecs + (size_t)g->excellent * EMBED_DIM,
                                   g->vecs + (size_t)g->terrible * EMBED_DIM, EMBED_DIM);
     char repr[40];  // Python's repr() of the float32 value, as numpy prints it after float()
@@ -272,13 +272,13 @@ static int cell_136_cosine(ch7_state *s, const ch7_options *o, const glove_rows 
     return 0;
 }
 
-// [68] the embedding matrix
+// [H68] the embedding matrix
 static int cell_68_embedding(ch7_state *s, const glove_rows *g, FILE *out, char *err, size_t errlen) {
     size_t V = s->vocab.words.n;
     const float *vecs = g->vecs;
     const bool *found = g->found;
     //> cell-68
-    // [68] the embedding matrix: a word's GloVe vector, or zeros. (The notebook
+    // [H68] the embedding matrix: a word's GloVe vector, or zeros. (The notebook
     // first fills the matrix with normal random numbers, then overwrites
     // every row, so none of them survive.)
     s->embedding = calloc(V * EMBED_DIM, sizeof *s->embedding);
@@ -294,7 +294,7 @@ static int cell_68_embedding(ch7_state *s, const glove_rows *g, FILE *out, char 
             s->rows_without_vector++;
     }
     //< cell-68
-    print_cell(out, 68, "the embedding matrix");
+    print_cell(out, "H68", "the embedding matrix");
     fprintf(out, "(%zu, %d)\n", V, EMBED_DIM);
     fprintf(out, "%zu rows are zeros: no GloVe vector for ", s->rows_without_vector);
     int shown = 0;
@@ -307,7 +307,7 @@ static int cell_68_embedding(ch7_state *s, const glove_rows *g, FILE *out, char 
     return 0;
 }
 
-// [69] chunks: the training reviews are documents 0 .. 24999 of the
+// [H69] chunks: the training reviews are documents 0 .. 24999 of the
 // corpus, the test reviews 25000 .. 49999
 static int cell_69_chunks(ch7_state *s, FILE *out, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
@@ -340,7 +340,7 @@ static int cell_69_chunks(ch7_state *s, FILE *out, char *err, size_t errlen) {
         for (size_t c = 0; c < (len + SEQUENCE_LENGTH - 1) / SEQUENCE_LENGTH && at < s->data.n_test; c++)
             s->data.test_review[at++] = (int32_t)i;
     }
-    print_cell(out, 69, "chunks of 32 token ids");
+    print_cell(out, "H69", "chunks of 32 token ids");
     fprintf(out, "(%zu, %d) (%zu,)\n", s->data.n_train, SEQUENCE_LENGTH, s->data.n_train);
     fprintf(out, "(%zu, %d) (%zu,)\n", s->data.n_test, SEQUENCE_LENGTH, s->data.n_test);
     if (!s->params)
@@ -368,9 +368,9 @@ int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_
 
 // ---------------------------------------------------------------- training
 
-// [142] the models: what each one is and how many numbers it learns
+// [H142] the models: what each one is and how many numbers it learns
 void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out) {
-    print_cell(out, 142, "the models");
+    print_cell(out, "H142", "the models");
     int V = (int)s->vocab.words.n;
     size_t embedding = (size_t)V * EMBED_DIM;
     for (int kind = 0; kind < MODEL_KINDS; kind++) {
@@ -488,7 +488,7 @@ static trainer_options training_options(const ch7_state *s, const ch7_options *o
                              .ctx = t};
 }
 
-// [141] every run of o: its models, each trained on its own, side by side
+// [H141] every run of o: its models, each trained on its own, side by side
 // (train_models), printed in the order of the runs. The training pool is
 // chosen here, once for them all. results gets one entry per model
 // trained; *nresults how many.
@@ -506,7 +506,7 @@ int cell_141_training(run_result *results, int *nresults, ch7_state *s,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    print_cell(out, 141, "training");
+    print_cell(out, "H141", "training");
     fprintf(out, "command: %s\n", o->command);
     if (d->n_pool < d->n_train || o->epochs < NUM_EPOCHS)
         fprintf(out, "A SHORT RUN: %zu of the %zu training chunks, %ld epoch%s (the notebook: all, %d)\n",
@@ -541,10 +541,10 @@ int cell_141_training(run_result *results, int *nresults, ch7_state *s,
     return train_models(results, n, d, &opts, out, err, errlen);
 }
 
-// [143] the results of every model trained, one line each: the first
+// [7.1] the results of every model trained, one line each: the first
 // epoch, the best epoch (by chunk accuracy) and the last.
 void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE *out) {
-    print_cell(out, 143, "results");
+    print_cell(out, "7.1", "results");
     fputs("                                 |  last epoch's   |   test chunks    |   test reviews\n"
           "model              embedding lr  |  loss  accuracy | best  (ep)  last | best  (ep)  last\n", out);
     for (int i = 0; i < n; i++) {

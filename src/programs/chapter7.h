@@ -75,12 +75,12 @@ void ch7_free(ch7_state *s);
 // and *failed false when there are neither).
 punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errlen, bool *failed);
 
-// The data pipeline, cells [60] to [69] and [136], printed to out. Returns
+// The data pipeline, cells [H60] to [H69] and [H136], printed to out. Returns
 // 0, or -1 with the reason in err.
 int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen);
 
-// [142] the models, [141] their training (results gets one entry per model
-// trained, *nresults how many; 0, or -1 with the reason in err) and [143]
+// [H142] the models, [H141] their training (results gets one entry per model
+// trained, *nresults how many; 0, or -1 with the reason in err) and [7.1]
 // the results.
 void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out);
 int cell_141_training(run_result *results, int *nresults, ch7_state *s,

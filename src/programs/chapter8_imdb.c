@@ -3,7 +3,7 @@
 // legend in chapter8_imdb.h.
 //
 // The data is chapter 7's, built by the same library calls as its cells
-// [60] to [69] (chapter7.c), without their printing: the notebook's split,
+// [H60] to [H69] (chapter7.c), without their printing: the notebook's split,
 // clean_paragraph and word_tokenize, the vocabulary of the 10,000 most
 // frequent training tokens plus <UNK> and <PAD>, each word's GloVe vector
 // (zeros without one), the reviews cut into chunks of 32 ids.
@@ -65,7 +65,7 @@ static int out_of_memory(char *err, size_t errlen) {
     return -1;
 }
 
-// Chapter 7's cells [60], [63] and [64]: the reviews, their split, every
+// Chapter 7's cells [H60], [H63] and [H64]: the reviews, their split, every
 // review tokenized.
 static int load_tokens(imdb_cell_state *s, const imdb_cell_options *o, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
@@ -85,7 +85,7 @@ static int load_tokens(imdb_cell_state *s, const imdb_cell_options *o, char *err
                             errlen);
 }
 
-// Cells [65], [67] and [68]: the vocabulary and its GloVe rows.
+// Cells [H65], [H67] and [H68]: the vocabulary and its GloVe rows.
 static int load_vectors(imdb_cell_state *s, const imdb_cell_options *o, char *err, size_t errlen) {
     if (!vocab_build(&s->vocab, &s->corpus, CELL_VOCAB)) return out_of_memory(err, errlen);
     size_t V = s->vocab.words.n, glove_words;
@@ -101,7 +101,7 @@ static int load_vectors(imdb_cell_state *s, const imdb_cell_options *o, char *er
     return rc;
 }
 
-// Cell [69]: the chunks, and which test review each test chunk comes from.
+// Cell [H69]: the chunks, and which test review each test chunk comes from.
 static int load_chunks(imdb_cell_state *s, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
     trainer_data *d = &s->data;

@@ -45,7 +45,7 @@ from goldenfile import section
 SEED = 3570563066  # chapter1.c and chapter3.c's DEFAULT_SEED (part 2)
 MODULE_SEED = 74104689  # chapter3.c's MODULE_DEFAULT_SEED (part 3)
 # The order in which the notebook's set(text.lower().split(" ")) gave its
-# words, as its cell [2] printed them.
+# words, as its cell [S2] printed them.
 NOTEBOOK_SET_ORDER = ["doing", "?", "you", "am", "i", "good", "are", "how",
                       "and"]
 
@@ -101,7 +101,7 @@ def part2(out):
     n_tokens = len(tokenized_sentence)
     section(out, "param_ids", tokenized_sentence)
     section(out, "param_x", embedded_tokens)
-    # cells [19]-[21]
+    # cells [T19]-[T21]
     u_q = torch.rand(n_tokens, n_tokens)
     u_k = torch.rand(n_tokens, n_tokens)
     u_v = torch.rand(n_tokens, n_tokens)
@@ -142,18 +142,18 @@ def part3(out):
     input_tensor = torch.tensor(
         [word2index[w] for w in sentence.lower().split(" ")],
         dtype=torch.long).view(1, -1)
-    # cell [4]
+    # cell [S4]
     embedding = nn.Embedding(len(word2index), 10)
     attention = Attention(10, 10)
     embedded = embedding(input_tensor)
-    # cell [5]
+    # cell [S5]
     hidden_states, attention_5 = attention(embedded)
-    # cell [6]
+    # cell [S6]
     Q = nn.Linear(10, 10)
     K = nn.Linear(10, 10)
     V = nn.Linear(10, 10)
     queries, keys, values = Q(embedded), K(embedded), V(embedded)
-    # cell [7]
+    # cell [S7]
     scores = torch.bmm(queries, keys.transpose(1, 2))
     scores = scores * (10 ** -0.5)
     attention_tensor = F.softmax(scores, dim=-1)

@@ -84,8 +84,8 @@ def notebook(out, seed):
         return torch.matmul(attn_head_outputs, w_out)
 
     x = embedded_tokens
-    attn_head_out = attention(q, k, v)                         # cell [23]
-    multi_head_attn_out = multi_head_attention(x, x, x, n_heads=3)  # [24]
+    attn_head_out = attention(q, k, v)                         # cell [T23]
+    multi_head_attn_out = multi_head_attention(x, x, x, n_heads=3)  # [T24]
     section(out, "notebook_ids", tokenized_sentence)
     section(out, "notebook_x", x)
     section(out, "notebook_u_q", u_q)
@@ -93,7 +93,7 @@ def notebook(out, seed):
     for name in ("u_q", "u_k", "u_v", "w_out"):
         section(out, f"notebook_mh_{name}", drawn[name])
     section(out, "notebook_mh_out", multi_head_attn_out)
-    again = multi_head_attention(x, x, x, n_heads=3)           # [24] again
+    again = multi_head_attention(x, x, x, n_heads=3)           # [T24] again
     section(out, "notebook_mh_again_out", again)
 
 
@@ -142,7 +142,7 @@ def main():
         out = [
             f"# written by tests/reference/chapter4_golden.py, "
             f"torch {torch.__version__}, seed {seed}",
-            "# notebook_*: cells [19]-[24] of the notebook from "
+            "# notebook_*: cells [T19]-[T24] of the notebook from "
             f"torch.manual_seed({seed});",
             "# twin_*: chapter4_twin.py with the same seed; biased_*: its "
             "module with random biases",

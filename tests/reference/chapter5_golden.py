@@ -64,7 +64,7 @@ def notebook(out, seed):
     embedded_tokens = embedding_layer(tokenized_sentence)
     n_tokens = len(tokenized_sentence)
     for _ in range(3):
-        torch.rand(n_tokens, n_tokens)              # cell [19]
+        torch.rand(n_tokens, n_tokens)              # cell [T19]
 
     def attention(query, keys, values, causal_masking=False):
         n_tokens, embedding_dim = query.shape
@@ -89,7 +89,7 @@ def notebook(out, seed):
         return torch.matmul(attn_head_outputs, w_out)
 
     multi_head_attention(embedded_tokens, embedded_tokens, embedded_tokens,
-                         n_heads=3)                 # cell [24]
+                         n_heads=3)                 # cell [T24]
     linears = []
 
     def transformer_encoder_layer(src_embedding, n_heads,
@@ -236,7 +236,7 @@ def main():
         out = [
             f"# written by tests/reference/chapter5_golden.py, "
             f"torch {torch.__version__}, seed {seed}",
-            "# notebook_*: cells [25]-[26] of the notebook from "
+            "# notebook_*: cells [T25]-[T26] of the notebook from "
             f"torch.manual_seed({seed});",
             "# twin_*: chapter5_twin.py with the same seed; perturbed_*: its "
             "layers with random biases and norms;",

@@ -105,7 +105,7 @@ def canonical_listing(p):
     return sorted(l.encode('utf-8') for l in lines)
 
 
-def clean_paragraph(text):  # the notebook's, cell [64], verbatim
+def clean_paragraph(text):  # the notebook's, cell [H64], verbatim
     text = text.lower()
     text = re.sub(r'<br\s*/?>', ' ', text, flags=re.IGNORECASE)
     text = re.sub(r'[-]', ' ', text, flags=re.IGNORECASE)
