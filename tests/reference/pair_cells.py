@@ -25,6 +25,7 @@ difference under them. --summary gets one line a block. Python only, no
 PyTorch: the twin's output is read from its file.
 """
 import argparse
+import os
 import re
 import sys
 
@@ -99,19 +100,20 @@ def compare(c_body, t_body, tolerance):
     return count, largest, None
 
 
-def beside(label, title, c_body, t_body, width):
+def beside(label, title, c_body, t_body, names, width):
+    c_name, t_name = names
     left = max((len(l) for l in c_body), default=0)
-    left = max(left, len("C"))
+    left = max(left, len(c_name))
     right = max((len(l) for l in t_body), default=0)
     out = [f"[{label}] {title}"]
     if left + len(GAP) + right <= width:
-        out.append(f"{'C':<{left}}{GAP}PyTorch")
+        out.append(f"{c_name:<{left}}{GAP}{t_name}")
         for i in range(max(len(c_body), len(t_body))):
             a = c_body[i] if i < len(c_body) else ""
             b = t_body[i] if i < len(t_body) else ""
             out.append(f"{a:<{left}}{GAP}{b}".rstrip())
     else:
-        out += ["C:"] + c_body + ["PyTorch:"] + t_body
+        out += [c_name + ":"] + c_body + [t_name + ":"] + t_body
     return out
 
 
@@ -135,6 +137,8 @@ def main():
     a = p.parse_args()
 
     c_blocks, t_blocks = blocks(a.c_output), blocks(a.twin_output)
+    program = os.path.splitext(os.path.basename(a.c_output))[0]
+    names = (f"C, ./{program}", f"PyTorch, {a.name}")
     if not t_blocks:
         sys.exit(f"pair_cells: {a.twin_output} has no block [LABEL]")
     beside_lines, rows, problems = [], [], []
@@ -148,12 +152,12 @@ def main():
             problems.append(f"[{label}]: {problem}")
         if beside_lines:
             beside_lines.append("")
-        beside_lines += beside(label, c_title, c_body, t_body, a.width)
+        beside_lines += beside(label, c_title, c_body, t_body, names, a.width)
         beside_lines.append(f"largest difference: {difference_text(count, largest)}"
                             f" over {count} values")
         rows.append((label, count, difference_text(count, largest)))
 
-    summary = [f"{a.name} beside the C program, block by block",
+    summary = [f"{a.name} beside ./{program}, block by block",
                f"{'block':<7}{'values':>8}   largest difference"]
     summary += [f"{label:<7}{count:>8}   {diff}" for label, count, diff in rows]
     if problems:
