@@ -86,13 +86,15 @@ def compare(c_body, t_body, tolerance):
     c_values, c_counts, c_truths = numbers(c_body, tensors_only)
     t_values, t_counts, t_truths = numbers(t_body, tensors_only)
     if c_counts != t_counts:
-        what = "tensors of" if tensors_only else ""
-        return len(c_values), None, (f"C prints {what} {c_counts} numbers, "
+        what = "tensors of " if tensors_only else ""
+        return len(c_values), None, (f"C prints {what}{c_counts} numbers, "
                                      f"PyTorch {t_counts}")
     count = len(c_values) + len(c_truths)
     if c_truths != t_truths:
-        return count, None, (f"C prints {' '.join(c_truths)}, "
-                             f"PyTorch {' '.join(t_truths)}")
+        at = next((i for i, (a, b) in enumerate(zip(c_truths, t_truths)) if a != b),
+                  min(len(c_truths), len(t_truths)))
+        return count, None, (f"C prints {len(c_truths)} truth values, PyTorch "
+                             f"{len(t_truths)}; they part at the {at + 1}th")
     largest = max((abs(a - b) for a, b in zip(c_values, t_values)), default=0.0)
     if largest > tolerance:
         return count, largest, (f"a difference of {largest:.3g} "
