@@ -94,7 +94,7 @@ def compare(c_body, t_body, tolerance):
         at = next((i for i, (a, b) in enumerate(zip(c_truths, t_truths)) if a != b),
                   min(len(c_truths), len(t_truths)))
         return count, None, (f"C prints {len(c_truths)} truth values, PyTorch "
-                             f"{len(t_truths)}; they part at the {at + 1}th")
+                             f"{len(t_truths)}; they differ from value {at + 1} on")
     largest = max((abs(a - b) for a, b in zip(c_values, t_values)), default=0.0)
     if largest > tolerance:
         return count, largest, (f"a difference of {largest:.3g} "
