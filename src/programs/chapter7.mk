@@ -112,8 +112,10 @@ bench-tokenize-memory: | chapter7
 # measured in the same run, and the matrix products against OpenBLAS. Kept
 # in build/out/bench-train.txt, which the book quotes; when make bench has
 # not run, the book's build measures both sides in a shorter run (one
-# round of 3 runs of 50 steps each, about 40 s). make bench and make book
-# install PyTorch and OpenBLAS; nothing else needs them.
+# round of 2 runs of 20 steps each side, 15 to 40 s as the machine is
+# loaded: PyTorch's runs on two threads stall when another process holds a
+# core). make bench and make book install PyTorch and OpenBLAS; nothing
+# else needs them.
 BENCH_PKGS := python3-torch libopenblas0-pthread
 BENCH_TRAIN := $(BUILD)/bench/bench_train
 BENCH_TARGETS += bench-train
@@ -138,7 +140,8 @@ bench-train: $(BENCH_TRAIN) | $(BUILD)/out
 
 $(BUILD)/out/bench-train.txt: | $(BENCH_TRAIN) $(BUILD)/out
 	@echo "book: no $@ from make bench; timing C and PyTorch in a shorter run"
-	$(BENCH_TRAIN) --quick --torch "$(PYTHON) tests/reference/bench_torch.py --steps 50 --repeats 3" > $@.tmp
+	$(BENCH_TRAIN) --steps 20 --repeats 2 --rounds 1 \
+	  --torch "$(PYTHON) tests/reference/bench_torch.py --steps 20 --repeats 2" > $@.tmp
 	mv $@.tmp $@
 
 # make train: the chapter's full runs, as `./chapter7` with no options makes
