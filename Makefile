@@ -259,6 +259,10 @@ TEST_PKGS := $(BUILD_PKGS) pkg-config:pkg-config check npm:npm
 BOOK_PKGS := $(TEST_PKGS) python3-nltk gnuplot-nox:gnuplot pandoc:pandoc texlive-latex-base \
              texlive-latex-recommended texlive-fonts-recommended texlive-latex-extra lmodern \
              texlive-pictures dvisvgm:dvisvgm
+# The book runs each chapter's PyTorch twin and times PyTorch in its speed
+# tables (src/programs/twins.mk, chapter7.mk, chapter8_bench.mk): Debian's
+# PyTorch, and OpenBLAS's threaded build, whose kernels PyTorch's products use.
+BOOK_PKGS += python3-torch libopenblas0-pthread
 
 setup: setup-book
 

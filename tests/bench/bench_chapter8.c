@@ -343,7 +343,8 @@ static void print_table(const options *o, const batches *x, runs c[MODELS], runs
     if (have_torch) printf("PyTorch %s\n", t->version);
     printf("ms per step, min and median of %d runs of %d steps", c[0].n ? c[0].n : c[1].n,
            o->steps);
-    if (have_torch) printf(" (%d rounds, PyTorch and C in turn)", o->rounds);
+    if (have_torch)
+        printf(" (%d round%s, PyTorch and C in turn)", o->rounds, o->rounds == 1 ? "" : "s");
     printf("\n\n%-16s %-17s   %-17s   %-17s   %s\n", "", "  C, one thread", "PyTorch, 1 thread",
            "PyTorch, 2 threads", "C is");
     printf("%-16s %8s %8s   %8s %8s   %8s %8s   %s\n", "model", "min", "median", "min", "median",
@@ -372,8 +373,12 @@ static void print_table(const options *o, const batches *x, runs c[MODELS], runs
         }
     }
     if (have_torch)
-        printf("\nC is faster by: PyTorch's better min (of 1 and 2 threads) over C's min;\n"
-               "target %.0fx: %s\n", TARGET, met ? "met" : "NOT MET");
+        printf("\nC is faster by: PyTorch's better min (of 1 and 2 threads) over C's min\n");
+    // The target is the benchmark's own check, for make bench; not a line of
+    // the table the book quotes.
+    if (have_torch)
+        fprintf(stderr, "bench: C faster than PyTorch by %.0fx on every model: %s\n", TARGET,
+                met ? "met" : "NOT MET");
     if (two_slower)
         printf("PyTorch on two threads was slower here than on one: its threads meet at every\n"
                "operation of a step, and on a machine that runs other work too, each waits\n"

@@ -1,4 +1,4 @@
-# chapter6_twin.py: what ./chapter6 --seed N prints in cells [15] and [29],
+# chapter6_twin.py: what ./chapter6 --seed N prints in blocks [U15] and [6.3],
 # computed by PyTorch. Run it as: python3 chapter6_twin.py [N] [GLOVE_FILE]
 import sys
 
@@ -93,8 +93,10 @@ if __name__ == "__main__":
     trainable_attention, additive_attention = modules(seed, queries.size(-1))
     with torch.no_grad():
         output, matrix = trainable_attention(queries, keys, keys)
-        print(matrix)             # cell [15]
+        print("[U15] trainable attention: trainable_attn_matrix, output[:, :4]")
+        print(matrix)
         print(output[:, :4])
         output, matrix = additive_attention(queries, keys, keys)
-        print(matrix)             # cell [29]
+        print("[6.3] additive attention done right: its matrix, output[:, :4]")
+        print(matrix)
         print(output[:, :4])

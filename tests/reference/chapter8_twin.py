@@ -1,9 +1,9 @@
 # chapter8_twin.py: chapter 8's reversal model in torch.nn, from the same
-# initial weights and the same batches as ./chapter8, printing the loss of
-# each of the first training steps.
+# initial weights and the same batches as ./chapter8, printing the losses of
+# the first training steps with positions and without, as block [8.4].
 #
-#   python3 chapter8_twin.py [--seed N] [--steps N] [--no-positions]
-#                            [--evaluate]
+#   python3 chapter8_twin.py [--seed N] [--steps N]
+#   python3 chapter8_twin.py --evaluate [--seed N] [--steps N] [--no-positions]
 #
 # With --evaluate it trains all the steps and then decodes the held-out
 # sequences greedily, as ./chapter8 does, and prints the exact-match
@@ -119,21 +119,15 @@ def exact(out, tgt_out):
     return ((out == tgt_out) | (upto > 0)).all(1)
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--steps", type=int, default=5)
-    p.add_argument("--no-positions", action="store_true")
-    p.add_argument("--evaluate", action="store_true")
-    a = p.parse_args()
-    torch.set_num_threads(1)
-    torch.manual_seed(a.seed)
-    model = Reverser(positions=not a.no_positions)
-    train_g = torch.Generator().manual_seed(a.seed + 1)
+def train(seed, steps, positions, evaluate=False):
+    """The losses of the first steps, printed as they come with evaluate."""
+    torch.manual_seed(seed)
+    model = Reverser(positions)
+    train_g = torch.Generator().manual_seed(seed + 1)
     loss_fn = nn.CrossEntropyLoss(ignore_index=PAD)
     opt = torch.optim.Adam(model.parameters(), lr=LR)
-    started = time.time()
-    for step in range(a.steps):
+    losses = []
+    for step in range(steps):
         for group in opt.param_groups:
             group["lr"] = learning_rate(step)
         src, tgt_in, tgt_out = encode(*draw(train_g, BATCH))
@@ -142,18 +136,39 @@ def main():
         opt.zero_grad()
         loss.backward()
         opt.step()
-        if not a.evaluate or step % 100 == 0:
+        losses.append(loss.item())
+        if evaluate and step % 100 == 0:
             print(f"step {step + 1:4d}  loss {loss.item():.6f}", flush=True)
-    if a.evaluate:
-        test_g = torch.Generator().manual_seed(a.seed + 2)
-        lengths, digits = draw(test_g, TEST_SIZE)
-        src, _, tgt_out = encode(lengths, digits)
-        model.eval()
-        ok = exact(greedy(model, src), tgt_out)
-        print(f"{time.time() - started:.1f} s; exact match "
-              f"{ok.float().mean().item():.4f}")
-        for n in range(1, N_MAX + 1):
-            print(n, f"{ok[lengths == n].float().mean().item():.3f}")
+    return model, losses
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--steps", type=int, default=5)
+    p.add_argument("--no-positions", action="store_true")
+    p.add_argument("--evaluate", action="store_true")
+    a = p.parse_args()
+    torch.set_num_threads(1)
+    if not a.evaluate:                    # both models, as block [8.4]
+        _, with_pe = train(a.seed, a.steps, positions=True)
+        _, without = train(a.seed, a.steps, positions=False)
+        print("[8.4] the losses of the first steps")
+        print("step  with positions  without")
+        for step, (l1, l2) in enumerate(zip(with_pe, without)):
+            print(f"{step + 1:4d}  {l1:14.6f}  {l2:.6f}")
+        return
+    started = time.time()
+    model, _ = train(a.seed, a.steps, not a.no_positions, evaluate=True)
+    test_g = torch.Generator().manual_seed(a.seed + 2)
+    lengths, digits = draw(test_g, TEST_SIZE)
+    src, _, tgt_out = encode(lengths, digits)
+    model.eval()
+    ok = exact(greedy(model, src), tgt_out)
+    print(f"{time.time() - started:.1f} s; exact match "
+          f"{ok.float().mean().item():.4f}")
+    for n in range(1, N_MAX + 1):
+        print(n, f"{ok[lengths == n].float().mean().item():.3f}")
 
 
 if __name__ == "__main__":
