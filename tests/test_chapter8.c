@@ -232,7 +232,7 @@ START_TEST(prints_every_block_and_its_counts) {
     chapter8_print(&short_run, f);
     fclose(f);
     for (int k = 1; k <= 11; k++) {
-        char label[8];
+        char label[16];
         snprintf(label, sizeof label, "8.%d", k);
         free(cell_text(out, label));
     }
