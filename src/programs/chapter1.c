@@ -288,7 +288,7 @@ int main(int argc, char **argv) {
             "Self-attention with loops and with a matrix product (notebook cells [T2]-[T13]).\n"
             "  --seed N    torch.manual_seed(N) before the first draw; default "
             "3570563066,\n"
-            "              the seed that reproduces the notebook's printed numbers\n"
+            "              the random seed that reproduces the notebook's printed numbers\n"
             "  --data DIR  also write the figure data (chapter1-*.dat) into DIR\n"
             "  --timing    instead, time self-attention of 8 to 2048 random tokens three\n"
             "              ways: loops, plain matrix products, fast ones (a few seconds)\n"

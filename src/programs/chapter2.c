@@ -29,7 +29,7 @@
 #define SENTENCE "Sorry Dave, I'm afraid I can't do that."
 #define VOCAB_SIZE 20000
 #define EMBEDDING_DIM 32
-// The same default as chapter 1: the seed that draws the notebook's token
+// The same default as chapter 1: the random seed that draws the notebook's token
 // ids, so that both chapters start from the notebook's tokens and print its
 // numbers.
 #define DEFAULT_SEED 3570563066ULL
@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
     int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
             "Causal masking of self-attention (notebook cells [T14]-[T18]).",
             "torch.manual_seed(N) before the first draw; default 3570563066,\n"
-            "              the seed that reproduces the notebook's printed numbers",
+            "              the random seed that reproduces the notebook's printed numbers",
             &opts));
     if (done >= 0) return done;
     chapter2 c;

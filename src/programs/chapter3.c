@@ -825,8 +825,9 @@ int main(int argc, char **argv) {
             "Queries, keys and values: a worked example by hand, the notebook's\n"
             "parametrised attention, and an attention module with biased linear maps.",
             "torch.manual_seed(N) before part 2 and again before part 3;\n"
-            "              without it, each part uses the seed its notebook ran with:\n"
-            "              3570563066 for part 2 (chapter 1's) and 74104689 for part 3",
+            "              without it, each part uses the random seed its notebook\n"
+            "              ran with: 3570563066 for part 2 (chapter 1's), 74104689 for\n"
+            "              part 3",
             &opts));
     if (done >= 0) return done;
     chapter3 *c = malloc(sizeof *c);

@@ -46,7 +46,7 @@
 #define NOTEBOOK_HEADS 3
 #define HEADS 2
 #define HEAD_DIM (EMBEDDING_DIM / HEADS)
-// The seed that draws the notebook's token ids (chapter1.c's DEFAULT_SEED).
+// The random seed that draws the notebook's token ids (chapter1.c's DEFAULT_SEED).
 #define DEFAULT_SEED 3570563066ULL
 
 // ------------------------------------------------------------------ part 1
