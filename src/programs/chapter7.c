@@ -610,7 +610,7 @@ static void show_attended_keys(const run_result *r, const float *w, const ch7_st
 // [7.1] the results of every model trained, one line each: the first
 // epoch, the best epoch (by chunk accuracy) and the last; then what each
 // softmax model attends to in the heatmap's chunk.
-void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE *out) {
+void print_results_block(const run_result *results, int n, const ch7_state *s, FILE *out) {
     print_cell(out, "7.1", "results");
     int w = 7;  // the loss column: as wide as the widest loss and a space
     for (int i = 0; i < n; i++)

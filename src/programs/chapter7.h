@@ -99,7 +99,7 @@ int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_
 void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out);
 int cell_141_training(run_result *results, int *nresults, ch7_state *s,
                       const ch7_options *o, FILE *out, char *err, size_t errlen);
-void cell_143_results(const run_result *results, int n, const ch7_state *s, FILE *out);
+void print_results_block(const run_result *results, int n, const ch7_state *s, FILE *out);
 
 // The first test chunk without <PAD> or <UNK>: the one whose attention the
 // heatmap shows.

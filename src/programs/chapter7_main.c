@@ -237,7 +237,7 @@ static int train_mode(ch7_options *o, int argc, char **argv) {
         if (o->test_limit > 0) keep_test_reviews(&s.data, o->test_limit);
         cell_142_models(&s, o, stdout);
         rc = cell_141_training(results, &nresults, &s, o, stdout, err, sizeof err);
-        if (rc == 0) cell_143_results(results, nresults, &s, stdout);
+        if (rc == 0) print_results_block(results, nresults, &s, stdout);
     }
     if (rc == 0) print_time_and_memory(stdout, now_seconds() - started);
     if (rc < 0) {
