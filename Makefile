@@ -35,9 +35,9 @@ PYTHON  ?= /usr/bin/python3
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
-# src/ is in folders by layer (src/README.md): the library in core/, nn/,
-# text/ and train/, the chapter programs in programs/.
-LAYERS       := core nn text train
+# src/ is in folders by layer (src/README.md): the library in core/, text/,
+# kernels/, layers/, models/, tasks/ (and nn/), the programs in programs/.
+LAYERS       := core text kernels layers models tasks nn
 # A program is src/programs/chapterN.c, with the companions chapterN_*.c
 # (chapter 7's command line and main, its figure data) compiled into it
 # when there are any.

@@ -1,7 +1,7 @@
-// test_gradients.c: every backward pass of the training code (src/train/)
+// test_gradients.c: every backward pass of the training code (src/layers/, src/models/)
 // against finite differences, in double precision.
 //
-// The training code computes in `real` (src/train/real.h), float in the library.
+// The training code computes in `real` (src/kernels/real.h), float in the library.
 // This suite compiles the very same source files with real = double, so that
 // a central difference (f(x + h) - f(x - h)) / 2h of a loss is accurate to
 // about 1e-9 and can hold the analytic gradient to a tight tolerance. (In
@@ -9,23 +9,23 @@
 // wrong factor in a small term.) The float code is held to PyTorch in
 // test_sentiment.c.
 #define ATTN_REAL double
-#include "../src/train/gemm_reference.c"
-#include "../src/train/gemm.c"
-#include "../src/train/dense.c"
-#include "../src/train/embedding_table.c"
-#include "../src/train/mean.c"
-#include "../src/train/bce_loss.c"
-#include "../src/train/cross_entropy.c"
-#include "../src/train/attention_head.c"
-#include "../src/train/adam.c"
-#include "../src/train/torch_linear.c"
-#include "../src/train/layer_norm.c"
-#include "../src/train/ffn.c"
-#include "../src/train/multihead_attention.c"
-#include "../src/train/transformer_layer.c"
-#include "../src/train/position_table.c"
-#include "../src/train/sentiment_encoder.c"
-#include "../src/train/sentiment.c"
+#include "../src/kernels/gemm_reference.c"
+#include "../src/kernels/gemm.c"
+#include "../src/layers/dense.c"
+#include "../src/layers/embedding_table.c"
+#include "../src/layers/mean.c"
+#include "../src/layers/bce_loss.c"
+#include "../src/layers/cross_entropy.c"
+#include "../src/layers/attention_head.c"
+#include "../src/layers/adam.c"
+#include "../src/layers/torch_linear.c"
+#include "../src/layers/layer_norm.c"
+#include "../src/layers/ffn.c"
+#include "../src/layers/multihead_attention.c"
+#include "../src/layers/transformer_layer.c"
+#include "../src/layers/position_table.c"
+#include "../src/models/sentiment_encoder.c"
+#include "../src/models/sentiment.c"
 
 #include <check.h>
 #include <stdio.h>

@@ -15,15 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/adam.h"
-#include "train/attention_head.h"
-#include "train/embedding_table.h"
-#include "train/gemm_fast.h"
-#include "train/layer_norm.h"
-#include "train/mean.h"
-#include "train/multihead_attention.h"
+#include "layers/adam.h"
+#include "layers/attention_head.h"
+#include "layers/embedding_table.h"
+#include "kernels/gemm_fast.h"
+#include "layers/layer_norm.h"
+#include "layers/mean.h"
+#include "layers/multihead_attention.h"
 #include "core/rng.h"
-#include "train/simd.h"
+#include "kernels/simd.h"
 
 // The levels this CPU runs, the portable one first.
 static int levels(simd_level *out) {

@@ -1,4 +1,4 @@
-// test_reversal_task.c: the reversal task of src/train/reversal_task.c: its
+// test_reversal_task.c: the reversal task of src/tasks/reversal_task.c: its
 // ids, its batches drawn as PyTorch draws them, its exact-match score and
 // its set of sequences seen.
 //
@@ -12,7 +12,7 @@
 
 #include "golden.h"
 #include "suite.h"
-#include "train/reversal_task.h"
+#include "tasks/reversal_task.h"
 
 enum { S = REVERSAL_SRC_LEN, T = REVERSAL_TGT_LEN, N = REVERSAL_N_MAX };
 

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/dense.h"
-#include "train/embedding_table.h"
+#include "layers/dense.h"
+#include "layers/embedding_table.h"
 #include "core/rng.h"
-#include "train/sentiment.h"
+#include "models/sentiment.h"
 
 #define SEED 2024
 #define V 24

@@ -1,4 +1,4 @@
-// test_transformer_golden.c: the transformer layers of src/train/ in float,
+// test_transformer_golden.c: the transformer layers of src/layers/ in float,
 // forward and backward, against PyTorch autograd; and one Adam step of the
 // encoder-decoder model.
 //
@@ -33,11 +33,11 @@
 
 #include "core/rng.h"
 #include "nn/positions.h"
-#include "train/adam.h"
-#include "train/cross_entropy.h"
-#include "train/real.h"
-#include "train/seq2seq.h"
-#include "train/transformer_layer.h"
+#include "layers/adam.h"
+#include "layers/cross_entropy.h"
+#include "kernels/real.h"
+#include "models/seq2seq.h"
+#include "layers/transformer_layer.h"
 
 #define GRADS "transformer_grads.txt"
 #define MODEL "transformer_model.txt"
@@ -249,7 +249,7 @@ static void model_layout_of(model_layout *l, int c) {
     }
 }
 
-// train/adam.c from PyTorch's initial parameters and gradients gives
+// layers/adam.c from PyTorch's initial parameters and gradients gives
 // PyTorch's parameters after its step: the optimiser on its own.
 START_TEST(adam_step_equals_torch_optim_adam) {
     const char *mc = MODEL_CASES[_i].name;
@@ -282,7 +282,7 @@ START_TEST(adam_step_equals_torch_optim_adam) {
 }
 END_TEST
 
-// train/cross_entropy.c on PyTorch's logits gives nn.CrossEntropyLoss's
+// layers/cross_entropy.c on PyTorch's logits gives nn.CrossEntropyLoss's
 // loss (ignore_index 0), and the padding is really there to be ignored.
 START_TEST(cross_entropy_equals_pytorch) {
     const char *mc = MODEL_CASES[_i].name;

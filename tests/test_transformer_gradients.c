@@ -1,5 +1,5 @@
 // test_transformer_gradients.c: every backward pass of the transformer's
-// layers and of the encoder-decoder model (src/train/) against finite
+// layers and of the encoder-decoder model (src/layers/, src/models/) against finite
 // differences, in double precision, and the properties the masks promise.
 //
 // As tests/test_gradients.c does, this suite compiles the very same source
@@ -10,18 +10,18 @@
 // sequences, one of them padded. The float code is held to PyTorch by
 // tests/test_transformer_golden.c.
 #define ATTN_REAL double
-#include "../src/train/gemm_reference.c"
-#include "../src/train/gemm.c"
-#include "../src/train/embedding_table.c"
-#include "../src/train/cross_entropy.c"
-#include "../src/train/adam.c"
-#include "../src/train/torch_linear.c"
-#include "../src/train/layer_norm.c"
-#include "../src/train/ffn.c"
-#include "../src/train/multihead_attention.c"
-#include "../src/train/transformer_layer.c"
-#include "../src/train/position_table.c"
-#include "../src/train/seq2seq.c"
+#include "../src/kernels/gemm_reference.c"
+#include "../src/kernels/gemm.c"
+#include "../src/layers/embedding_table.c"
+#include "../src/layers/cross_entropy.c"
+#include "../src/layers/adam.c"
+#include "../src/layers/torch_linear.c"
+#include "../src/layers/layer_norm.c"
+#include "../src/layers/ffn.c"
+#include "../src/layers/multihead_attention.c"
+#include "../src/layers/transformer_layer.c"
+#include "../src/layers/position_table.c"
+#include "../src/models/seq2seq.c"
 
 #include <check.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 // embedding.h: nn.Embedding, a table with one row of width d per token id,
-// in float for chapters 1-6. (train/embedding_table.h's embedding_forward is chapter
+// in float for chapters 1-6. (layers/embedding_table.h's embedding_forward is chapter
 // 7's trainable layer, in `real`, over a batch of padded reviews.)
 //
 // Dimension legend (as in tensor.h):

@@ -1,5 +1,5 @@
 // tensor.c: matrix products, softmax and the comparisons the tests use.
-// Dimension legend in tensor.h. (Training has its own, in `real`: train/gemm_reference.h.)
+// Dimension legend in tensor.h. (Training has its own, in `real`: kernels/gemm_reference.h.)
 #include "nn/tensor.h"
 
 #include <math.h>

@@ -20,14 +20,14 @@
 #include <string.h>
 
 #include "nn/attention_weights.h"
-#include "train/attention_head.h"
+#include "layers/attention_head.h"
 #include "core/cli.h"
 #include "core/clock.h"
 #include "nn/embedding.h"
-#include "train/gemm_reference.h"
+#include "kernels/gemm_reference.h"
 #include "core/print.h"
 #include "core/rng.h"
-#include "train/simd.h"
+#include "kernels/simd.h"
 #include "nn/tensor.h"
 
 #define PROGRAM "chapter1"

@@ -14,8 +14,8 @@
 #include "text/tokenizer.h"
 #include "programs/chapter7_figures.h"
 #include "text/vocab.h"
-#include "train/sentiment.h"
-#include "train/trainer.h"
+#include "models/sentiment.h"
+#include "models/trainer.h"
 
 #define PROGRAM "chapter7"
 #define VOCAB_SIZE 10000      // the notebook's VOCAB_SIZE

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "text/vocab.h"
-#include "train/sentiment.h"
-#include "train/trainer.h"
+#include "models/sentiment.h"
+#include "models/trainer.h"
 
 // Zipf's counts: rank, count and the coverage of the top `rank` words, at
 // every rank up to 100 and then at ranks 2% apart, into dir. sorted is (n),

@@ -16,8 +16,8 @@
 #include "programs/chapter7.h"
 #include "text/glove.h"
 #include "text/tokenize_documents.h"
-#include "train/parallel.h"
-#include "train/sentiment.h"
+#include "kernels/parallel.h"
+#include "models/sentiment.h"
 
 static const char USAGE[] =
     "[--model M[,M...]] [--lr X] [--epochs N] [--limit N] [--test-limit N]\n"

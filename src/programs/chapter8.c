@@ -44,9 +44,9 @@
 #include "core/rng.h"
 #include "nn/positions.h"
 #include "programs/chapter8_imdb.h"
-#include "train/parallel.h"
-#include "train/reversal_task.h"
-#include "train/seq2seq.h"
+#include "kernels/parallel.h"
+#include "tasks/reversal_task.h"
+#include "models/seq2seq.h"
 
 #define PROGRAM "chapter8"
 #define DEFAULT_SEED 1

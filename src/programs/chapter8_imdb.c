@@ -20,8 +20,8 @@
 #include "text/tokenize_documents.h"
 #include "text/tokenizer.h"
 #include "text/vocab.h"
-#include "train/sentiment.h"
-#include "train/trainer.h"
+#include "models/sentiment.h"
+#include "models/trainer.h"
 
 #define CELL_VOCAB 10000      // chapter 7's VOCAB_SIZE: + <UNK> and <PAD>
 #define CELL_EMBED 100        // GloVe's width

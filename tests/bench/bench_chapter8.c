@@ -21,7 +21,7 @@
 //                 tests/bench/bench_train.c draws them
 // A step is what a training step of ./chapter8 does: forward, the loss,
 // backward, Adam on every parameter. C runs on one thread (a step is never
-// split among threads: src/train/parallel.h).
+// split among threads: src/kernels/parallel.h).
 //
 // 1. C: WARMUP steps, then REPEATS runs of STEPS steps; the time of a step
 //    is a run's time divided by STEPS.
@@ -55,11 +55,11 @@
 #include "core/clock.h"
 #include "core/rng.h"
 #include "nn/positions.h"
-#include "train/adam.h"
-#include "train/reversal_task.h"
-#include "train/sentiment.h"
-#include "train/seq2seq.h"
-#include "train/simd.h"
+#include "layers/adam.h"
+#include "tasks/reversal_task.h"
+#include "models/sentiment.h"
+#include "models/seq2seq.h"
+#include "kernels/simd.h"
 
 #define PROGRAM "bench_chapter8"
 enum { B = 64, S = REVERSAL_SRC_LEN, T = REVERSAL_TGT_LEN };

@@ -13,7 +13,7 @@
 //    STEPS steps; the time of a step is a run's time divided by STEPS. Once
 //    on one thread, and once with two models training at the same time on
 //    two threads, as ./chapter7 trains them (a step itself is not split
-//    among threads: see src/train/parallel.h). The token ids are drawn as words
+//    among threads: see src/kernels/parallel.h). The token ids are drawn as words
 //    occur in text, by Zipf's law: id r (the r-th most frequent word) with
 //    probability proportional to 1 / (r + 1), as in chapter 7's figure of
 //    the training words. How many distinct words a batch holds is what the
@@ -45,14 +45,14 @@
 
 #include <stdbool.h>
 
-#include "train/adam.h"
+#include "layers/adam.h"
 #include "core/cli.h"
 #include "core/clock.h"
-#include "train/gemm_fast.h"
-#include "train/parallel.h"
+#include "kernels/gemm_fast.h"
+#include "kernels/parallel.h"
 #include "core/rng.h"
-#include "train/sentiment.h"
-#include "train/simd.h"
+#include "models/sentiment.h"
+#include "kernels/simd.h"
 
 #define PROGRAM "bench_train"
 enum { B = 64, L = 32, V = 10002, D = 100, DK = 32, WARMUP = 20, MAX_RUNS = 64 };

@@ -1,0 +1,83 @@
+// gemm_fast.c: the matrix product of gemm_reference.c with vector
+// instructions. This is the fast product, gemm_reference.c the readable one.
+//
+//   n, k, m   c is (n, m); the product sums over k
+//   W         columns of c computed at once: two vectors, 32 floats with
+//             AVX-512, 16 with AVX2
+//
+// gemm_reference (gemm_reference.c) walks memory in order and lets the
+// compiler vectorise; here the vectors are spelled out (gemm_panel in
+// simd_kernels.h). A block of a few rows and W columns of c stays in
+// registers while p runs over the k terms: each step loads one row of b (two
+// vectors) and a number of a per row, broadcast to a whole vector, and does
+// two fused multiply-adds per row. Every number loaded is used several
+// times, and the processor's multiply-add units are kept busy instead of
+// waiting for memory. Columns that do not fill a vector go through a mask.
+//
+// Every entry of c is computed the same way whatever block it falls in:
+// start from c[i, j], add a[i, p] b[p, j] for p = 0, 1, ..., k - 1, each
+// with one rounding (a fused multiply-add), store. So the result does not
+// depend on how the rows are split into blocks or calls (gemm_fast_rows
+// takes any range of them), nor on the vector width: AVX2 and AVX-512 give
+// the same bits.
+#include "kernels/gemm_fast.h"
+
+// The k-slice of the transposed b that GEMM_ABT copies out at a time (32 KB
+// of float for a panel of 32 columns).
+#define PACK_K 256
+
+#ifdef SIMD_X86
+// Rows [0, n) and columns [0, w) of c, c(i, j) = c[i ldc + j], += the
+// product of a(i, p) = a[i a_i + p a_p] and b(p, j) = b[p ldb + j].
+static void panel(simd_level level, float *c, long ldc, const float *a, long a_i, long a_p,
+                  const float *b, long ldb, int n, int k, int w) {
+    if (level == SIMD_AVX512) gemm_panel_avx512(c, ldc, a, a_i, a_p, b, ldb, n, k, w);
+    else gemm_panel_avx2(c, ldc, a, a_i, a_p, b, ldb, n, k, w);
+}
+#endif
+
+//> gemm-fast
+void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b,
+                    int n, int k, int m, gemm_layout layout, int i0, int i1) {
+    if (i1 <= i0 || k <= 0 || m <= 0) return;
+#ifdef SIMD_X86
+    if (level != SIMD_NONE) {
+        int W = simd_panel_width(level);
+        c += (long)i0 * m;
+        // a(i, p): a[i k + p] for GEMM_AB and GEMM_ABT, a[p n + i] for GEMM_ATB
+        const float *ai = layout == GEMM_ATB ? a + i0 : a + (long)i0 * k;
+        long a_i = layout == GEMM_ATB ? 1 : k, a_p = layout == GEMM_ATB ? n : 1;
+        for (int j = 0; j < m; j += W) {  // a panel of W columns of c
+            int w = m - j < W ? m - j : W;
+            if (layout != GEMM_ABT) {
+                panel(level, c + j, m, ai, a_i, a_p, b + j, m, i1 - i0, k, w);
+                continue;
+            }
+            // b is (m, k): copy the panel's columns of b^T out, PACK_K rows
+            // at a time; c holds the partial sums in between, so the terms
+            // are added in the same order as without the copy
+            float bt[PACK_K * 32];
+            for (int p0 = 0; p0 < k; p0 += PACK_K) {
+                int kk = k - p0 < PACK_K ? k - p0 : PACK_K;
+                // bt(p, jj) = b(j + jj, p0 + p)
+                SIMD_RUN(level, pack_transposed, bt, b + (long)j * k + p0, k, kk, w);
+                panel(level, c + j, m, ai + p0, a_i, a_p, bt, W, i1 - i0, kk, w);
+            }
+        }
+        return;
+    }
+#endif
+    (void)level;
+    // The portable code: the reference on the rows asked for.
+    if (layout != GEMM_ATB) {
+        gemm_reference(c + (long)i0 * m, a + (long)i0 * k, b, i1 - i0, k, m, layout);
+    } else if (i0 == 0 && i1 == n) {
+        gemm_reference(c, a, b, n, k, m, layout);
+    } else {  // rows of c are columns of a: a slice of them, term by term
+        for (int i = i0; i < i1; i++)
+            for (int p = 0; p < k; p++)
+                for (int j = 0; j < m; j++)
+                    c[(long)i * m + j] += a[(long)p * n + i] * b[(long)p * m + j];
+    }
+}
+//< gemm-fast

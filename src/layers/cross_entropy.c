@@ -1,0 +1,41 @@
+// cross_entropy.c: the softmax cross-entropy over a vocabulary with padding
+// left out, and its gradient. See cross_entropy.h.
+#include "layers/cross_entropy.h"
+
+#include <math.h>
+#include <tgmath.h>
+
+// The positions counted: those whose target is not ignore.
+static int counted(const int32_t *y, int N, int32_t ignore) {
+    int c = 0;
+    for (int r = 0; r < N; r++) c += y[r] != ignore;
+    return c;
+}
+
+// log sum_v exp z[v], with the largest logit taken out first so that exp
+// never overflows: log sum exp z = m + log sum exp(z - m).
+static double log_sum_exp(const real *z, int V) {
+    double m = z[0], sum = 0;
+    for (int v = 1; v < V; v++) m = fmax(m, z[v]);
+    for (int v = 0; v < V; v++) sum += exp(z[v] - m);
+    return m + log(sum);
+}
+
+real cross_entropy_forward(const real *z, const int32_t *y, int N, int V, int32_t ignore) {
+    double sum = 0;
+    for (int r = 0; r < N; r++)
+        if (y[r] != ignore) sum += log_sum_exp(z + (long)r * V, V) - z[(long)r * V + y[r]];
+    return (real)(sum / counted(y, N, ignore));
+}
+
+void cross_entropy_backward(real *dz, const real *z, const int32_t *y, int N, int V,
+                            int32_t ignore) {
+    int C = counted(y, N, ignore);
+    for (int r = 0; r < N; r++) {
+        if (y[r] == ignore) continue;
+        const real *zr = z + (long)r * V;
+        double lse = log_sum_exp(zr, V);
+        for (int v = 0; v < V; v++)
+            dz[(long)r * V + v] += (real)((exp(zr[v] - lse) - (v == y[r])) / C);
+    }
+}

@@ -1,0 +1,31 @@
+// cross_entropy.h: the loss of a model that predicts the next token, the
+// softmax cross-entropy of each position's logits over a vocabulary against
+// the token that should come, with padding left out; and its gradient.
+//
+//   N   positions scored (every position of every sequence in a batch)
+//   V   vocabulary size: one logit per token
+//
+// Conventions of every layer (README.md): outputs first, sizes last; a
+// backward function ADDS its gradient.
+#ifndef ATTN_CROSS_ENTROPY_H
+#define ATTN_CROSS_ENTROPY_H
+
+#include <stdint.h>
+
+#include "kernels/real.h"
+
+// nn.CrossEntropyLoss(ignore_index=ignore) with its mean reduction: for the
+// C positions r whose target y[r] is not ignore,
+//   loss = (1/C) sum_r [ log sum_v exp z[r][v]  -  z[r][y[r]] ],
+// the negative log of the probability the softmax of z[r] gives the right
+// token. An ignored position (padding) adds nothing and is not counted.
+// z is (N, V); y is (N), each target ignore or in 0 .. V-1. With every
+// position ignored, C = 0 and the loss is NaN, 0 / 0, as PyTorch gives.
+real cross_entropy_forward(const real *z, const int32_t *y, int N, int V, int32_t ignore);
+
+// dz[r] += (softmax(z[r]) - onehot(y[r])) / C for each counted position r;
+// an ignored position's row of dz is left as it is.
+void cross_entropy_backward(real *dz, const real *z, const int32_t *y, int N, int V,
+                            int32_t ignore);
+
+#endif

@@ -1,0 +1,302 @@
+// multihead_attention.c: nn.MultiheadAttention over a batch, forward and
+// backward. Dimension legend in multihead_attention.h.
+//
+// The projections see the whole batch at once, (B n, d) rows; the heads
+// then work one (sequence, head) pair at a time on contiguous (n, d_k)
+// copies of their columns, so that every product is a plain gemm.
+#include "layers/multihead_attention.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tgmath.h>
+
+#include "kernels/gemm.h"
+#include "kernels/simd.h"
+#include "layers/torch_linear.h"
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+int mha_cache_alloc(mha_cache *c, int B, int n_q, int n_k, int d, int h) {
+    memset(c, 0, sizeof *c);
+    size_t s = sizeof(real), bq = (size_t)B * n_q * d, bk = (size_t)B * n_k * d;
+    size_t n = (size_t)max_int(n_q, n_k);
+    c->q = malloc(bq * s);
+    c->k = malloc(bk * s);
+    c->v = malloc(bk * s);
+    c->w = malloc((size_t)B * h * n_q * n_k * s);
+    c->z = malloc(bq * s);
+    c->proj = malloc((size_t)B * n * d * s);
+    c->dz = malloc(bq * s);
+    c->dq = malloc(bq * s);
+    c->dk = malloc(bk * s);
+    c->dv = malloc(bk * s);
+    c->dw = malloc((size_t)n_q * n_k * s);
+    if (c->q && c->k && c->v && c->w && c->z && c->proj && c->dz && c->dq && c->dk && c->dv &&
+        c->dw)
+        return 0;
+    mha_cache_free(c);
+    return -1;
+}
+
+void mha_cache_free(mha_cache *c) {
+    real *all[] = { c->q, c->k, c->v, c->w, c->z, c->proj, c->dz, c->dq, c->dk, c->dv,
+                    c->dw };
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]);
+    memset(c, 0, sizeof *c);
+}
+
+int mha_rows(const int *len, int B, int n) {
+    if (!len) return B * n;
+    int rows = 0;
+    for (int b = 0; b < B; b++) rows += len[b];
+    return rows;
+}
+
+static int length(const int *len, int b, int n) { return len ? len[b] : n; }
+
+// heads (B, h, n, d_k) = x (B, n, d) cut into its h column blocks, times
+// factor; merge_heads is the way back, x (B, n, d) = heads times factor.
+// With len, x holds only the first len[b] rows of sequence b, packed, and
+// only those rows of each head are read or written.
+static void split_heads(real *heads, const real *x, real factor, int B, int n, int d, int h,
+                        const int *len) {
+    int d_k = d / h;
+    long row = 0;  // sequence b's first row in x
+    for (int b = 0; b < B; b++) {
+        int nb = length(len, b, n);
+        for (int i = 0; i < h; i++)
+            for (int t = 0; t < nb; t++) {
+                const real *from = x + (row + t) * d + i * d_k;
+                real *to = heads + (((long)b * h + i) * n + t) * d_k;
+                for (int j = 0; j < d_k; j++) to[j] = factor * from[j];
+            }
+        row += nb;
+    }
+}
+
+static void merge_heads(real *x, const real *heads, real factor, int B, int n, int d, int h,
+                        const int *len) {
+    int d_k = d / h;
+    long row = 0;
+    for (int b = 0; b < B; b++) {
+        int nb = length(len, b, n);
+        for (int i = 0; i < h; i++)
+            for (int t = 0; t < nb; t++) {
+                const real *from = heads + (((long)b * h + i) * n + t) * d_k;
+                real *to = x + (row + t) * d + i * d_k;
+                for (int j = 0; j < d_k; j++) to[j] = factor * from[j];
+            }
+        row += nb;
+    }
+}
+
+// The softmax of each row of scores w (n_q, n_k) over the keys query r may
+// see: not j > r when causal, not a padded key (pad (n_k) or NULL). The
+// others get exactly 0, as exp(-inf) gives in PyTorch.
+static void masked_softmax(real *w, const bool *pad, bool causal, int n_q, int n_k) {
+    for (int r = 0; r < n_q; r++) {
+        real *row = w + (long)r * n_k;
+        int seen = causal && r + 1 < n_k ? r + 1 : n_k;  // keys 0 .. seen-1
+        real top = -INFINITY, sum = 0;
+        for (int j = 0; j < seen; j++)
+            if (!(pad && pad[j]) && row[j] > top) top = row[j];
+        for (int j = 0; j < n_k; j++) {
+            bool hidden = j >= seen || (pad && pad[j]);
+            row[j] = hidden ? 0 : exp(row[j] - top);
+            sum += row[j];
+        }
+        if (sum > 0)
+            for (int j = 0; j < n_k; j++) row[j] /= sum;
+    }
+}
+
+// The three (d, d) blocks of in_proj_weight and of its bias: 0 the
+// queries', 1 the keys', 2 the values'.
+static real *block(real *w, int which, int d) { return w ? w + (long)which * d * d : NULL; }
+static real *bias_block(real *b, int which, int d) { return b ? b + (long)which * d : NULL; }
+
+// The same as the loops of mha_forward_rows and mha_backward_rows below, with
+// the vector kernels attention_head_forward and _backward (simd_kernels.h)
+// reading and writing each head's columns in place: no split_heads and
+// merge_heads copies; the same products, and the softmax to rounding
+// (simd_kernels.h says how). The cache then holds q, k, v, z,
+// dq, dk, dv as (rows, d) arrays, the heads side by side. False when there
+// are no kernels for this processor (or real is double): the loops run.
+static bool fast_forward(real *out, mha_cache *c, const mha_params *p, const real *query,
+                         const real *kv, const bool *key_pad, bool causal, int B, int n_q,
+                         int n_k, int d, int h, const int *q_len, const int *k_len) {
+#ifdef ATTN_REAL_IS_FLOAT
+    simd_level level = simd_best();
+    if (level == SIMD_NONE) return false;
+    const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
+    real *w_in = p->in_proj_weight, *b_in = p->in_proj_bias;
+    torch_linear_forward(c->q, query, block(w_in, 0, d), bias_block(b_in, 0, d), N_q, d, d);
+    SIMD_RUN(level, scale, c->q, (long)N_q * d, (real)(1.0 / sqrt((double)d_k)));
+    torch_linear_forward(c->k, kv, block(w_in, 1, d), bias_block(b_in, 1, d), N_k, d, d);
+    torch_linear_forward(c->v, kv, block(w_in, 2, d), bias_block(b_in, 2, d), N_k, d, d);
+    long row_q = 0, row_k = 0;  // sequence b's first rows
+    for (int b = 0; b < B; b++) {
+        int nq = length(q_len, b, n_q), nk = length(k_len, b, n_k);
+        for (int i = 0; i < h; i++) {
+            long at_q = row_q * d + i * d_k, at_k = row_k * d + i * d_k;
+            SIMD_RUN(level, attention_head_forward, c->w + ((long)b * h + i) * n_q * n_k,
+                     c->z + at_q, c->q + at_q, c->k + at_k, c->v + at_k, d,
+                     key_pad ? key_pad + (long)b * n_k : NULL, causal, nq, nk, d_k, c->proj);
+        }
+        row_q += nq;
+        row_k += nk;
+    }
+    torch_linear_forward(out, c->z, p->out_proj_weight, p->out_proj_bias, N_q, d, d);
+    return true;
+#else
+    (void)out, (void)c, (void)p, (void)query, (void)kv, (void)key_pad, (void)causal, (void)B;
+    (void)n_q, (void)n_k, (void)d, (void)h, (void)q_len, (void)k_len;
+    return false;
+#endif
+}
+
+static bool fast_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c,
+                          const real *dout, const real *query, const real *kv,
+                          const mha_params *p, int B, int n_q, int n_k, int d, int h,
+                          const int *q_len, const int *k_len) {
+#ifdef ATTN_REAL_IS_FLOAT
+    simd_level level = simd_best();
+    if (level == SIMD_NONE) return false;
+    const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
+    memset(c->dz, 0, (size_t)N_q * d * sizeof(real));
+    torch_linear_backward(c->dz, g->out_proj_weight, g->out_proj_bias, dout, c->z,
+                          p->out_proj_weight, N_q, d, d);
+    long row_q = 0, row_k = 0;  // every head writes its columns of dq, dk, dv: no clearing
+    for (int b = 0; b < B; b++) {
+        int nq = length(q_len, b, n_q), nk = length(k_len, b, n_k);
+        for (int i = 0; i < h; i++) {
+            long at_q = row_q * d + i * d_k, at_k = row_k * d + i * d_k;
+            SIMD_RUN(level, attention_head_backward, c->dq + at_q, c->dk + at_k, c->dv + at_k,
+                     c->dw, c->dz + at_q, c->q + at_q, c->k + at_k, c->v + at_k,
+                     c->w + ((long)b * h + i) * n_q * n_k, d, nq, nk, d_k, c->proj);
+        }
+        row_q += nq;
+        row_k += nk;
+    }
+    real *w_in = p->in_proj_weight, *gw = g->in_proj_weight, *gb = g->in_proj_bias;
+    SIMD_RUN(level, scale, c->dq, (long)N_q * d, (real)(1.0 / sqrt((double)d_k)));
+    torch_linear_backward(dquery, block(gw, 0, d), bias_block(gb, 0, d), c->dq, query,
+                          block(w_in, 0, d), N_q, d, d);
+    torch_linear_backward(dkv, block(gw, 1, d), bias_block(gb, 1, d), c->dk, kv,
+                          block(w_in, 1, d), N_k, d, d);
+    torch_linear_backward(dkv, block(gw, 2, d), bias_block(gb, 2, d), c->dv, kv,
+                          block(w_in, 2, d), N_k, d, d);
+    return true;
+#else
+    (void)dquery, (void)dkv, (void)g, (void)c, (void)dout, (void)query, (void)kv, (void)p;
+    (void)B, (void)n_q, (void)n_k, (void)d, (void)h, (void)q_len, (void)k_len;
+    return false;
+#endif
+}
+
+void mha_forward_rows(real *out, mha_cache *c, const mha_params *p, const real *query,
+                      const real *kv, const bool *key_pad, bool causal, int B, int n_q, int n_k,
+                      int d, int h, const int *q_len, const int *k_len) {
+    const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
+    const real scale = (real)(1.0 / sqrt((double)d_k));
+    if (fast_forward(out, c, p, query, kv, key_pad, causal, B, n_q, n_k, d, h, q_len, k_len))
+        return;
+    // 1. The projections, each split into its heads; the queries scaled.
+    real *w_in = p->in_proj_weight, *b_in = p->in_proj_bias;
+    torch_linear_forward(c->proj, query, block(w_in, 0, d), bias_block(b_in, 0, d), N_q, d, d);
+    split_heads(c->q, c->proj, scale, B, n_q, d, h, q_len);
+    torch_linear_forward(c->proj, kv, block(w_in, 1, d), bias_block(b_in, 1, d), N_k, d, d);
+    split_heads(c->k, c->proj, 1, B, n_k, d, h, k_len);
+    torch_linear_forward(c->proj, kv, block(w_in, 2, d), bias_block(b_in, 2, d), N_k, d, d);
+    split_heads(c->v, c->proj, 1, B, n_k, d, h, k_len);
+    // 2. Each head of each sequence: w = softmax(q k^T), its output w v.
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < h; i++) {
+            long bi = (long)b * h + i;
+            int nq = length(q_len, b, n_q), nk = length(k_len, b, n_k);
+            real *w = c->w + bi * n_q * n_k;
+            memset(w, 0, (size_t)nq * nk * sizeof *w);
+            gemm(w, c->q + bi * n_q * d_k, c->k + bi * n_k * d_k, nq, d_k, nk, GEMM_ABT);
+            masked_softmax(w, key_pad ? key_pad + (long)b * n_k : NULL, causal, nq, nk);
+            real *z = c->dq + bi * n_q * d_k;  // the head's output, (n_q, d_k)
+            memset(z, 0, (size_t)nq * d_k * sizeof *z);
+            gemm(z, w, c->v + bi * n_k * d_k, nq, nk, d_k, GEMM_AB);
+        }
+    // 3. The heads side by side, through the output projection.
+    merge_heads(c->z, c->dq, 1, B, n_q, d, h, q_len);
+    torch_linear_forward(out, c->z, p->out_proj_weight, p->out_proj_bias, N_q, d, d);
+}
+
+void mha_forward(real *out, mha_cache *c, const mha_params *p, const real *query, const real *kv,
+                 const bool *key_pad, bool causal, int B, int n_q, int n_k, int d, int h) {
+    mha_forward_rows(out, c, p, query, kv, key_pad, causal, B, n_q, n_k, d, h, NULL, NULL);
+}
+
+//> attention-backward
+// One head of one sequence, backwards: given dz (n_q, d_k), the gradient of
+// its output z = w v, and the forward's q (already scaled), k, v and w, add
+// the gradients with respect to q, k and v. dw (n_q, n_k) is scratch.
+static void head_backward(real *dq, real *dk, real *dv, real *dw, const real *dz, const real *q,
+                          const real *k, const real *v, const real *w, int n_q, int n_k,
+                          int d_k) {
+    // z = w v:  dw = dz v^T,  dv += w^T dz
+    memset(dw, 0, (size_t)n_q * n_k * sizeof *dw);
+    gemm(dw, dz, v, n_q, d_k, n_k, GEMM_ABT);
+    gemm(dv, w, dz, n_k, n_q, d_k, GEMM_ATB);
+    // w = softmax(s) row by row: ds_j = w_j (dw_j - sum_l w_l dw_l). A
+    // masked key has w_j = 0, so its score gets no gradient.
+    for (int r = 0; r < n_q; r++) {
+        const real *wr = w + (long)r * n_k;
+        real *g = dw + (long)r * n_k, dot = 0;
+        for (int j = 0; j < n_k; j++) dot += wr[j] * g[j];
+        for (int j = 0; j < n_k; j++) g[j] = wr[j] * (g[j] - dot);
+    }
+    // s = q k^T:  dq += ds k,  dk += ds^T q
+    gemm(dq, dw, k, n_q, n_k, d_k, GEMM_AB);
+    gemm(dk, dw, q, n_k, n_q, d_k, GEMM_ATB);
+}
+//< attention-backward
+
+void mha_backward_rows(real *dquery, real *dkv, const mha_params *g, mha_cache *c,
+                       const real *dout, const real *query, const real *kv, const mha_params *p,
+                       int B, int n_q, int n_k, int d, int h, const int *q_len,
+                       const int *k_len) {
+    const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
+    const real scale = (real)(1.0 / sqrt((double)d_k));
+    if (fast_backward(dquery, dkv, g, c, dout, query, kv, p, B, n_q, n_k, d, h, q_len, k_len))
+        return;
+    // 3. The output projection: dz, the gradient of the heads side by side.
+    memset(c->dz, 0, (size_t)N_q * d * sizeof(real));
+    torch_linear_backward(c->dz, g->out_proj_weight, g->out_proj_bias, dout, c->z,
+                          p->out_proj_weight, N_q, d, d);
+    // 2. Each head of each sequence.
+    memset(c->dq, 0, (size_t)B * n_q * d * sizeof(real));
+    memset(c->dk, 0, (size_t)B * n_k * d * sizeof(real));
+    memset(c->dv, 0, (size_t)B * n_k * d * sizeof(real));
+    split_heads(c->proj, c->dz, 1, B, n_q, d, h, q_len);  // dz head by head
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < h; i++) {
+            long bi = (long)b * h + i, qs = bi * n_q * d_k, ks = bi * n_k * d_k;
+            head_backward(c->dq + qs, c->dk + ks, c->dv + ks, c->dw, c->proj + qs, c->q + qs,
+                          c->k + ks, c->v + ks, c->w + bi * n_q * n_k, length(q_len, b, n_q),
+                          length(k_len, b, n_k), d_k);
+        }
+    // 1. The projections: the queries' gradient scaled as the queries were.
+    real *w_in = p->in_proj_weight, *gw = g->in_proj_weight, *gb = g->in_proj_bias;
+    merge_heads(c->proj, c->dq, scale, B, n_q, d, h, q_len);
+    torch_linear_backward(dquery, block(gw, 0, d), bias_block(gb, 0, d), c->proj, query,
+                          block(w_in, 0, d), N_q, d, d);
+    merge_heads(c->proj, c->dk, 1, B, n_k, d, h, k_len);
+    torch_linear_backward(dkv, block(gw, 1, d), bias_block(gb, 1, d), c->proj, kv,
+                          block(w_in, 1, d), N_k, d, d);
+    merge_heads(c->proj, c->dv, 1, B, n_k, d, h, k_len);
+    torch_linear_backward(dkv, block(gw, 2, d), bias_block(gb, 2, d), c->proj, kv,
+                          block(w_in, 2, d), N_k, d, d);
+}
+
+void mha_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c, const real *dout,
+                  const real *query, const real *kv, const mha_params *p, int B, int n_q, int n_k,
+                  int d, int h) {
+    mha_backward_rows(dquery, dkv, g, c, dout, query, kv, p, B, n_q, n_k, d, h, NULL, NULL);
+}

@@ -1,0 +1,107 @@
+// multihead_attention.h: nn.MultiheadAttention (batch_first, dropout 0) in
+// real over a batch of sequences, forward and backward.
+//
+//   B      sequences in the batch
+//   n_q    queries per sequence (the target's length, or the source's in the
+//          encoder)
+//   n_k    keys and values per sequence (n_q in self-attention, the
+//          source's length in cross-attention)
+//   d      the model width
+//   h      heads; each takes d_k = d / h columns
+//
+// For each sequence and head i, with Wq, Wk, Wv the three (d, d) blocks of
+// in_proj_weight and bq, bk, bv of in_proj_bias:
+//   q = (query Wq^T + bq) / sqrt(d_k)     (n_q, d_k), head i's columns
+//   k = kv Wk^T + bk,  v = kv Wv^T + bv   (n_k, d_k)
+//   w = softmax(q k^T) over the keys,     (n_q, n_k), masked keys exactly 0
+//   z_i = w v                             (n_q, d_k)
+// and out = [z_0 ... z_{h-1}] out_proj_weight^T + out_proj_bias, (n_q, d).
+// PyTorch scales the queries, not the scores (src/README.md).
+//
+// Masks as PyTorch's: with causal, query i may not see key j > i (the
+// attn_mask of nn.Transformer.generate_square_subsequent_mask); key_pad
+// (B, n_k), true where a key is padding, hides that key from every query of
+// its sequence. A hidden key gets a weight of exactly 0. A query that sees
+// no key at all gets weights of 0 and the output bias (PyTorch gives NaN);
+// the sequences of chapter 8 never have one.
+//
+// Rows left out: the _rows versions take q_len and k_len (B) or NULL, and
+// compute only the first q_len[b] queries and k_len[b] keys of sequence b,
+// the arrays holding those rows one sequence after the other (mha_rows of
+// them in all; NULL: all n_q, n_k of every sequence, the (B, n, d) layout).
+// Exact for the rows computed when the keys left out are ones their queries
+// may not see anyway (trailing padding, or beyond the last query under the
+// causal mask): they would get a weight of exactly 0.
+//
+// Conventions of every layer (README.md): outputs first, sizes last; a
+// forward function overwrites its output, a backward one ADDS the gradients.
+#ifndef ATTN_MULTIHEAD_ATTENTION_H
+#define ATTN_MULTIHEAD_ATTENTION_H
+
+#include <stdbool.h>
+
+#include "kernels/real.h"
+
+// The parameters, or their gradients (views into a model's block), named
+// as in PyTorch's state_dict.
+typedef struct {
+    real *in_proj_weight;   // (3d, d): the query rows, the key rows, the value rows
+    real *in_proj_bias;     // (3d)
+    real *out_proj_weight;  // (d, d)
+    real *out_proj_bias;    // (d)
+} mha_params;
+
+// What the forward pass keeps for the backward pass (and for figures), and
+// the backward pass's scratch. The sizes of the last forward call decide
+// the layout within the room allocated.
+typedef struct {
+    real *q;  // (B, h, n_q, d_k) the heads' queries, already times 1/sqrt(d_k)
+    real *k;  // (B, h, n_k, d_k) the heads' keys
+    real *v;  // (B, h, n_k, d_k) the heads' values
+    real *w;  // (B, h, n_q, n_k) the attention weights, each row sums to 1; with
+              // lengths, head i of sequence b keeps (q_len[b], k_len[b]) of them at
+              // the start of its (n_q, n_k) place
+    real *z;  // (B, n_q, d) the heads side by side, the output projection's input
+    // scratch
+    real *proj;             // (B, max(n_q, n_k), d) a projection before its heads are split
+    real *dz;               // (B, n_q, d)
+    real *dq, *dk, *dv;     // (B, h, n_q or n_k, d_k)
+    real *dw;               // (n_q, n_k)
+} mha_cache;
+
+// Room for B sequences of up to n_q queries and n_k keys. Returns 0, or -1
+// when out of memory.
+int mha_cache_alloc(mha_cache *c, int B, int n_q, int n_k, int d, int h);
+void mha_cache_free(mha_cache *c);
+
+// out is (B, n_q, d); query is (B, n_q, d); kv, the keys' and values' input,
+// is (B, n_k, d) (the same array as query in self-attention); key_pad is
+// (B, n_k) or NULL. The cache gets q, k, v, w and z.
+void mha_forward(real *out, mha_cache *c, const mha_params *p, const real *query, const real *kv,
+                 const bool *key_pad, bool causal, int B, int n_q, int n_k, int d, int h);
+
+// Given dout (B, n_q, d) and the forward's query, kv and cache: dquery
+// (B, n_q, d) += the gradient through the queries, dkv (B, n_k, d) += the
+// gradient through the keys and the values, g += the parameters'. In
+// self-attention pass the same array as dquery and dkv; either may be NULL.
+void mha_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c, const real *dout,
+                  const real *query, const real *kv, const mha_params *p, int B, int n_q, int n_k,
+                  int d, int h);
+
+// The rows of B sequences of n positions when sequence b has len[b] of
+// them (len NULL: B n).
+int mha_rows(const int *len, int B, int n);
+
+// mha_forward and mha_backward on the first q_len[b] queries and k_len[b]
+// keys of each sequence, packed (see the top): query and dquery have
+// mha_rows(q_len, B, n_q) rows, kv and dkv mha_rows(k_len, B, n_k); key_pad
+// keeps its (B, n_k) layout.
+void mha_forward_rows(real *out, mha_cache *c, const mha_params *p, const real *query,
+                      const real *kv, const bool *key_pad, bool causal, int B, int n_q, int n_k,
+                      int d, int h, const int *q_len, const int *k_len);
+void mha_backward_rows(real *dquery, real *dkv, const mha_params *g, mha_cache *c,
+                       const real *dout, const real *query, const real *kv, const mha_params *p,
+                       int B, int n_q, int n_k, int d, int h, const int *q_len,
+                       const int *k_len);
+
+#endif

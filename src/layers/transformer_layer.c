@@ -1,0 +1,247 @@
+// transformer_layer.c: the encoder and decoder layers over a batch,
+// post-norm and pre-norm, forward and backward. Dimension legend in
+// transformer_layer.h.
+//
+// Each sub-layer k reads the residual stream x and writes the stream after
+// it; the cache keeps its f's input t, the sum s = x + f(t) and its
+// LayerNorm's statistics:
+//   post-norm:  t = x,              s = x + f(t),  after = LayerNorm(s)
+//   pre-norm:   t = LayerNorm(x),   s = x + f(t),  after = s
+#include "layers/transformer_layer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "layers/layer_norm.h"
+#include "kernels/simd.h"
+
+static int cache_alloc(layer_cache *c, const layer_dims *dims, int B, int n, int n_s, int count) {
+    memset(c, 0, sizeof *c);
+    size_t nd = (size_t)B * n * dims->d * sizeof(real), rows = (size_t)B * n * sizeof(real);
+    int ok = 1;
+    for (int k = 0; k < count; k++) {
+        sublayer_cache *s = &c->sub[k];
+        s->t = malloc(nd);
+        s->s = malloc(nd);
+        s->mean = malloc(rows);
+        s->rstd = malloc(rows);
+        ok = ok && s->t && s->s && s->mean && s->rstd;
+    }
+    c->f = malloc(nd);
+    c->dx = malloc(nd);
+    c->dx2 = malloc(nd);
+    c->dt = malloc(nd);
+    c->ds = malloc(nd);
+    ok = ok && c->f && c->dx && c->dx2 && c->dt && c->ds &&
+         mha_cache_alloc(&c->self_attn, B, n, n, dims->d, dims->h) == 0 &&
+         ffn_cache_alloc(&c->ff, B * n, dims->d_ff) == 0 &&
+         (count < 3 || mha_cache_alloc(&c->cross_attn, B, n, n_s, dims->d, dims->h) == 0);
+    if (ok) return 0;
+    layer_cache_free(c);
+    return -1;
+}
+
+int enc_layer_cache_alloc(layer_cache *c, const layer_dims *dims, int B, int n) {
+    return cache_alloc(c, dims, B, n, 0, 2);
+}
+
+int dec_layer_cache_alloc(layer_cache *c, const layer_dims *dims, int B, int n_t, int n_s) {
+    return cache_alloc(c, dims, B, n_t, n_s, 3);
+}
+
+void layer_cache_free(layer_cache *c) {
+    for (int k = 0; k < 3; k++) {
+        free(c->sub[k].t);
+        free(c->sub[k].s);
+        free(c->sub[k].mean);
+        free(c->sub[k].rstd);
+    }
+    mha_cache_free(&c->self_attn);
+    mha_cache_free(&c->cross_attn);
+    ffn_cache_free(&c->ff);
+    free(c->f);
+    free(c->dx);
+    free(c->dx2);
+    free(c->dt);
+    free(c->ds);
+    memset(c, 0, sizeof *c);
+}
+
+// y = a + b, count numbers (y may be a): the loop, or the add_arrays
+// kernel (simd_kernels.h) with the same bits.
+static void sum_of(real *y, const real *a, const real *b, long count) {
+    if (!FAST_KERNEL(add_arrays, y, a, b, count))
+        for (long e = 0; e < count; e++) y[e] = a[e] + b[e];
+}
+
+// y += a, count numbers.
+static void add_to(real *y, const real *a, long count) { sum_of(y, y, a, count); }
+
+// Before sub-layer s: f's input t from the stream x, (N, d).
+static void sublayer_input(sublayer_cache *s, const real *x, const real *gain, const real *bias,
+                           const layer_dims *dims, int N) {
+    if (dims->norm_first) layer_norm_forward(s->t, s->mean, s->rstd, x, gain, bias, N, dims->d);
+    else memcpy(s->t, x, (size_t)N * dims->d * sizeof(real));
+}
+
+// After it: the stream after, from x and f's output f; after may be x.
+static void sublayer_output(real *after, sublayer_cache *s, const real *x, const real *f,
+                            const real *gain, const real *bias, const layer_dims *dims, int N) {
+    long count = (long)N * dims->d;
+    sum_of(s->s, x, f, count);
+    if (dims->norm_first) memcpy(after, s->s, (size_t)count * sizeof(real));
+    else layer_norm_forward(after, s->mean, s->rstd, s->s, gain, bias, N, dims->d);
+}
+
+void enc_layer_forward_rows(real *out, layer_cache *c, const enc_layer_params *p,
+                            const real *inp, const bool *pad, const layer_dims *dims, int B, int n,
+                            const int *len) {
+    const int N = mha_rows(len, B, n), d = dims->d;
+    // 1. self-attention; the stream between the sub-layers is kept in out
+    sublayer_input(&c->sub[0], inp, p->norm_weight[0], p->norm_bias[0], dims, N);
+    mha_forward_rows(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t, pad, false, B,
+                     n, n, d, dims->h, len, len);
+    sublayer_output(out, &c->sub[0], inp, c->f, p->norm_weight[0], p->norm_bias[0], dims, N);
+    // 2. feed-forward
+    sublayer_input(&c->sub[1], out, p->norm_weight[1], p->norm_bias[1], dims, N);
+    ffn_forward(c->f, &c->ff, &p->ff, c->sub[1].t, N, d, dims->d_ff);
+    sublayer_output(out, &c->sub[1], out, c->f, p->norm_weight[1], p->norm_bias[1], dims, N);
+}
+
+void dec_layer_forward_rows(real *out, layer_cache *c, const dec_layer_params *p,
+                            const real *inp, const real *memory, const bool *tgt_pad,
+                            const bool *src_pad, const layer_dims *dims, int B, int n_t, int n_s,
+                            const int *tgt_len, const int *src_len) {
+    const int N = mha_rows(tgt_len, B, n_t), d = dims->d, h = dims->h;
+    // 1. causal self-attention
+    sublayer_input(&c->sub[0], inp, p->norm_weight[0], p->norm_bias[0], dims, N);
+    mha_forward_rows(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t, tgt_pad, true,
+                     B, n_t, n_t, d, h, tgt_len, tgt_len);
+    sublayer_output(out, &c->sub[0], inp, c->f, p->norm_weight[0], p->norm_bias[0], dims, N);
+    // 2. cross-attention: keys and values from the memory
+    sublayer_input(&c->sub[1], out, p->norm_weight[1], p->norm_bias[1], dims, N);
+    mha_forward_rows(c->f, &c->cross_attn, &p->cross_attn, c->sub[1].t, memory, src_pad, false,
+                     B, n_t, n_s, d, h, tgt_len, src_len);
+    sublayer_output(out, &c->sub[1], out, c->f, p->norm_weight[1], p->norm_bias[1], dims, N);
+    // 3. feed-forward
+    sublayer_input(&c->sub[2], out, p->norm_weight[2], p->norm_bias[2], dims, N);
+    ffn_forward(c->f, &c->ff, &p->ff, c->sub[2].t, N, d, dims->d_ff);
+    sublayer_output(out, &c->sub[2], out, c->f, p->norm_weight[2], p->norm_bias[2], dims, N);
+}
+
+// The stream that enters sub-layer k > 0: pre-norm the previous sum,
+// post-norm the input t it kept.
+static const real *stream_before(const layer_cache *c, int k, const layer_dims *dims) {
+    return dims->norm_first ? c->sub[k - 1].s : c->sub[k].t;
+}
+
+static void clear_rows(real *x, int N, int d) { memset(x, 0, (size_t)N * d * sizeof(real)); }
+
+//> encoder-layer-backward
+// The way back through sub-layer k's residual path and LayerNorm, in two
+// halves around f's own backward pass. First, from dy, the gradient of the
+// stream after the sub-layer: ds, that of the sum s = x + f(t).
+static const real *sum_gradient(layer_cache *c, int k, const real *dy, real *dgain, real *dbias,
+                                const real *gain, const layer_dims *dims, int N) {
+    if (dims->norm_first) return dy;  // pre-norm: the stream after is s
+    const sublayer_cache *s = &c->sub[k];  // post-norm: after = LayerNorm(s)
+    memset(c->ds, 0, (size_t)N * dims->d * sizeof(real));
+    layer_norm_backward(c->ds, dgain, dbias, dy, s->s, s->mean, s->rstd, gain, N, dims->d);
+    return c->ds;
+}
+
+// Then, with c->dt holding f's gradient with respect to its input t:
+// dx += ds along the residual path, plus what reaches x through t (t = x
+// post-norm, t = LayerNorm(x) pre-norm).
+static void stream_gradient(real *dx, layer_cache *c, int k, const real *ds, const real *x,
+                            real *dgain, real *dbias, const real *gain, const layer_dims *dims,
+                            int N) {
+    long count = (long)N * dims->d;
+    add_to(dx, ds, count);
+    const sublayer_cache *s = &c->sub[k];
+    if (dims->norm_first)
+        layer_norm_backward(dx, dgain, dbias, c->dt, x, s->mean, s->rstd, gain, N, dims->d);
+    else add_to(dx, c->dt, count);
+}
+
+void enc_layer_backward_rows(real *dinp, const enc_layer_params *g, layer_cache *c,
+                             const real *dout, const real *inp, const enc_layer_params *p,
+                             const layer_dims *dims, int B, int n, const int *len) {
+    const int N = mha_rows(len, B, n), d = dims->d;
+    // 2. feed-forward, from dout to dx, the gradient of the stream between
+    const real *ds = sum_gradient(c, 1, dout, g->norm_weight[1], g->norm_bias[1],
+                                  p->norm_weight[1], dims, N);
+    clear_rows(c->dt, N, d);
+    ffn_backward(c->dt, &g->ff, &c->ff, ds, c->sub[1].t, &p->ff, N, d, dims->d_ff);
+    clear_rows(c->dx, N, d);
+    stream_gradient(c->dx, c, 1, ds, stream_before(c, 1, dims), g->norm_weight[1],
+                    g->norm_bias[1], p->norm_weight[1], dims, N);
+    // 1. self-attention, from dx to dinp: t is both queries and keys
+    ds = sum_gradient(c, 0, c->dx, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0], dims,
+                      N);
+    clear_rows(c->dt, N, d);
+    mha_backward_rows(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
+                      &p->self_attn, B, n, n, d, dims->h, len, len);
+    stream_gradient(dinp, c, 0, ds, inp, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0],
+                    dims, N);
+}
+//< encoder-layer-backward
+
+void dec_layer_backward_rows(real *dinp, real *dmemory, const dec_layer_params *g,
+                             layer_cache *c, const real *dout, const real *inp,
+                             const real *memory, const dec_layer_params *p,
+                             const layer_dims *dims, int B, int n_t, int n_s,
+                             const int *tgt_len, const int *src_len) {
+    const int N = mha_rows(tgt_len, B, n_t), d = dims->d, h = dims->h;
+    // 3. feed-forward, from dout to dx
+    const real *ds = sum_gradient(c, 2, dout, g->norm_weight[2], g->norm_bias[2],
+                                  p->norm_weight[2], dims, N);
+    clear_rows(c->dt, N, d);
+    ffn_backward(c->dt, &g->ff, &c->ff, ds, c->sub[2].t, &p->ff, N, d, dims->d_ff);
+    clear_rows(c->dx, N, d);
+    stream_gradient(c->dx, c, 2, ds, stream_before(c, 2, dims), g->norm_weight[2],
+                    g->norm_bias[2], p->norm_weight[2], dims, N);
+    // 2. cross-attention, from dx to dx2; the keys' and values' part to dmemory
+    ds = sum_gradient(c, 1, c->dx, g->norm_weight[1], g->norm_bias[1], p->norm_weight[1], dims, N);
+    clear_rows(c->dt, N, d);
+    mha_backward_rows(c->dt, dmemory, &g->cross_attn, &c->cross_attn, ds, c->sub[1].t, memory,
+                      &p->cross_attn, B, n_t, n_s, d, h, tgt_len, src_len);
+    clear_rows(c->dx2, N, d);
+    stream_gradient(c->dx2, c, 1, ds, stream_before(c, 1, dims), g->norm_weight[1],
+                    g->norm_bias[1], p->norm_weight[1], dims, N);
+    // 1. causal self-attention, from dx2 to dinp
+    ds = sum_gradient(c, 0, c->dx2, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0], dims,
+                      N);
+    clear_rows(c->dt, N, d);
+    mha_backward_rows(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
+                      &p->self_attn, B, n_t, n_t, d, h, tgt_len, tgt_len);
+    stream_gradient(dinp, c, 0, ds, inp, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0],
+                    dims, N);
+}
+
+// The layers on every row: the _rows versions with no lengths.
+void enc_layer_forward(real *out, layer_cache *c, const enc_layer_params *p, const real *inp,
+                       const bool *pad, const layer_dims *dims, int B, int n) {
+    enc_layer_forward_rows(out, c, p, inp, pad, dims, B, n, NULL);
+}
+
+void dec_layer_forward(real *out, layer_cache *c, const dec_layer_params *p, const real *inp,
+                       const real *memory, const bool *tgt_pad, const bool *src_pad,
+                       const layer_dims *dims, int B, int n_t, int n_s) {
+    dec_layer_forward_rows(out, c, p, inp, memory, tgt_pad, src_pad, dims, B, n_t, n_s, NULL,
+                           NULL);
+}
+
+void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, const real *dout,
+                        const real *inp, const enc_layer_params *p, const layer_dims *dims,
+                        int B, int n) {
+    enc_layer_backward_rows(dinp, g, c, dout, inp, p, dims, B, n, NULL);
+}
+
+void dec_layer_backward(real *dinp, real *dmemory, const dec_layer_params *g, layer_cache *c,
+                        const real *dout, const real *inp, const real *memory,
+                        const dec_layer_params *p, const layer_dims *dims, int B, int n_t,
+                        int n_s) {
+    dec_layer_backward_rows(dinp, dmemory, g, c, dout, inp, memory, p, dims, B, n_t, n_s, NULL,
+                            NULL);
+}

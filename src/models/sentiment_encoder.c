@@ -1,0 +1,147 @@
+// sentiment_encoder.c: the transformer classifier's words-to-chunk part,
+// forward and backward. Dimension legend in sentiment_encoder.h.
+#include "models/sentiment_encoder.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layers/dense.h"
+#include "layers/embedding_table.h"
+#include "layers/mean.h"
+#include "layers/position_table.h"
+
+layer_dims sentiment_encoder_dims(int w) {
+    return (layer_dims){.d = w, .h = SENTIMENT_ENCODER_HEADS,
+                        .d_ff = SENTIMENT_ENCODER_FF_FACTOR * w, .norm_first = false};
+}
+
+// The next n numbers of the block at *at, or NULL when only counting.
+static real *take(real *block, size_t *at, size_t n) {
+    real *view = block ? block + *at : NULL;
+    *at += n;
+    return view;
+}
+
+size_t sentiment_encoder_lay_out(sentiment_encoder_params *p, real *block, int d, int w) {
+    size_t at = 0, W = (size_t)w, F = (size_t)SENTIMENT_ENCODER_FF_FACTOR * W;
+    enc_layer_params *l = &p->layer;
+    p->wp = take(block, &at, (size_t)d * W);
+    p->bp = take(block, &at, W);
+    l->self_attn.in_proj_weight = take(block, &at, 3 * W * W);
+    l->self_attn.in_proj_bias = take(block, &at, 3 * W);
+    l->self_attn.out_proj_weight = take(block, &at, W * W);
+    l->self_attn.out_proj_bias = take(block, &at, W);
+    l->ff.w1 = take(block, &at, F * W);
+    l->ff.b1 = take(block, &at, F);
+    l->ff.w2 = take(block, &at, W * F);
+    l->ff.b2 = take(block, &at, W);
+    for (int k = 0; k < 2; k++) {
+        l->norm_weight[k] = take(block, &at, W);
+        l->norm_bias[k] = take(block, &at, W);
+    }
+    return at;
+}
+
+static void store(real *to, const float *from, size_t n) {
+    for (size_t i = 0; i < n; i++) to[i] = (real)from[i];
+}
+
+// nn.Linear(in, out)'s draws into weight (out, in) and bias (out).
+static void draw_linear(torch_rng *g, float *tmp, real *weight, real *bias, int in, int out) {
+    rng_linear_init(g, tmp, tmp + (size_t)out * in, in, out);
+    store(weight, tmp, (size_t)out * in);
+    store(bias, tmp + (size_t)out * in, (size_t)out);
+}
+
+int sentiment_encoder_init(const sentiment_encoder_params *p, torch_rng *g, int d, int w) {
+    layer_dims dims = sentiment_encoder_dims(w);
+    size_t W = (size_t)w, F = (size_t)dims.d_ff;
+    float *tmp = malloc((3 * W * W > F * W + F ? 3 * W * W : F * W + F) * sizeof *tmp);
+    if (!tmp) return -1;
+    const enc_layer_params *l = &p->layer;
+    dense_init_lecun_normal(g, p->wp, d, w);
+    memset(p->bp, 0, W * sizeof *p->bp);
+    // nn.MultiheadAttention builds out_proj first, then draws in_proj_weight
+    // with xavier_uniform_ and sets both biases to zero
+    draw_linear(g, tmp, l->self_attn.out_proj_weight, l->self_attn.out_proj_bias, w, w);
+    rng_xavier_uniform(g, tmp, 3 * w, w);
+    store(l->self_attn.in_proj_weight, tmp, 3 * W * W);
+    memset(l->self_attn.in_proj_bias, 0, 3 * W * sizeof(real));
+    memset(l->self_attn.out_proj_bias, 0, W * sizeof(real));
+    draw_linear(g, tmp, l->ff.w1, l->ff.b1, w, dims.d_ff);
+    draw_linear(g, tmp, l->ff.w2, l->ff.b2, dims.d_ff, w);
+    for (int k = 0; k < 2; k++)
+        for (size_t j = 0; j < W; j++) {
+            l->norm_weight[k][j] = 1;
+            l->norm_bias[k][j] = 0;
+        }
+    free(tmp);
+    return 0;
+}
+
+void sentiment_encoder_positions(real *table, int L, int w) {
+    for (int pos = 0; pos < L; pos++)
+        for (int c = 0; c < w; c++) {
+            double angle = pos * pow(10000.0, -2.0 * (c / 2) / w);
+            table[(size_t)pos * w + c] = (real)(c % 2 == 0 ? sin(angle) : cos(angle));
+        }
+}
+
+int sentiment_encoder_acts_init(sentiment_encoder_acts *a, int B, int L, int w) {
+    *a = (sentiment_encoder_acts){0};
+    size_t n = (size_t)B * L * w;
+    real **all[] = {&a->word_p, &a->word_dp, &a->x, &a->dx, &a->y, &a->dy};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        if (!(*all[i] = malloc((n ? n : 1) * sizeof(real)))) {
+            sentiment_encoder_acts_free(a);
+            return -1;
+        }
+    layer_dims dims = sentiment_encoder_dims(w);
+    if (enc_layer_cache_alloc(&a->layer, &dims, B, L) < 0) {
+        sentiment_encoder_acts_free(a);
+        return -1;
+    }
+    a->has_layer = 1;
+    return 0;
+}
+
+void sentiment_encoder_acts_free(sentiment_encoder_acts *a) {
+    real *all[] = {a->word_p, a->word_dp, a->x, a->dx, a->y, a->dy};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]);
+    if (a->has_layer) layer_cache_free(&a->layer);
+    *a = (sentiment_encoder_acts){0};
+}
+
+//> encoder-forward
+void sentiment_encoder_forward(real *mean, sentiment_encoder_acts *a,
+                               const sentiment_encoder_params *p, const real *positions,
+                               const real *word_x, const int32_t *slot, int U, int B, int L,
+                               int d, int w) {
+    layer_dims dims = sentiment_encoder_dims(w);
+    dense_forward(a->word_p, word_x, p->wp, p->bp, U, d, w);  // (U, w): each word once
+    // (B, L, w): each token looks its word's row up, + PE
+    positions_embed_forward(a->x, slot, a->word_p, positions, B, L, w);
+    enc_layer_forward(a->y, &a->layer, &p->layer, a->x, NULL, &dims, B, L);
+    mean_forward(mean, a->y, B, L, w);                        // (B, w)
+}
+//< encoder-forward
+
+//> encoder-backward
+void sentiment_encoder_backward(real *word_dx, const sentiment_encoder_params *g,
+                                sentiment_encoder_acts *a, const real *dmean,
+                                const real *word_x, const sentiment_encoder_params *p,
+                                const int32_t *slot, int U, int B, int L, int d, int w) {
+    layer_dims dims = sentiment_encoder_dims(w);
+    size_t tokens = (size_t)B * L * w * sizeof(real);
+    memset(a->dy, 0, tokens);
+    mean_backward(a->dy, dmean, B, L, w);
+    memset(a->dx, 0, tokens);
+    enc_layer_backward(a->dx, &g->layer, &a->layer, a->dy, a->x, &p->layer, &dims, B, L);
+    // the positions are fixed: the gradient goes on to the words, a word
+    // used by several tokens collecting all of theirs
+    memset(a->word_dp, 0, (size_t)U * w * sizeof(real));
+    embedding_backward(a->word_dp, a->dx, slot, B * L, w);
+    dense_backward(word_dx, g->wp, g->bp, a->word_dp, word_x, p->wp, U, d, w);
+}
+//< encoder-backward
