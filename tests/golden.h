@@ -11,11 +11,17 @@
 //
 // GOLDEN_DIR is where the files are; the Makefile passes an absolute path,
 // the default suits running from the project root.
+//
+// golden_read() and golden_doubles() read a section; golden_expect_near(),
+// golden_expect_exact() and golden_expect_ids() hold what a suite computed
+// to one; golden_expect_header() checks which script wrote a file. A suite
+// with one file per seed gets them keyed by seed (GOLDEN_SEED_FILE, below).
 #ifndef ATTN_TESTS_GOLDEN_H
 #define ATTN_TESTS_GOLDEN_H
 
 #include <check.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,5 +129,104 @@ static double *golden_doubles(const char *file, const char *name, const char *ki
     golden_free(&gd);
     return v;
 }
+
+
+// got (n floats, every stride-th of them) within tol of section `section`
+// of GOLDEN_DIR/file; returns the largest difference.
+static double golden_expect_near(const char *file, const char *section, const float *got,
+                                 size_t n, size_t stride, double tol) {
+    double *want = golden_doubles(file, section, "f32", n), worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        double diff = fabs((double)got[i * stride] - want[i]);
+        if (!(diff <= tol))
+            ck_abort_msg("%s, %s[%zu]: got %.9g, PyTorch %.9g (|diff| %.3g > %.1g)", file,
+                         section, i, (double)got[i * stride], want[i], diff, tol);
+        if (diff > worst) worst = diff;
+    }
+    free(want);
+    return worst;
+}
+
+// got (n floats) bit-identical to the section (the golden values are
+// shortest round-trip decimals, so strtof of them is the float itself, and
+// so is the double golden_doubles() made of that float).
+static void golden_expect_exact(const char *file, const char *section, const float *got,
+                                size_t n) {
+    double *want = golden_doubles(file, section, "f32", n);
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != (float)want[i])
+            ck_abort_msg("%s, %s[%zu]: got %.9g, PyTorch %.9g", file, section, i,
+                         (double)got[i], want[i]);
+    free(want);
+}
+
+// ids (n) equal to the i64 section.
+static void golden_expect_ids(const char *file, const char *section, const int64_t *ids,
+                              size_t n) {
+    double *want = golden_doubles(file, section, "i64", n);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(ids[i] == (int64_t)want[i], "%s, %s[%zu]: got %lld, PyTorch %lld", file,
+                      section, i, (long long)ids[i], (long long)want[i]);
+    free(want);
+}
+
+// The f32 section as floats, into out (n).
+static void golden_read_floats(float *out, const char *file, const char *section, size_t n) {
+    double *v = golden_doubles(file, section, "f32", n);
+    for (size_t i = 0; i < n; i++) out[i] = (float)v[i];
+    free(v);
+}
+
+// The text of GOLDEN_DIR/file, after asserting its first line starts
+// "# written by tests/reference/<script>, torch "; the caller frees it.
+static char *golden_expect_header(const char *file, const char *script) {
+    char path[4096], want[256];
+    snprintf(path, sizeof path, "%s/%s", GOLDEN_DIR, file);
+    size_t len;
+    char *text = read_whole_file(path, &len);
+    ck_assert_msg(text != NULL, "cannot read %s; regenerate it with make golden", path);
+    int n = snprintf(want, sizeof want, "# written by tests/reference/%s, torch ", script);
+    ck_assert_msg(strncmp(text, want, (size_t)n) == 0, "%s: unexpected header: %.80s", file, text);
+    return text;
+}
+
+// A suite with one golden file per seed defines GOLDEN_SEED_FILE, the
+// file's name as a printf format with one %llu for the seed, before it
+// includes this header, and gets the functions above keyed by seed.
+#ifdef GOLDEN_SEED_FILE
+static const char *golden_seed_file(uint64_t seed) {
+    static char name[128];
+    snprintf(name, sizeof name, GOLDEN_SEED_FILE, (unsigned long long)seed);
+    return name;
+}
+
+// Section `section` of seed's golden file as doubles; it must hold exactly
+// want values. The caller frees the result.
+static double *golden_values(uint64_t seed, const char *section, const char *kind, size_t want) {
+    return golden_doubles(golden_seed_file(seed), section, kind, want);
+}
+
+static void golden_floats(float *out, uint64_t seed, const char *section, size_t n) {
+    golden_read_floats(out, golden_seed_file(seed), section, n);
+}
+
+static double expect_golden_strided(uint64_t seed, const char *section, const float *got,
+                                    size_t n, size_t stride, double tol) {
+    return golden_expect_near(golden_seed_file(seed), section, got, n, stride, tol);
+}
+
+static double expect_golden(uint64_t seed, const char *section, const float *got, size_t n,
+                            double tol) {
+    return golden_expect_near(golden_seed_file(seed), section, got, n, 1, tol);
+}
+
+static void expect_golden_exact(uint64_t seed, const char *section, const float *got, size_t n) {
+    golden_expect_exact(golden_seed_file(seed), section, got, n);
+}
+
+static void expect_golden_ids(uint64_t seed, const char *section, const int64_t *ids, size_t n) {
+    golden_expect_ids(golden_seed_file(seed), section, ids, n);
+}
+#endif
 
 #endif

@@ -59,28 +59,12 @@ static double *golden_values(const char *name, const char *kind, size_t want) {
 // got (n floats) within tol of golden section name; returns the largest
 // difference.
 static double expect_golden(const char *name, const float *got, size_t n, float tol) {
-    double *want = golden_values(name, "f32", n), worst = 0;
-    for (size_t i = 0; i < n; i++) {
-        double diff = fabs((double)got[i] - want[i]);
-        if (!(diff <= tol))
-            ck_abort_msg("%s[%zu]: got %.9g, PyTorch %.9g (|diff| %.3g > %.1g)",
-                         name, i, (double)got[i], want[i], diff, (double)tol);
-        if (diff > worst) worst = diff;
-    }
-    free(want);
-    return worst;
+    return golden_expect_near(GOLDEN_NAME, name, got, n, 1, tol);
 }
 
-// got (n floats) bit-identical to golden section name (the golden values
-// are shortest round-trip decimals, so strtof of them is the float itself,
-// and so is the double golden_values() made of that float).
+// got (n floats) bit-identical to golden section name.
 static void expect_golden_exact(const char *name, const float *got, size_t n) {
-    double *want = golden_values(name, "f32", n);
-    for (size_t i = 0; i < n; i++)
-        if (got[i] != (float)want[i])
-            ck_abort_msg("%s[%zu]: got %.9g, PyTorch %.9g", name, i,
-                         (double)got[i], want[i]);
-    free(want);
+    golden_expect_exact(GOLDEN_NAME, name, got, n);
 }
 
 static char *printed(void) {
@@ -640,11 +624,7 @@ START_TEST(golden_file_names_its_script_and_seed) {
     // a missing file: the reader says so instead of crashing
     size_t len;
     ck_assert_ptr_null(read_whole_file(GOLDEN_DIR "/no_such_golden_file.txt", &len));
-    char *text = read_whole_file(GOLDEN_DIR "/" GOLDEN_NAME, &len);
-    ck_assert_msg(text != NULL, "cannot read %s/%s; regenerate it with make golden",
-                  GOLDEN_DIR, GOLDEN_NAME);
-    ck_assert_msg(strncmp(text, "# written by tests/reference/chapter3_golden.py, torch ",
-                          55) == 0, "unexpected header: %.80s", text);
+    char *text = golden_expect_header(GOLDEN_NAME, "chapter3_golden.py");
     char want[64];
     snprintf(want, sizeof want, ", seeds %llu and %llu\n", (unsigned long long)DEFAULT_SEED,
              (unsigned long long)MODULE_DEFAULT_SEED);

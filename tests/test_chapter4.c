@@ -23,6 +23,7 @@
 #include "capture.h"
 #include "datafile.h"
 #include "cells.h"
+#define GOLDEN_SEED_FILE "chapter4_seed%llu.txt"
 #include "golden.h"
 #include "suite.h"
 
@@ -42,66 +43,7 @@ static void teardown(void) {
 }
 
 // ---------------------------------------------------------------------------
-// Golden values
-
-static void golden_name(char *name, size_t cap, uint64_t seed) {
-    snprintf(name, cap, "chapter4_seed%llu.txt", (unsigned long long)seed);
-}
-
-// Section `section` of the golden file of seed as doubles; it must hold
-// exactly want values. The caller frees the result.
-static double *golden_values(uint64_t seed, const char *section,
-                             const char *kind, size_t want) {
-    char file[64];
-    golden_name(file, sizeof file, seed);
-    return golden_doubles(file, section, kind, want);
-}
-
-// The golden section as floats, into out (n).
-static void golden_floats(float *out, uint64_t seed, const char *section,
-                          size_t n) {
-    double *v = golden_values(seed, section, "f32", n);
-    for (size_t i = 0; i < n; i++) out[i] = (float)v[i];
-    free(v);
-}
-
-// got (n floats) within tol of the golden section; returns the largest
-// difference.
-static double expect_golden(uint64_t seed, const char *section,
-                            const float *got, size_t n, double tol) {
-    double *want = golden_values(seed, section, "f32", n), worst = 0;
-    for (size_t i = 0; i < n; i++) {
-        double diff = fabs((double)got[i] - want[i]);
-        if (!(diff <= tol))
-            ck_abort_msg("seed %llu, %s[%zu]: got %.9g, PyTorch %.9g "
-                         "(|diff| %.3g > %.1g)", (unsigned long long)seed,
-                         section, i, (double)got[i], want[i], diff, tol);
-        if (diff > worst) worst = diff;
-    }
-    free(want);
-    return worst;
-}
-
-// got (n floats) bit-identical to the golden section (shortest round-trip
-// decimals read back to the very float).
-static void expect_golden_exact(uint64_t seed, const char *section,
-                                const float *got, size_t n) {
-    double *want = golden_values(seed, section, "f32", n);
-    for (size_t i = 0; i < n; i++)
-        if (got[i] != (float)want[i])
-            ck_abort_msg("seed %llu, %s[%zu]: got %.9g, PyTorch %.9g",
-                         (unsigned long long)seed, section, i,
-                         (double)got[i], want[i]);
-    free(want);
-}
-
-static void expect_golden_ids(uint64_t seed, const char *section,
-                              const int64_t *ids) {
-    double *want = golden_values(seed, section, "i64", N_TOKENS);
-    for (int i = 0; i < N_TOKENS; i++)
-        ck_assert_int_eq(ids[i], (int64_t)want[i]);
-    free(want);
-}
+// Golden values (golden.h, keyed by seed) and the printed output
 
 static bool same(const float *a, const float *b, int n) {
     return memcmp(a, b, (size_t)n * sizeof(float)) == 0;
@@ -132,7 +74,7 @@ START_TEST(notebook_draws_what_pytorch_draws) {
         notebook_part *p = malloc(sizeof *p);
         ck_assert_ptr_nonnull(p);
         ck_assert_int_eq(notebook_part_run(p, seed), 0);
-        expect_golden_ids(seed, "notebook_ids", p->ids);
+        expect_golden_ids(seed, "notebook_ids", p->ids, N_TOKENS);
         expect_golden(seed, "notebook_x", p->x, N_TOKENS * EMBEDDING_DIM,
                       NORMAL_TOL);
         expect_golden_exact(seed, "notebook_u_q", p->u_q, N_TOKENS * N_TOKENS);
@@ -317,7 +259,7 @@ START_TEST(standard_draws_what_pytorch_draws) {
         ck_assert_ptr_nonnull(p);
         ck_assert_int_eq(standard_part_run(p, seed), 0);
         const int d = EMBEDDING_DIM;
-        expect_golden_ids(seed, "twin_ids", p->ids);
+        expect_golden_ids(seed, "twin_ids", p->ids, N_TOKENS);
         expect_golden(seed, "twin_x", p->x, N_TOKENS * d, NORMAL_TOL);
         expect_golden_exact(seed, "twin_in_proj_weight", p->mha.in_proj_weight,
                             3 * d * d);
@@ -618,16 +560,7 @@ END_TEST
 
 START_TEST(golden_files_name_their_script_and_seed) {
     for (int s = 0; s < N_SEEDS; s++) {
-        char file[64], path[4096];
-        golden_name(file, sizeof file, GOLDEN_SEEDS[s]);
-        snprintf(path, sizeof path, "%s/%s", GOLDEN_DIR, file);
-        size_t len;
-        char *text = read_whole_file(path, &len);
-        ck_assert_msg(text != NULL, "cannot read %s; regenerate it with make golden",
-                      path);
-        ck_assert_msg(strncmp(text, "# written by tests/reference/chapter4_golden.py, "
-                                    "torch ", 55) == 0, "unexpected header: %.80s", text);
-        free(text);
+        free(golden_expect_header(golden_seed_file(GOLDEN_SEEDS[s]), "chapter4_golden.py"));
         double *seed = golden_values(GOLDEN_SEEDS[s], "seed", "i64", 1);
         ck_assert(seed[0] == (double)GOLDEN_SEEDS[s]);
         free(seed);

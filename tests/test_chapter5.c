@@ -23,6 +23,7 @@
 #include "capture.h"
 #include "datafile.h"
 #include "cells.h"
+#define GOLDEN_SEED_FILE "chapter5_seed%llu.txt"
 #include "golden.h"
 #include "suite.h"
 
@@ -42,58 +43,7 @@ static void teardown(void) {
 }
 
 // ---------------------------------------------------------------------------
-// Golden values
-
-static void golden_name(char *name, size_t cap, uint64_t seed) {
-    snprintf(name, cap, "chapter5_seed%llu.txt", (unsigned long long)seed);
-}
-
-// Section `section` of seed's golden file as doubles; it must hold exactly
-// want values. The caller frees the result.
-static double *golden_values(uint64_t seed, const char *section,
-                             const char *kind, size_t want) {
-    char file[64];
-    golden_name(file, sizeof file, seed);
-    return golden_doubles(file, section, kind, want);
-}
-
-static void golden_floats(float *out, uint64_t seed, const char *section,
-                          size_t n) {
-    double *v = golden_values(seed, section, "f32", n);
-    for (size_t i = 0; i < n; i++) out[i] = (float)v[i];
-    free(v);
-}
-
-// got (n floats, every stride-th of them) within tol of the golden section;
-// returns the largest difference.
-static double expect_golden_strided(uint64_t seed, const char *section,
-                                    const float *got, size_t n, size_t stride,
-                                    double tol) {
-    double *want = golden_values(seed, section, "f32", n), worst = 0;
-    for (size_t i = 0; i < n; i++) {
-        double diff = fabs((double)got[i * stride] - want[i]);
-        if (!(diff <= tol))
-            ck_abort_msg("seed %llu, %s[%zu]: got %.9g, PyTorch %.9g "
-                         "(|diff| %.3g > %.1g)", (unsigned long long)seed,
-                         section, i, (double)got[i * stride], want[i], diff,
-                         tol);
-        if (diff > worst) worst = diff;
-    }
-    free(want);
-    return worst;
-}
-
-static double expect_golden(uint64_t seed, const char *section,
-                            const float *got, size_t n, double tol) {
-    return expect_golden_strided(seed, section, got, n, 1, tol);
-}
-
-static void expect_golden_ids(uint64_t seed, const char *section,
-                              const int64_t *ids, int n) {
-    double *want = golden_values(seed, section, "i64", (size_t)n);
-    for (int i = 0; i < n; i++) ck_assert_int_eq(ids[i], (int64_t)want[i]);
-    free(want);
-}
+// Golden values (golden.h, keyed by seed) and the printed output
 
 static bool same(const float *a, const float *b, int n) {
     return memcmp(a, b, (size_t)n * sizeof(float)) == 0;
@@ -483,16 +433,7 @@ END_TEST
 
 START_TEST(golden_files_name_their_script_and_seed) {
     for (int s = 0; s < N_SEEDS; s++) {
-        char file[64], path[4096];
-        golden_name(file, sizeof file, GOLDEN_SEEDS[s]);
-        snprintf(path, sizeof path, "%s/%s", GOLDEN_DIR, file);
-        size_t len;
-        char *text = read_whole_file(path, &len);
-        ck_assert_msg(text != NULL, "cannot read %s; regenerate it with make golden",
-                      path);
-        ck_assert_msg(strncmp(text, "# written by tests/reference/chapter5_golden.py, "
-                                    "torch ", 55) == 0, "unexpected header: %.80s", text);
-        free(text);
+        free(golden_expect_header(golden_seed_file(GOLDEN_SEEDS[s]), "chapter5_golden.py"));
         double *seed = golden_values(GOLDEN_SEEDS[s], "seed", "i64", 1);
         ck_assert(seed[0] == (double)GOLDEN_SEEDS[s]);
         free(seed);
