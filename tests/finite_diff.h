@@ -1,6 +1,7 @@
 // finite_diff.h: the gradient suites' common ground (test_gradients.c,
 // test_transformer_gradients.c), compiled with real = double: random and
-// zero arrays, and an analytic gradient held to central differences.
+// zero arrays, a layer's output weighed into a scalar, and an analytic
+// gradient held to central differences.
 // Include it after the library sources the suite compiles.
 #ifndef ATTN_TESTS_FINITE_DIFF_H
 #define ATTN_TESTS_FINITE_DIFF_H
@@ -33,6 +34,15 @@ static double *new_zeros(size_t n) {
     double *x = calloc(n ? n : 1, sizeof *x);
     ck_assert_ptr_nonnull(x);
     return x;
+}
+
+// sum_i out[i] r[i]: a layer's output turned into a scalar loss by a fixed
+// random r, whose gradient with respect to out is r, so that backward(dout
+// = r) must give the derivatives of this sum.
+static double weighted_sum(const double *out, const double *r, size_t n) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += out[i] * r[i];
+    return s;
 }
 
 // Compares the analytic gradient grad (n) of f at x with central

@@ -74,13 +74,7 @@ END_TEST
 //
 // Each layer is checked through the scalar sum_i out[i] r[i] for a fixed
 // random r: its gradient with respect to out is r, so backward(dout = r)
-// must give the derivatives of that sum.
-
-static double weighted_sum(const double *out, const double *r, int n) {
-    double s = 0;
-    for (int i = 0; i < n; i++) s += out[i] * r[i];
-    return s;
-}
+// must give the derivatives of that sum (weighted_sum, finite_diff.h).
 
 typedef struct {
     int n, in, out;

@@ -37,15 +37,9 @@
 // source and target lengths.
 enum { D = 8, HEADS = 2, D_FF = 16, B = 2, NS = 5, NT = 4 };
 
-static double weighted_sum(const double *out, const double *r, size_t n) {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += out[i] * r[i];
-    return s;
-}
-
 // Each layer is checked through the scalar sum_i out[i] r[i] for a fixed
 // random r: its gradient with respect to out is r, so backward(dout = r)
-// must give the derivatives of that sum.
+// must give the derivatives of that sum (weighted_sum, finite_diff.h).
 
 // ---------------------------------------------------------------- linear, layer norm, ffn
 
