@@ -7,7 +7,7 @@ Usage (PyTorch 1.13 on Debian is installed for /usr/bin/python3):
     /usr/bin/python3 tests/reference/chapter3_golden.py tests/golden
 
 writes chapter3_seed3570563066_74104689.txt into the given directory: the
-three parts of src/chapter3.c done in PyTorch, with the generator used in the
+three parts of src/programs/chapter3.c done in PyTorch, with the generator used in the
 same order as the C program, and each part seeded as the program seeds it
 without --seed:
 
@@ -20,7 +20,8 @@ without --seed:
   part 3  torch.manual_seed(MODULE_SEED), another notebook with its own
           seed; the toy tokenizer with its words in the Python set order the
           notebook printed (set order changes from run to run, so it is
-          written out here, as in the C program); nn.Embedding(11, 10);
+          written out, in chapter3_notebook.py, as in the C program);
+          nn.Embedding(11, 10);
           Attention(10, 10); then cell [6]'s fresh Q, K, V and cell [7].
 
 File format (that of tests/golden.h):
@@ -35,43 +36,16 @@ import os
 import sys
 
 import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 from goldenfile import section
+from chapter3_notebook import (NOTEBOOK_SET_ORDER, Attention, convert2tensor,
+                               word2index)
 
 SEED = 3570563066  # chapter1.c and chapter3.c's DEFAULT_SEED (part 2)
 MODULE_SEED = 74104689  # chapter3.c's MODULE_DEFAULT_SEED (part 3)
-# The order in which the notebook's set(text.lower().split(" ")) gave its
-# words, as its cell [S2] printed them.
-NOTEBOOK_SET_ORDER = ["doing", "?", "you", "am", "i", "good", "are", "how",
-                      "and"]
-
-
-class Attention(nn.Module):
-    """The notebook's module, cell [1], also returning its attention."""
-
-    def __init__(self, d_in, d_out):
-        super().__init__()
-        self.d_in = d_in
-        self.d_out = d_out
-        self.Q = nn.Linear(d_in, d_out)
-        self.K = nn.Linear(d_in, d_out)
-        self.V = nn.Linear(d_in, d_out)
-
-    def forward(self, x):
-        queries = self.Q(x)
-        keys = self.K(x)
-        values = self.V(x)
-        scores = torch.bmm(queries, keys.transpose(1, 2))
-        scores = scores * (self.d_out ** -0.5)
-        attention = F.softmax(scores, dim=-1)
-        hidden_states = torch.bmm(attention, values)
-        return hidden_states, attention
-
-
 def part1(out):
     x = torch.tensor([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
                      dtype=torch.float32)
@@ -134,20 +108,15 @@ def part3(out):
     text = "How are you doing ? I am good and you ?"
     vocabulary = set(text.lower().split(" "))
     assert sorted(NOTEBOOK_SET_ORDER) == sorted(vocabulary)
-    index2word = {0: "BOS", 1: "EOS"}
-    for word in NOTEBOOK_SET_ORDER:
-        index2word[len(index2word)] = word
-    word2index = {w: i for i, w in index2word.items()}
-    sentence = "How are you doing ?"
-    input_tensor = torch.tensor(
-        [word2index[w] for w in sentence.lower().split(" ")],
-        dtype=torch.long).view(1, -1)
+    words = word2index()
+    input_tensor = convert2tensor("How are you doing ?", words)
     # cell [S4]
-    embedding = nn.Embedding(len(word2index), 10)
+    embedding = nn.Embedding(len(words), 10)
     attention = Attention(10, 10)
     embedded = embedding(input_tensor)
     # cell [S5]
-    hidden_states, attention_5 = attention(embedded)
+    hidden_states = attention(embedded)
+    attention_5 = attention.weights
     # cell [S6]
     Q = nn.Linear(10, 10)
     K = nn.Linear(10, 10)

@@ -11,6 +11,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from chapter3_notebook import Attention, convert2tensor, word2index
+
 seed = int(sys.argv[1]) if len(sys.argv) > 1 else 3570563066
 torch.set_grad_enabled(False)
 
@@ -95,44 +97,21 @@ z_3 = sum(attn_weights_param_norm[3, i] * v[i] for i in range(n_tokens))
 print(torch.allclose(z_3, context_weighted_embeddings_param[3]))
 
 
-# Part 3: the other notebook's module, after its own random seed.
-class Attention(nn.Module):
-    def __init__(self, d_in, d_out):
-        super().__init__()
-        self.d_in = d_in
-        self.d_out = d_out
-        self.Q = nn.Linear(d_in, d_out)
-        self.K = nn.Linear(d_in, d_out)
-        self.V = nn.Linear(d_in, d_out)
-
-    def forward(self, x):
-        queries = self.Q(x)
-        keys = self.K(x)
-        values = self.V(x)
-        scores = torch.bmm(queries, keys.transpose(1, 2))
-        scores = scores * (self.d_out ** -0.5)
-        attention = F.softmax(scores, dim=-1)
-        hidden_states = torch.bmm(attention, values)
-        return hidden_states
-
-
+# Part 3: the other notebook's module (chapter3_notebook.py), after its own
+# random seed.
 torch.manual_seed(74104689)
 # The words in the order the notebook's set(...) gave them when it ran.
-index2word = {0: "BOS", 1: "EOS"}
-for word in ["doing", "?", "you", "am", "i", "good", "are", "how", "and"]:
-    index2word[len(index2word)] = word
-word2index = {w: i for i, w in index2word.items()}
+words = word2index()
 
 print("[S3] convert2tensor and convert2sentence")
 sentence = "How are you doing ?"
-input_tensor = torch.tensor([word2index[w] for w in sentence.lower().split(" ")],
-                            dtype=torch.long).view(1, -1)
+input_tensor = convert2tensor(sentence, words)
 print("Input tensor:", input_tensor)
 print("Tensor size:", input_tensor.size())
 print("Output sentence:", sentence)
 
 print("[S4] embedded = embedding(input_tensor)")
-embedding = nn.Embedding(len(word2index), 10)
+embedding = nn.Embedding(len(words), 10)
 attention = Attention(10, 10)
 embedded = embedding(input_tensor)
 print(embedded)

@@ -4,7 +4,7 @@
     /usr/bin/python3 tests/reference/print_golden.py tests/golden
 
 writes print_cases.txt: for each case, its values and the exact text
-print(tensor) writes, so that src/print.c can be held to it.
+print(tensor) writes, so that src/core/print.c can be held to it.
 
 Format:
     case <name> <f32|i64|bool> <ndim> <dim>...
@@ -16,8 +16,8 @@ import os
 import sys
 
 import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
-import numpy as np
 import torch
+from goldenfile import f32_text, i64_text
 
 
 def cases():
@@ -42,12 +42,10 @@ def cases():
 
 
 def values(t):
-    if t.dtype == torch.float32:
-        return " ".join(np.format_float_positional(v, unique=True, trim="-")
-                        for v in t.numpy().ravel())
     if t.dtype == torch.bool:
         return " ".join("1" if v else "0" for v in t.numpy().ravel())
-    return " ".join(str(int(v)) for v in t.numpy().ravel())
+    text = f32_text if t.dtype == torch.float32 else i64_text
+    return " ".join(text(t.numpy()))
 
 
 def main():

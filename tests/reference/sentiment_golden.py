@@ -34,7 +34,6 @@ import os
 import sys
 
 import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
-import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -42,20 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import goldenfile  # noqa: E402
 
 
-def f32_text(values):
-    """The shorter of the positional and the scientific shortest round-trip
-    decimal of each float32 value (gradients are small: 1.5e-07, not
-    0.00000015)."""
-    out = []
-    for v in np.asarray(values, dtype=np.float32).ravel():
-        a = np.format_float_positional(v, unique=True, trim="-")
-        b = np.format_float_scientific(v, unique=True, trim="-")
-        out.append(a if len(a) <= len(b) else b)
-    return out
-
-
-goldenfile.f32_text = f32_text
-section = goldenfile.section
+section = goldenfile.compact_section
 
 SEED = 2024
 V, D, DK, L, B = 24, 100, 32, 32, 4

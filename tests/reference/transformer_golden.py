@@ -84,20 +84,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import goldenfile  # noqa: E402
 
 
-def f32_text(values):
-    """The shorter of the positional and the scientific shortest round-trip
-    decimal of each float32 value (gradients can be small: 1.5e-07, not
-    0.00000015)."""
-    out = []
-    for v in np.asarray(values, dtype=np.float32).ravel():
-        a = np.format_float_positional(v, unique=True, trim="-")
-        b = np.format_float_scientific(v, unique=True, trim="-")
-        out.append(a if len(a) <= len(b) else b)
-    return out
-
-
-goldenfile.f32_text = f32_text
-section = goldenfile.section
+section = goldenfile.compact_section
 
 SEED = 8
 D, H, D_FF = 8, 2, 16
