@@ -121,7 +121,7 @@ BENCH_TRAIN := $(BUILD)/bench/bench_train
 BENCH_TARGETS += bench-train
 BOOK_OUTPUTS += $(BUILD)/out/bench-train.txt
 .PHONY: bench-train
-$(BENCH_TRAIN): tests/bench/bench_train.c $(BUILD)/libattn.a $(LIB_HDRS)
+$(BENCH_TRAIN): tests/bench/bench_train.c tests/bench/bench.h $(BUILD)/libattn.a $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) -ldl $(LDLIBS) -o $@
 

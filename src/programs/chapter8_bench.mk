@@ -13,7 +13,7 @@ BENCH8 := $(BUILD)/bench/bench_chapter8
 BENCH_TARGETS += bench-chapter8
 BOOK_OUTPUTS += $(BUILD)/out/bench-chapter8.txt
 .PHONY: bench-chapter8
-$(BENCH8): tests/bench/bench_chapter8.c $(BUILD)/libattn.a $(LIB_HDRS)
+$(BENCH8): tests/bench/bench_chapter8.c tests/bench/bench.h $(BUILD)/libattn.a $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
 

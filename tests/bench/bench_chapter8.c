@@ -62,10 +62,12 @@
 #include "kernels/simd.h"
 
 #define PROGRAM "bench_chapter8"
+#include "bench.h"
+
 enum { B = 64, S = REVERSAL_SRC_LEN, T = REVERSAL_TGT_LEN };
 enum { D_MODEL = 64, HEADS = 4, D_FF = 256, N_ENC = 2, N_DEC = 2 };  // chapter8.c's
 enum { V_WORDS = 10002, D_GLOVE = 100, W = 32, L = 32 };              // chapter 7's
-enum { WARMUP = 10, MAX_RUNS = 64, MODELS = 2 };
+enum { WARMUP = 10, MODELS = 2 };
 #define TARGET 3.0  // C this many times as fast as PyTorch's better run
 
 typedef enum { REVERSAL, CLASSIFIER } which_model;
@@ -73,43 +75,15 @@ static const char *const NAME[MODELS] = {"reversal", "transformer"};
 static const char *const TITLE[MODELS] = {"digit reversal", "IMDb classifier"};
 
 typedef struct {
-    int steps, repeats, rounds;
-    const char *torch;  // the command that runs bench_torch8.py, or NULL
+    bench_options b;    // b.torch runs bench_torch8.py
     bool timed[MODELS]; // the models measured (--model NAME: one only)
 } options;
-
-// Runs' times, in ms per step, pooled over the rounds.
-typedef struct {
-    double ms[MAX_RUNS];
-    int n;
-} runs;
 
 // The processor time this process has used, in seconds.
 static double cpu_seconds(void) {
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void add_run(runs *r, double ms) {
-    if (r->n < MAX_RUNS) r->ms[r->n++] = ms;
-}
-
-// The min and the median of the runs, or 0 and 0 when there are none.
-static void summary(const runs *r, double *min, double *median) {
-    *min = *median = 0;
-    if (r->n == 0) return;
-    double copy[MAX_RUNS];
-    memcpy(copy, r->ms, sizeof copy);
-    min_median(copy, (size_t)r->n, min, median);
-}
-
-static void *checked(void *p) {
-    if (!p) {
-        fprintf(stderr, "%s: error: out of memory\n", PROGRAM);
-        exit(1);
-    }
-    return p;
 }
 
 // The batches every run trains on, drawn once: n of each task.
@@ -145,27 +119,8 @@ static void draw_classifier(batches *x) {
     torch_rng g;
     rng_seed(&g, 1);
     rng_randn(&g, x->glove, (size_t)V_WORDS * D_GLOVE);
-    double *cdf = checked(malloc(sizeof *cdf * V_WORDS)), sum = 0;
-    unsigned char *seen = checked(calloc(V_WORDS, 1));
-    for (int r = 0; r < V_WORDS; r++) cdf[r] = sum += 1.0 / (r + 1);
-    long distinct = 0, n = (long)x->n * B * L;
-    for (long i = 0; i < n; i++) {
-        double u = (double)rng_next_u64(&g) / 18446744073709551616.0 * sum;
-        int lo = 0, hi = V_WORDS - 1;  // the first r with cdf[r] > u
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (cdf[mid] > u) hi = mid;
-            else lo = mid + 1;
-        }
-        x->ids[i] = lo;
-        distinct += !seen[lo];
-        seen[lo] = 1;
-        if ((i + 1) % (B * L) == 0) memset(seen, 0, V_WORDS);
-    }
+    x->distinct = zipf_ids(x->ids, (long)x->n * B * L, V_WORDS, B * L, &g);
     for (long i = 0; i < (long)x->n * B; i++) x->labels[i] = (int32_t)(rng_next_u32(&g) % 2);
-    x->distinct = (double)distinct / x->n;
-    free(cdf);
-    free(seen);
 }
 
 static void batches_init(batches *x, int n) {
@@ -203,7 +158,7 @@ static void reversal_step(seq2seq_model *m, adam_state *opt, const batches *x, i
                        x->tgt_out + (size_t)i * B * T, B, S, T);
 }
 
-// o->repeats runs of o->steps steps of the reversal model, after WARMUP.
+// o->b.repeats runs of o->b.steps steps of the reversal model, after WARMUP.
 static void time_reversal(runs *out, runs *cpu, const options *o, const batches *x) {
     torch_rng g;
     rng_seed(&g, 1);
@@ -213,11 +168,11 @@ static void time_reversal(runs *out, runs *cpu, const options *o, const batches 
     if (seq2seq_init(&m, &cfg, x->pe, B, S, T, &g) != 0) checked(NULL);
     if (adam_init(&opt, m.n_params, 1e-3) != 0) checked(NULL);
     for (int s = 0; s < WARMUP; s++) reversal_step(&m, &opt, x, s);
-    for (int r = 0; r < o->repeats; r++) {
+    for (int r = 0; r < o->b.repeats; r++) {
         double t0 = now_seconds(), c0 = cpu_seconds();
-        for (int s = 0; s < o->steps; s++) reversal_step(&m, &opt, x, WARMUP + s);
-        add_run(out, (now_seconds() - t0) * 1e3 / o->steps);
-        add_run(cpu, (cpu_seconds() - c0) * 1e3 / o->steps);
+        for (int s = 0; s < o->b.steps; s++) reversal_step(&m, &opt, x, WARMUP + s);
+        add_run(out, (now_seconds() - t0) * 1e3 / o->b.steps);
+        add_run(cpu, (cpu_seconds() - c0) * 1e3 / o->b.steps);
     }
     adam_free(&opt);
     seq2seq_free(&m);
@@ -244,66 +199,15 @@ static void time_classifier(runs *out, runs *cpu, const options *o, const batche
         adam_lazy_rows(&opt, V_WORDS, D_GLOVE) < 0)
         checked(NULL);
     for (int s = 0; s < WARMUP; s++) classifier_step(&m, &a, &opt, x, s);
-    for (int r = 0; r < o->repeats; r++) {
+    for (int r = 0; r < o->b.repeats; r++) {
         double t0 = now_seconds(), c0 = cpu_seconds();
-        for (int s = 0; s < o->steps; s++) classifier_step(&m, &a, &opt, x, WARMUP + s);
-        add_run(out, (now_seconds() - t0) * 1e3 / o->steps);
-        add_run(cpu, (cpu_seconds() - c0) * 1e3 / o->steps);
+        for (int s = 0; s < o->b.steps; s++) classifier_step(&m, &a, &opt, x, WARMUP + s);
+        add_run(out, (now_seconds() - t0) * 1e3 / o->b.steps);
+        add_run(cpu, (cpu_seconds() - c0) * 1e3 / o->b.steps);
     }
     adam_free(&opt);
     sentiment_acts_free(&a);
     sentiment_model_free(&m);
-}
-
-// ---------------------------------------------------------------- PyTorch
-
-// PyTorch's runs: [model][threads 1, 2], their processor times on one
-// thread, and the version line.
-typedef struct {
-    runs by[MODELS][3];
-    runs cpu[MODELS];
-    char version[160];
-    int lines;  // measurements read
-} torch_times;
-
-// The comma-separated numbers from p on, into r.
-static void add_runs(runs *r, char *p) {
-    for (char *end; *p && *p != '\n'; p = *end == ',' ? end + 1 : end) {
-        double ms = strtod(p, &end);
-        if (end == p) break;
-        add_run(r, ms);
-    }
-}
-
-// Runs the command and adds the runs it prints. Returns 0, or -1 when the
-// command failed or printed no measurement.
-static int run_torch(torch_times *t, const char *command) {
-    FILE *f = popen(command, "r");
-    if (!f) return -1;
-    char line[2048], name[64];
-    int threads, found = 0, at;
-    while (fgets(line, sizeof line, f)) {
-        at = 0;
-        if (sscanf(line,
-                   "torch %63s threads %d ms_per_step %*s %*s %*s %*s "
-                   "repeats %*d steps %*d runs %n",
-                   name, &threads, &at) == 2 && at > 0) {
-            for (int k = 0; k < MODELS; k++) {
-                if (strcmp(name, NAME[k]) != 0 || threads < 1 || threads > 2) continue;
-                add_runs(&t->by[k][threads], line + at);
-                found++;
-            }
-        } else if (sscanf(line, "torch_cpu %63s threads 1 runs %n", name, &at) == 1 && at > 0) {
-            for (int k = 0; k < MODELS; k++)
-                if (strcmp(name, NAME[k]) == 0) add_runs(&t->cpu[k], line + at);
-        } else if (strncmp(line, "torch ", 6) == 0 && strstr(line, " with ")) {
-            line[strcspn(line, "\n")] = '\0';
-            snprintf(t->version, sizeof t->version, "%.150s", line + 6);
-        }
-    }
-    int status = pclose(f);
-    t->lines += found;
-    return status == 0 && found > 0 ? 0 : -1;
 }
 
 // ---------------------------------------------------------------- the table
@@ -342,9 +246,9 @@ static void print_table(const options *o, const batches *x, runs c[MODELS], runs
     printf("C on one thread (%s vectors)\n", simd_name(simd_best()));
     if (have_torch) printf("PyTorch %s\n", t->version);
     printf("ms per step, min and median of %d runs of %d steps", c[0].n ? c[0].n : c[1].n,
-           o->steps);
+           o->b.steps);
     if (have_torch)
-        printf(" (%d round%s, PyTorch and C in turn)", o->rounds, o->rounds == 1 ? "" : "s");
+        printf(" (%d round%s, PyTorch and C in turn)", o->b.rounds, o->b.rounds == 1 ? "" : "s");
     printf("\n\n%-16s %-17s   %-17s   %-17s   %s\n", "", "  C, one thread", "PyTorch, 1 thread",
            "PyTorch, 2 threads", "C is");
     printf("%-16s %8s %8s   %8s %8s   %8s %8s   %s\n", "model", "min", "median", "min", "median",
@@ -411,84 +315,50 @@ static void usage(FILE *f) {
             PROGRAM);
 }
 
-// The value of option argv[*i], a whole number from 1 to hi, into *out;
-// *i moves past it.
-static bool number_option(int argc, char **argv, int *i, long long hi, int *out) {
-    long long n;
-    const char *name = argv[*i];
-    if (*i + 1 >= argc || !parse_integer(argv[*i + 1], 1, hi, &n)) {
-        fprintf(stderr, "%s: error: %s needs a whole number from 1 to %lld\n", PROGRAM, name, hi);
-        return false;
-    }
-    *out = (int)n;
+// --model NAME, chapter 8's own option (bench.h's own_option_fn).
+static int model_option(void *ctx, int argc, char **argv, int *i) {
+    options *o = ctx;
+    if (strcmp(argv[*i], "--model") != 0 || *i + 1 >= argc) return 0;
     *i += 1;
-    return true;
-}
-
-// Parses the command line into o. Returns -1 to go on, else the exit status.
-static int parse(options *o, int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        bool ok = true;
-        if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--torch") == 0 && i + 1 < argc) {
-            o->torch = argv[++i];
-        } else if (strcmp(argv[i], "--steps") == 0) {
-            ok = number_option(argc, argv, &i, 100000, &o->steps);
-        } else if (strcmp(argv[i], "--repeats") == 0) {
-            ok = number_option(argc, argv, &i, MAX_RUNS, &o->repeats);
-        } else if (strcmp(argv[i], "--rounds") == 0) {
-            ok = number_option(argc, argv, &i, MAX_RUNS, &o->rounds);
-        } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
-            i++;
-            for (int k = 0; k < MODELS; k++) o->timed[k] = strcmp(argv[i], NAME[k]) == 0;
-            if (!o->timed[REVERSAL] && !o->timed[CLASSIFIER]) {
-                fprintf(stderr, "%s: error: --model is reversal or transformer\n", PROGRAM);
-                return 2;
-            }
-        } else if (strcmp(argv[i], "--quick") == 0) {
-            o->steps = 20, o->repeats = 3, o->rounds = 1;
-        } else {
-            fprintf(stderr, "%s: unknown option or missing value: %s\n", PROGRAM, argv[i]);
-            usage(stderr);
-            return 2;
-        }
-        if (!ok) return 2;
-    }
-    if (o->repeats * o->rounds > MAX_RUNS) {
-        fprintf(stderr, "%s: error: at most %d runs (--repeats times --rounds)\n", PROGRAM,
-                MAX_RUNS);
+    for (int k = 0; k < MODELS; k++) o->timed[k] = strcmp(argv[*i], NAME[k]) == 0;
+    if (!o->timed[REVERSAL] && !o->timed[CLASSIFIER]) {
+        fprintf(stderr, "%s: error: --model is reversal or transformer\n", PROGRAM);
         return 2;
     }
-    return -1;
+    return 1;
+}
+
+// C's side of a round: the models --model names, on one thread.
+typedef struct {
+    const options *o;
+    const batches *x;
+    runs c[MODELS], c_cpu[MODELS];
+} c_runs;
+
+static void c_round(void *ctx) {
+    c_runs *r = ctx;
+    if (r->o->timed[REVERSAL]) time_reversal(&r->c[REVERSAL], &r->c_cpu[REVERSAL], r->o, r->x);
+    if (r->o->timed[CLASSIFIER])
+        time_classifier(&r->c[CLASSIFIER], &r->c_cpu[CLASSIFIER], r->o, r->x);
 }
 
 int main(int argc, char **argv) {
-    options o = {.steps = 50, .repeats = 3, .rounds = 4, .timed = {true, true}};
-    int status = parse(&o, argc, argv);
+    options o = {.b = {.steps = 50, .repeats = 3, .rounds = 4, .quick_steps = 20,
+                       .max_steps = 100000},
+                 .timed = {true, true}};
+    int status = bench_parse(&o.b, argc, argv, usage, model_option, &o);
     if (status >= 0) return status;
     batches x;
-    batches_init(&x, WARMUP + o.steps);
-    runs c[MODELS] = {{.n = 0}}, c_cpu[MODELS] = {{.n = 0}};
+    batches_init(&x, WARMUP + o.b.steps);
+    c_runs c = {.o = &o, .x = &x};
     torch_times t = {.lines = 0};
-    bool torch_failed = false;
-    for (int round = 0; round < o.rounds; round++) {
-        if (o.torch && !torch_failed) {
-            fprintf(stderr, "bench: round %d of %d, PyTorch\n", round + 1, o.rounds);
-            torch_failed = run_torch(&t, o.torch) < 0;
-        }
-        fprintf(stderr, "bench: round %d of %d, C\n", round + 1, o.rounds);
-        if (o.timed[REVERSAL]) time_reversal(&c[REVERSAL], &c_cpu[REVERSAL], &o, &x);
-        if (o.timed[CLASSIFIER]) time_classifier(&c[CLASSIFIER], &c_cpu[CLASSIFIER], &o, &x);
-    }
-    bool have_torch = o.torch && !torch_failed && t.lines > 0;
-    print_table(&o, &x, c, c_cpu, &t, have_torch);
-    if (o.torch && !have_torch)
-        printf("PyTorch: its run failed (%.60s); C measured alone\n", o.torch);
-    else if (!o.torch)
+    bool have_torch = bench_rounds(&o.b, &t, NAME, MODELS, c_round, &c);
+    print_table(&o, &x, c.c, c.c_cpu, &t, have_torch);
+    if (o.b.torch && !have_torch)
+        printf("PyTorch: its run failed (%.60s); C measured alone\n", o.b.torch);
+    else if (!o.b.torch)
         printf("PyTorch: not measured in this run (`make bench` times it with Debian's\n"
                "python3-torch in the same run and prints the ratios)\n");
     batches_free(&x);
-    return o.torch && !have_torch ? 1 : 0;
+    return o.b.torch && !have_torch ? 1 : 0;
 }

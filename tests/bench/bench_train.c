@@ -55,7 +55,9 @@
 #include "kernels/simd.h"
 
 #define PROGRAM "bench_train"
-enum { B = 64, L = 32, V = 10002, D = 100, DK = 32, WARMUP = 20, MAX_RUNS = 64 };
+#include "bench.h"
+
+enum { B = 64, L = 32, V = 10002, D = 100, DK = 32, WARMUP = 20 };
 
 // The targets: the attention step this many times as fast as PyTorch's
 // better run, the baseline's this many, gemm this share of OpenBLAS.
@@ -66,35 +68,11 @@ enum { B = 64, L = 32, V = 10002, D = 100, DK = 32, WARMUP = 20, MAX_RUNS = 64 }
 // Runs of each matrix product (each about 20 ms long).
 #define GEMM_RUNS 5
 
-typedef struct {
-    int steps, repeats, rounds;
-    const char *torch;  // the command that runs bench_torch.py, or NULL
-} options;
-
-// Runs' times, in ms per step, pooled over the rounds.
-typedef struct {
-    double ms[MAX_RUNS];
-    int n;
-} runs;
-
-static void add_run(runs *r, double ms) {
-    if (r->n < MAX_RUNS) r->ms[r->n++] = ms;
-}
-
-// The min and the median of the runs, or 0 and 0 when there are none.
-static void summary(const runs *r, double *min, double *median) {
-    *min = *median = 0;
-    if (r->n == 0) return;
-    double copy[MAX_RUNS];
-    memcpy(copy, r->ms, sizeof copy);
-    min_median(copy, (size_t)r->n, min, median);
-}
-
 // ---------------------------------------------------------------- the step
 
 // o->repeats runs of o->steps training steps of one model, after WARMUP
 // steps, into out.
-static int time_model(runs *out, model_kind kind, const options *o, const float *table,
+static int time_model(runs *out, model_kind kind, const bench_options *o, const float *table,
                       const int32_t *X, const int32_t *Y) {
     torch_rng g;
     rng_seed(&g, 42);
@@ -126,7 +104,7 @@ static int time_model(runs *out, model_kind kind, const options *o, const float 
 
 // Two models (of the same kind) training at once, one on each thread: the
 // slower of the two in each run, into out.
-static int time_two_at_once(runs *out, model_kind kind, const options *o, const float *table,
+static int time_two_at_once(runs *out, model_kind kind, const bench_options *o, const float *table,
                             const int32_t *X, const int32_t *Y) {
     runs each[2] = {{.n = 0}, {.n = 0}};
     int rc[2] = {0};
@@ -135,42 +113,6 @@ static int time_two_at_once(runs *out, model_kind kind, const options *o, const 
     for (int r = 0; r < each[0].n && r < each[1].n; r++)
         add_run(out, each[0].ms[r] > each[1].ms[r] ? each[0].ms[r] : each[1].ms[r]);
     return rc[0] < 0 || rc[1] < 0 ? -1 : 0;
-}
-
-// PyTorch's runs: [model][threads 1, 2], and the version line.
-typedef struct {
-    runs by[3][3];
-    char version[128];
-    int lines;  // measurements read
-} torch_times;
-
-// Runs the command and adds the runs it prints. Returns 0, or -1 when the
-// command failed or printed no measurement.
-static int run_torch(torch_times *t, const char *command) {
-    FILE *f = popen(command, "r");
-    if (!f) return -1;
-    char line[1024], name[64];
-    int threads, found = 0, at;
-    while (fgets(line, sizeof line, f)) {
-        if (sscanf(line, "torch %63s threads %d ms_per_step %*s %*s %*s %*s repeats %*d steps %*d runs %n",
-                   name, &threads, &at) == 2 && at > 0) {
-            for (int k = 0; k < 3; k++) {
-                if (strcmp(name, model_name((model_kind)k)) != 0 || threads < 1 || threads > 2) continue;
-                for (char *p = line + at, *end; *p && *p != '\n'; p = *end == ',' ? end + 1 : end) {
-                    double ms = strtod(p, &end);
-                    if (end == p) break;
-                    add_run(&t->by[k][threads], ms);
-                }
-                found++;
-            }
-        } else if (strncmp(line, "torch ", 6) == 0 && strstr(line, " with ")) {
-            line[strcspn(line, "\n")] = '\0';
-            snprintf(t->version, sizeof t->version, "%.120s", line + 6);
-        }
-    }
-    int status = pclose(f);
-    t->lines += found;
-    return status == 0 && found > 0 ? 0 : -1;
 }
 
 // The better (smaller) of PyTorch's one- and two-thread minima; *threads
@@ -185,39 +127,27 @@ static double torch_best(const torch_times *t, int k, int *threads) {
     return best;
 }
 
-// n ids (in batches of B L) drawn by Zipf's law over the V words: id r
-// with probability proportional to 1 / (r + 1). Returns the mean number of
-// distinct ids in a batch.
-static double zipf_ids(int32_t *X, long n, torch_rng *g) {
-    double *cdf = malloc(sizeof *cdf * V), sum = 0;
-    unsigned char *seen = calloc(V, 1);
-    if (!cdf || !seen) {
-        fprintf(stderr, "%s: error: out of memory\n", PROGRAM);
-        exit(1);
-    }
-    for (int r = 0; r < V; r++) cdf[r] = sum += 1.0 / (r + 1);
-    long distinct = 0;
-    for (long i = 0; i < n; i++) {
-        double u = (double)rng_next_u64(g) / 18446744073709551616.0 * sum;
-        int lo = 0, hi = V - 1;  // the first r with cdf[r] > u
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (cdf[mid] > u) hi = mid;
-            else lo = mid + 1;
-        }
-        X[i] = lo;
-        distinct += !seen[lo];
-        seen[lo] = 1;
-        if ((i + 1) % (B * L) == 0) memset(seen, 0, V);
-    }
-    free(cdf);
-    free(seen);
-    return (double)distinct / (double)(n / (B * L));
+// C's side of a round: each model on one thread, and two at once.
+typedef struct {
+    const bench_options *o;
+    const float *table;
+    const int32_t *X, *Y;
+    bool two;  // two threads to run two models at once
+    runs one_thread[3], two_at_once[3];
+} c_runs;
+
+static void c_round(void *ctx) {
+    c_runs *c = ctx;
+    for (int k = 0; k < 3; k++)
+        if (time_model(&c->one_thread[k], (model_kind)k, c->o, c->table, c->X, c->Y) < 0 ||
+            (c->two &&
+             time_two_at_once(&c->two_at_once[k], (model_kind)k, c->o, c->table, c->X, c->Y) < 0))
+            checked(NULL);
 }
 
 // Returns the mean number of distinct words in a batch; *torch_ok gets
 // whether PyTorch ran when it was asked for.
-static double bench_steps(const options *o, bool *torch_ok) {
+static double bench_steps(const bench_options *o, bool *torch_ok) {
     torch_rng g;
     rng_seed(&g, 1);
     long steps = WARMUP + o->steps;
@@ -228,26 +158,15 @@ static double bench_steps(const options *o, bool *torch_ok) {
         exit(1);
     }
     rng_randn(&g, table, (size_t)V * D);
-    double distinct = zipf_ids(X, steps * B * L, &g);
+    double distinct = zipf_ids(X, steps * B * L, V, B * L, &g);
     for (long i = 0; i < steps * B; i++) Y[i] = (int32_t)(rng_next_u32(&g) % 2);
     bool two = parallel_threads() >= 2;
-    runs one_thread[3] = {{.n = 0}}, two_at_once[3] = {{.n = 0}};
+    c_runs c = {.o = o, .table = table, .X = X, .Y = Y, .two = two};
     torch_times torch = {.lines = 0};
-    int torch_failed = 0;
-    for (int round = 0; round < o->rounds; round++) {
-        if (o->torch && !torch_failed) {
-            fprintf(stderr, "bench: round %d of %d, PyTorch\n", round + 1, o->rounds);
-            torch_failed = run_torch(&torch, o->torch) < 0;
-        }
-        fprintf(stderr, "bench: round %d of %d, C\n", round + 1, o->rounds);
-        for (int k = 0; k < 3; k++)
-            if (time_model(&one_thread[k], (model_kind)k, o, table, X, Y) < 0 ||
-                (two && time_two_at_once(&two_at_once[k], (model_kind)k, o, table, X, Y) < 0)) {
-                fprintf(stderr, "%s: error: out of memory\n", PROGRAM);
-                exit(1);
-            }
-    }
-    bool have_torch = o->torch && !torch_failed && torch.lines > 0;
+    const char *names[3];
+    for (int k = 0; k < 3; k++) names[k] = model_name((model_kind)k);
+    bool have_torch = bench_rounds(o, &torch, names, 3, c_round, &c);
+    runs *one_thread = c.one_thread, *two_at_once = c.two_at_once;
     *torch_ok = have_torch || !o->torch;
     printf("[1] the training step, batch %d (L %d, d %d, d_k %d, V %d)\n", B, L, D, DK, V);
     printf("token ids by Zipf's law, %.0f distinct words a batch on average\n", distinct);
@@ -440,48 +359,11 @@ static void usage(FILE *f) {
                "  --quick       50 steps, 3 runs, 1 round\n", PROGRAM);
 }
 
-// The value of option argv[*i], a whole number from 1 to hi, into *out;
-// *i moves past it.
-static bool number_option(int argc, char **argv, int *i, long long hi, int *out) {
-    long long n;
-    const char *name = argv[*i];
-    if (*i + 1 >= argc || !parse_integer(argv[*i + 1], 1, hi, &n)) {
-        fprintf(stderr, "%s: error: %s needs a whole number from 1 to %lld\n", PROGRAM, name, hi);
-        return false;
-    }
-    *out = (int)n;
-    *i += 1;
-    return true;
-}
-
 int main(int argc, char **argv) {
-    options o = {.steps = 100, .repeats = 3, .rounds = 4};
-    for (int i = 1; i < argc; i++) {
-        bool ok = true;
-        if (strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--torch") == 0 && i + 1 < argc) {
-            o.torch = argv[++i];
-        } else if (strcmp(argv[i], "--steps") == 0) {
-            ok = number_option(argc, argv, &i, 1000000, &o.steps);
-        } else if (strcmp(argv[i], "--repeats") == 0) {
-            ok = number_option(argc, argv, &i, MAX_RUNS, &o.repeats);
-        } else if (strcmp(argv[i], "--rounds") == 0) {
-            ok = number_option(argc, argv, &i, MAX_RUNS, &o.rounds);
-        } else if (strcmp(argv[i], "--quick") == 0) {
-            o.steps = 50, o.repeats = 3, o.rounds = 1;
-        } else {
-            fprintf(stderr, "%s: unknown option or missing value: %s\n", PROGRAM, argv[i]);
-            usage(stderr);
-            return 2;
-        }
-        if (!ok) return 2;
-    }
-    if (o.repeats * o.rounds > MAX_RUNS) {
-        fprintf(stderr, "%s: error: at most %d runs (--repeats times --rounds)\n", PROGRAM, MAX_RUNS);
-        return 2;
-    }
+    bench_options o = {.steps = 100, .repeats = 3, .rounds = 4, .quick_steps = 50,
+                       .max_steps = 1000000};
+    int status = bench_parse(&o, argc, argv, usage, NULL, NULL);
+    if (status >= 0) return status;
     bool torch_ok;
     double words = bench_steps(&o, &torch_ok);
     bench_gemm((int)(words + 0.5));
