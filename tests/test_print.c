@@ -1,4 +1,4 @@
-// test_print.c: src/print.c prints tensors exactly as PyTorch does. The
+// test_print.c: src/core/print.c prints tensors exactly as PyTorch does. The
 // cases and PyTorch's own text were written by tests/reference/print_golden.py.
 #include <check.h>
 

@@ -1,4 +1,4 @@
-// test_rng.c: Check tests holding src/rng.c to PyTorch 1.13's CPU generator.
+// test_rng.c: Check tests holding src/core/rng.c to PyTorch 1.13's CPU generator.
 //
 // Legend:
 //   golden   tests/golden/rng_seed<N>.txt, written by

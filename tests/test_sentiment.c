@@ -3,7 +3,7 @@
 //
 // tests/golden/sentiment_step.txt holds one training step of each model
 // done by PyTorch 1.13 (tests/reference/sentiment_golden.py): the same
-// parameters (drawn with uniform_, which src/rng.c reproduces bit for bit),
+// parameters (drawn with uniform_, which src/core/rng.c reproduces bit for bit),
 // the same batch, then the logits, the loss, every gradient and every
 // parameter after Adam.
 #include <check.h>

@@ -6,7 +6,7 @@ Usage (Debian's python3-torch, with OpenBLAS, for /usr/bin/python3):
 
     /usr/bin/python3 tests/reference/bench_torch.py [--steps N] [--repeats R]
 
-The models and the step are those of src/sentiment.c, with the shapes of
+The models and the step are those of src/models/sentiment.c, with the shapes of
 ./chapter7: a batch of B = 64 chunks of L = 32 token ids from a vocabulary
 of V = 10,002 words, embedding width d = 100, queries, keys and values of
 width d_k = 32. The ids are drawn by Zipf's law, as words occur in text (id

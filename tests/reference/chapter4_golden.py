@@ -7,7 +7,7 @@ Usage (PyTorch 1.13 on Debian is installed for /usr/bin/python3):
     /usr/bin/python3 tests/reference/chapter4_golden.py tests/golden
 
 writes chapter4_seed<S>.txt into the given directory for each seed S of
-SEEDS, each holding the two parts of src/chapter4.c done in PyTorch from
+SEEDS, each holding the two parts of src/programs/chapter4.c done in PyTorch from
 torch.manual_seed(S):
 
   notebook  chapter 1's randint and nn.Embedding(20000, 32), the notebook's
