@@ -51,7 +51,7 @@ LIB_OBJS     := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB_HDRS     := $(sort $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.h)))
 TEST_SRCS    := $(sort $(wildcard tests/test_*.c))
 TESTS        := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
-TEST_DEFS    := -D_POSIX_C_SOURCE=200809L -Wno-unused-function -DGOLDEN_DIR='"$(CURDIR)/tests/golden"' -DDATA_DIR='"$(CURDIR)/data"'
+TEST_DEFS    := -D_POSIX_C_SOURCE=200809L -Wno-unused-function -DGOLDEN_DIR='"$(CURDIR)/tests/golden"' -DDATA_DIR='"$(CURDIR)/data"' -DSRC_DIR='"$(CURDIR)/src"'
 
 # Chapter fragments add data rules, DATA_TARGETS and BOOK_ARGS_chapterN.
 DATA_TARGETS :=
