@@ -227,6 +227,18 @@ static void expect_golden_exact(uint64_t seed, const char *section, const float 
 static void expect_golden_ids(uint64_t seed, const char *section, const int64_t *ids, size_t n) {
     golden_expect_ids(golden_seed_file(seed), section, ids, n);
 }
+
+// Each of the n seeds' files written by script, with its seed in section
+// "seed".
+static void expect_golden_seed_files(const uint64_t *seeds, int n, const char *script) {
+    for (int s = 0; s < n; s++) {
+        free(golden_expect_header(golden_seed_file(seeds[s]), script));
+        double *seed = golden_values(seeds[s], "seed", "i64", 1);
+        ck_assert_msg(seed[0] == (double)seeds[s], "%s holds seed %.0f", golden_seed_file(seeds[s]),
+                      seed[0]);
+        free(seed);
+    }
+}
 #endif
 
 #endif

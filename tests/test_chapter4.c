@@ -559,12 +559,7 @@ END_TEST
 // Program behaviour
 
 START_TEST(golden_files_name_their_script_and_seed) {
-    for (int s = 0; s < N_SEEDS; s++) {
-        free(golden_expect_header(golden_seed_file(GOLDEN_SEEDS[s]), "chapter4_golden.py"));
-        double *seed = golden_values(GOLDEN_SEEDS[s], "seed", "i64", 1);
-        ck_assert(seed[0] == (double)GOLDEN_SEEDS[s]);
-        free(seed);
-    }
+    expect_golden_seed_files(GOLDEN_SEEDS, N_SEEDS, "chapter4_golden.py");
 }
 END_TEST
 
