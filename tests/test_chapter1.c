@@ -198,11 +198,7 @@ END_TEST
 static const uint64_t golden_seeds[] = { 0, 42, 3570563066u };
 
 static void expect_close(const char *file, const char *name, const float *got, int n, float tol) {
-    golden gd = golden_read(file, name, "f32");
-    ck_assert_int_eq((int)gd.n, n);
-    float diff = max_abs_diff(got, gd.f, n);
-    golden_free(&gd);
-    ck_assert_msg(diff <= tol, "%s %s: max |C - PyTorch| = %g > %g", file, name, diff, tol);
+    golden_expect_near(file, name, got, (size_t)n, 1, tol);
 }
 
 START_TEST(matches_pytorch_for_seed) {

@@ -41,10 +41,7 @@ static void assert_close(const float *got, const float *want, size_t n, float to
 
 static void assert_golden(const float *got, const char *file, const char *name,
                           size_t n, float tol) {
-    golden g = golden_read(file, name, "f32");
-    ck_assert_msg(g.n == n, "%s: %zu values, expected %zu", name, g.n, n);
-    assert_close(got, g.f, n, tol, name);
-    golden_free(&g);
+    golden_expect_near(file, name, got, n, 1, tol);
 }
 
 static void assert_rows_sum_to_one(const float *w, int rows, int cols) {

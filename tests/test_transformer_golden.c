@@ -162,13 +162,9 @@ static void load_reals(real *dst, const char *file, const char *prefix, const ch
                        size_t n) {
     char key[160];
     snprintf(key, sizeof key, "%s.%s", prefix, name);
-    golden gd = golden_read(file, key, "f32");
-    if (gd.n != n) {
-        golden_free(&gd);
-        ck_abort_msg("section %s of %s has a wrong count, want %zu", key, file, n);
-    }
-    for (size_t i = 0; i < n; i++) dst[i] = (real)gd.f[i];
-    golden_free(&gd);
+    double *v = golden_doubles(file, key, "f32", n);
+    for (size_t i = 0; i < n; i++) dst[i] = (real)v[i];
+    free(v);
 }
 
 // Section prefix.name of file, n integers, into dst.
@@ -176,13 +172,9 @@ static void load_ints(int32_t *dst, const char *file, const char *prefix, const 
                       size_t n) {
     char key[160];
     snprintf(key, sizeof key, "%s.%s", prefix, name);
-    golden gd = golden_read(file, key, "i64");
-    if (gd.n != n) {
-        golden_free(&gd);
-        ck_abort_msg("section %s of %s has a wrong count, want %zu", key, file, n);
-    }
-    for (size_t i = 0; i < n; i++) dst[i] = (int32_t)gd.i[i];
-    golden_free(&gd);
+    double *v = golden_doubles(file, key, "i64", n);
+    for (size_t i = 0; i < n; i++) dst[i] = (int32_t)v[i];
+    free(v);
 }
 
 // Holds got (n) to section prefix.name of file within tol_abs + tol_rel
