@@ -11,12 +11,11 @@ import os
 import sys
 
 import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
-import numpy as np
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
 from goldenfile import section
+from transformers_notebook import embedded_tokens
 
 # 3570563066 is the seed that draws the notebook's printed token ids.
 SEEDS = (0, 42, 3570563066)
@@ -24,10 +23,7 @@ SEEDS = (0, 42, 3570563066)
 
 def write_seed(directory, seed):
     out = [f"# written by tests/reference/chapter1_golden.py, torch {torch.__version__}, seed {seed}"]
-    torch.manual_seed(seed)
-    sentence = "Sorry Dave, I'm afraid I can't do that."
-    ids = torch.randint(0, 20000, [len(sentence.split(" "))])
-    x = nn.Embedding(20000, 32)(ids)
+    ids, x = embedded_tokens(seed)
     scores = torch.matmul(x, x.T)
     weights = F.softmax(scores / math.sqrt(32), dim=1)
     z = torch.matmul(weights, x)

@@ -41,6 +41,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from goldenfile import section
+from transformers_notebook import embedded_tokens as embedded_tokens_of
 from chapter3_notebook import (NOTEBOOK_SET_ORDER, Attention, convert2tensor,
                                word2index)
 
@@ -67,11 +68,7 @@ def part1(out):
 
 
 def part2(out):
-    torch.manual_seed(SEED)
-    sentence = "Sorry Dave, I'm afraid I can't do that."
-    tokenized_sentence = torch.randint(0, 20000, [len(sentence.split(" "))])
-    embedding_layer = nn.Embedding(20000, 32)
-    embedded_tokens = embedding_layer(tokenized_sentence)
+    tokenized_sentence, embedded_tokens = embedded_tokens_of(SEED)
     n_tokens = len(tokenized_sentence)
     section(out, "param_ids", tokenized_sentence)
     section(out, "param_x", embedded_tokens)

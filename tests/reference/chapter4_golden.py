@@ -27,29 +27,25 @@ File format: that of tests/golden.h (see goldenfile.py).
 """
 import contextlib
 import io
-import math
 import os
 import runpy
 import sys
 
 import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
 import torch
-import torch.nn.functional as F
 
 from goldenfile import section
+from transformers_notebook import EMBEDDING_DIM, attention, multi_head_attention
+from transformers_notebook import embedded_tokens as embedded_tokens_of
 
 SEEDS = [3570563066, 0, 42]  # chapter4.c's DEFAULT_SEED, then two others
 HERE = os.path.dirname(os.path.abspath(__file__))
-EMBEDDING_DIM = 32
 
 
 def notebook(out, seed):
-    """Cells [T19]-[T24] of the notebook, its code as written."""
-    torch.manual_seed(seed)
-    sentence = "Sorry Dave, I'm afraid I can't do that."
-    tokenized_sentence = torch.randint(0, 20000, [len(sentence.split(" "))])
-    embedding_layer = torch.nn.Embedding(20000, EMBEDDING_DIM)
-    embedded_tokens = embedding_layer(tokenized_sentence)
+    """Cells [T19]-[T24] of the notebook, its code as written
+    (transformers_notebook.py)."""
+    tokenized_sentence, embedded_tokens = embedded_tokens_of(seed)
     n_tokens = len(tokenized_sentence)
     u_q = torch.rand(n_tokens, n_tokens)
     u_k = torch.rand(n_tokens, n_tokens)
@@ -57,35 +53,11 @@ def notebook(out, seed):
     q = torch.matmul(u_q, embedded_tokens)
     k = torch.matmul(u_k, embedded_tokens)
     v = torch.matmul(u_v, embedded_tokens)
-
-    def attention(query, keys, values, causal_masking=False):
-        n_tokens, embedding_dim = query.shape
-        attn_weights = torch.matmul(query, keys.T) / math.sqrt(EMBEDDING_DIM)
-        if causal_masking:
-            mask = torch.triu(torch.full((n_tokens, n_tokens), True),
-                              diagonal=1)
-            attn_weights = attn_weights.masked_fill(mask, -1e10)
-        attn_weights_norm = attn_weights.softmax(dim=1)
-        return torch.matmul(attn_weights_norm, values)
-
     drawn = {}
-
-    def multi_head_attention(x_q, x_k, x_v, n_heads, causal_masking=False):
-        n_tokens, embedding_dim = embedded_tokens.shape
-        u_q = torch.rand(n_heads, n_tokens, n_tokens)
-        u_k = torch.rand(n_heads, n_tokens, n_tokens)
-        u_v = torch.rand(n_heads, n_tokens, n_tokens)
-        attn_head_outputs = torch.concat(
-            [attention(u_q[h] @ x_q, u_k[h] @ x_k, u_v[h] @ x_v)
-             for h in range(n_heads)], dim=1)
-        w_out = torch.rand(n_heads * embedding_dim, embedding_dim,
-                           requires_grad=True)
-        drawn.update(u_q=u_q, u_k=u_k, u_v=u_v, w_out=w_out)
-        return torch.matmul(attn_head_outputs, w_out)
-
     x = embedded_tokens
     attn_head_out = attention(q, k, v)                         # cell [T23]
-    multi_head_attn_out = multi_head_attention(x, x, x, n_heads=3)  # [T24]
+    multi_head_attn_out = multi_head_attention(x, x, x, n_heads=3,
+                                               drawn=drawn)    # [T24]
     section(out, "notebook_ids", tokenized_sentence)
     section(out, "notebook_x", x)
     section(out, "notebook_u_q", u_q)

@@ -33,7 +33,6 @@ File format: that of tests/golden.h (see goldenfile.py).
 """
 import contextlib
 import io
-import math
 import os
 import runpy
 import sys
@@ -43,6 +42,8 @@ import torch
 import torch.nn.functional as F
 
 from goldenfile import section
+from transformers_notebook import EMBEDDING_DIM, multi_head_attention
+from transformers_notebook import embedded_tokens as embedded_tokens_of
 
 
 def every16(w):
@@ -52,41 +53,15 @@ def every16(w):
 
 SEEDS = [3570563066, 0, 42]  # chapter5.c's DEFAULT_SEED, then two others
 HERE = os.path.dirname(os.path.abspath(__file__))
-EMBEDDING_DIM = 32
 
 
 def notebook(out, seed):
-    """Cells [T25] and [T26] of the notebook, its code as written."""
-    torch.manual_seed(seed)
-    sentence = "Sorry Dave, I'm afraid I can't do that."
-    tokenized_sentence = torch.randint(0, 20000, [len(sentence.split(" "))])
-    embedding_layer = torch.nn.Embedding(20000, EMBEDDING_DIM)
-    embedded_tokens = embedding_layer(tokenized_sentence)
+    """Cells [T25] and [T26] of the notebook, its code as written (with
+    transformers_notebook.py)."""
+    tokenized_sentence, embedded_tokens = embedded_tokens_of(seed)
     n_tokens = len(tokenized_sentence)
     for _ in range(3):
         torch.rand(n_tokens, n_tokens)              # cell [T19]
-
-    def attention(query, keys, values, causal_masking=False):
-        n_tokens, embedding_dim = query.shape
-        attn_weights = torch.matmul(query, keys.T) / math.sqrt(EMBEDDING_DIM)
-        if causal_masking:
-            mask = torch.triu(torch.full((n_tokens, n_tokens), True),
-                              diagonal=1)
-            attn_weights = attn_weights.masked_fill(mask, -1e10)
-        attn_weights_norm = attn_weights.softmax(dim=1)
-        return torch.matmul(attn_weights_norm, values)
-
-    def multi_head_attention(x_q, x_k, x_v, n_heads, causal_masking=False):
-        n_tokens, embedding_dim = embedded_tokens.shape
-        u_q = torch.rand(n_heads, n_tokens, n_tokens)
-        u_k = torch.rand(n_heads, n_tokens, n_tokens)
-        u_v = torch.rand(n_heads, n_tokens, n_tokens)
-        attn_head_outputs = torch.concat(
-            [attention(u_q[h] @ x_q, u_k[h] @ x_k, u_v[h] @ x_v)
-             for h in range(n_heads)], dim=1)
-        w_out = torch.rand(n_heads * embedding_dim, embedding_dim,
-                           requires_grad=True)
-        return torch.matmul(attn_head_outputs, w_out)
 
     multi_head_attention(embedded_tokens, embedded_tokens, embedded_tokens,
                          n_heads=3)                 # cell [T24]
