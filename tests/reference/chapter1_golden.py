@@ -14,7 +14,7 @@ import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when t
 import torch
 import torch.nn.functional as F
 
-from goldenfile import section
+from goldenfile import section, write
 from transformers_notebook import embedded_tokens
 
 # 3570563066 is the seed that draws the notebook's printed token ids.
@@ -33,8 +33,7 @@ def write_seed(directory, seed):
     section(out, "weights", weights)
     section(out, "context", z)
     path = os.path.join(directory, f"chapter1_seed{seed}.txt")
-    with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+    write(path, out)
 
 
 def main():

@@ -40,7 +40,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from goldenfile import section
+from goldenfile import section, write
 from transformers_notebook import embedded_tokens as embedded_tokens_of
 from chapter3_notebook import (NOTEBOOK_SET_ORDER, Attention, convert2tensor,
                                word2index)
@@ -162,9 +162,7 @@ def main():
         part2(out)
         part3(out)
     path = os.path.join(sys.argv[1], f"chapter3_seed{SEED}_{MODULE_SEED}.txt")
-    with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
-    print(f"wrote {path}")
+    write(path, out)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ import sys
 import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
 import torch
 
-from goldenfile import section
+from goldenfile import section, write
 from transformers_notebook import EMBEDDING_DIM, attention, multi_head_attention
 from transformers_notebook import embedded_tokens as embedded_tokens_of
 
@@ -124,9 +124,7 @@ def main():
             notebook(out, seed)
         twin(out, seed)
         path = os.path.join(sys.argv[1], f"chapter4_seed{seed}.txt")
-        with open(path, "w") as f:
-            f.write("\n".join(out) + "\n")
-        print(f"wrote {path}")
+        write(path, out)
 
 
 if __name__ == "__main__":

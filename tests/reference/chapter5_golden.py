@@ -41,7 +41,7 @@ import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when t
 import torch
 import torch.nn.functional as F
 
-from goldenfile import section
+from goldenfile import section, write
 from transformers_notebook import EMBEDDING_DIM, multi_head_attention
 from transformers_notebook import embedded_tokens as embedded_tokens_of
 
@@ -223,9 +223,7 @@ def main():
             twin(out, seed)
             layernorm(out)
         path = os.path.join(sys.argv[1], f"chapter5_seed{seed}.txt")
-        with open(path, "w") as f:
-            f.write("\n".join(out) + "\n")
-        print(f"wrote {path}")
+        write(path, out)
 
 
 if __name__ == "__main__":

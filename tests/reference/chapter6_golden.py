@@ -42,7 +42,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chapter6_twin import modules, sentence_embeddings  # noqa: E402
-from goldenfile import section  # noqa: E402
+from goldenfile import section, write  # noqa: E402
 
 SYNTHETIC_SEED = 1234
 GLOVE_SEED = 0  # chapter6.c's DEFAULT_SEED
@@ -130,12 +130,6 @@ def errors():
     text = message(lambda: notebook_forward(additive, queries, keys, keys))
     lines.append(f"notebook 8 1\t{text}")
     return lines
-
-
-def write(path, lines):
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print(f"wrote {path}")
 
 
 def main():

@@ -28,7 +28,7 @@ import torch
 import torch.nn as nn
 
 import chapter8_twin as twin
-from goldenfile import section
+from goldenfile import section, write
 
 SEEDS = (1, 7)
 STEPS = 20
@@ -72,9 +72,7 @@ def write_seed(directory, seed):
     section(out, "losses_positions", losses(seed, True))
     section(out, "losses_none", losses(seed, False))
     path = os.path.join(directory, f"chapter8_seed{seed}.txt")
-    with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
-    print(f"wrote {path}")
+    write(path, out)
 
 
 def main():

@@ -50,3 +50,10 @@ def section(out, name, tensor, compact=False):
 def compact_section(out, name, tensor):
     """section() with compact floats, for files of gradients."""
     section(out, name, tensor, compact=True)
+
+
+def write(path, lines):
+    """The lines (a golden file's: comments, then sections) into path."""
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {path}")

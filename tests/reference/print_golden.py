@@ -17,7 +17,7 @@ import sys
 
 import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when they load)
 import torch
-from goldenfile import f32_text, i64_text
+from goldenfile import f32_text, i64_text, write
 
 
 def cases():
@@ -59,8 +59,7 @@ def main():
         out.append(values(t))
         out.append(str(t))
         out.append("endcase")
-    with open(os.path.join(sys.argv[1], "print_cases.txt"), "w") as f:
-        f.write("\n".join(out) + "\n")
+    write(os.path.join(sys.argv[1], "print_cases.txt"), out)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from goldenfile import section
+from goldenfile import section, write
 
 SEEDS = (0, 42, 1234)
 
@@ -97,9 +97,7 @@ def write_seed(directory, seed):
     section(out, "seq_randn_1", torch.randn(1))
 
     path = os.path.join(directory, f"rng_seed{seed}.txt")
-    with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
-    print(f"wrote {path}")
+    write(path, out)
 
 
 def main():

@@ -109,9 +109,7 @@ def main():
     torch.nn.init.trunc_normal_(w, mean=0.0, std=std, a=-2 * std, b=2 * std)
     section(lines, "lecun_normal_100x8", w)
     path = os.path.join(out_dir, "sentiment_step.txt")
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("wrote", path)
+    goldenfile.write(path, lines)
 
 
 if __name__ == "__main__":

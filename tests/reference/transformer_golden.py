@@ -336,12 +336,6 @@ def model_case(out, norm_first, positions, layers=1):
     section(out, f"{prefix}.greedy_margin", torch.tensor([margin], dtype=torch.float32))
 
 
-def write(path, lines):
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("wrote", path)
-
-
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else "tests/golden"
     lines = header("transformer_grads.txt",
@@ -352,7 +346,7 @@ def main():
     encoder_case(lines, "enc_pre", True)
     decoder_case(lines, "dec_post", False)
     decoder_case(lines, "dec_pre", True)
-    write(os.path.join(out_dir, "transformer_grads.txt"), lines)
+    goldenfile.write(os.path.join(out_dir, "transformer_grads.txt"), lines)
 
     lines = header("transformer_model.txt",
                    "one Adam step of the encoder-decoder reversal model")
@@ -364,7 +358,7 @@ def main():
     model_case(lines, False, "none")
     model_case(lines, False, "sinusoidal", layers=2)
     model_case(lines, True, "learned", layers=2)
-    write(os.path.join(out_dir, "transformer_model.txt"), lines)
+    goldenfile.write(os.path.join(out_dir, "transformer_model.txt"), lines)
 
 
 if __name__ == "__main__":
