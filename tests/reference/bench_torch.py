@@ -45,15 +45,15 @@ which is what a user tuning PyTorch would do: the reference is PyTorch at
 its best, not at its default.
 """
 import argparse
-import ctypes
-import ctypes.util
 import math
-import statistics
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from torch_timing import (blas_libs, keep_large_blocks, print_runs, print_version,
+                          set_blas_threads)
 
 B, L, V, D, DK = 64, 32, 10002, 100, 32
 WARMUP = 20
@@ -80,32 +80,6 @@ class Sentiment(nn.Module):
             w = s.softmax(dim=-1) if self.kind == "softmax-attention" else s
             x = w @ v                                        # (B, L, d_k)
         return self.out(x.mean(dim=1)).squeeze(-1)           # (B)
-
-
-def keep_large_blocks():
-    """glibc: no mmap for large blocks, and no giving memory back: freed
-    blocks are reused, their pages already mapped. Returns whether it took."""
-    M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD = -1, -2, -3
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"))
-        big = 1 << 30
-        return all(libc.mallopt(opt, big) == 1 for opt in (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD))
-    except (OSError, AttributeError):
-        return False
-
-
-def set_blas_threads(threads):
-    """The thread count of the OpenBLAS loaded into this process, if any."""
-    try:
-        with open("/proc/self/maps") as f:
-            libs = {line.split()[-1] for line in f if "openblas" in line and ".so" in line}
-    except OSError:
-        return
-    for lib in libs:
-        try:
-            ctypes.CDLL(lib).openblas_set_num_threads(threads)
-        except (OSError, AttributeError):
-            pass
 
 
 def time_model(kind, threads, steps, repeats):
@@ -138,12 +112,7 @@ def time_model(kind, threads, steps, repeats):
 def blas_name():
     """The BLAS library loaded into this process (Debian's torch links the
     libblas.so.3 that update-alternatives picks)."""
-    try:
-        with open("/proc/self/maps") as f:
-            libs = {line.split()[-1] for line in f if "blas" in line}
-    except OSError:
-        return "unknown"
-    names = sorted(lib.rsplit("/", 1)[-1] for lib in libs)
+    names = [lib.rsplit("/", 1)[-1] for lib in blas_libs()]
     return next((n for n in names if "openblas" in n), names[0] if names else "unknown")
 
 
@@ -158,10 +127,8 @@ def main():
     for kind in args.models.split(","):
         for threads in (1, 2):
             runs = time_model(kind, threads, args.steps, args.repeats)
-            print(f"torch {kind} threads {threads} ms_per_step min {min(runs):.4f} "
-                  f"median {statistics.median(runs):.4f} repeats {args.repeats} steps {args.steps} "
-                  f"runs {','.join(f'{r:.4f}' for r in runs)}", flush=True)
-    print(f"torch {torch.__version__} with {blas_name()}" + (", large blocks kept" if kept else ""))
+            print_runs(kind, threads, runs, args.repeats, args.steps)
+    print_version(torch.__version__, blas_name(), kept)
 
 
 if __name__ == "__main__":

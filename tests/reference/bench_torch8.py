@@ -53,8 +53,6 @@ reference is PyTorch at its best, not at its default.
 """
 import argparse
 import ctypes
-import ctypes.util
-import statistics
 import time
 
 import torch
@@ -62,6 +60,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import chapter8_twin as twin
+from torch_timing import (blas_libs, keep_large_blocks, print_runs, print_version,
+                          set_blas_threads)
 
 WARMUP = 10
 B = 64
@@ -123,39 +123,10 @@ def classifier_task(steps):
 TASKS = {"reversal": reversal_task, "transformer": classifier_task}
 
 
-def keep_large_blocks():
-    """glibc: no mmap for large blocks, and no giving memory back."""
-    M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD = -1, -2, -3
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"))
-        big = 1 << 30
-        options = (M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_TOP_PAD)
-        return all(libc.mallopt(opt, big) == 1 for opt in options)
-    except (OSError, AttributeError):
-        return False
-
-
-def openblas_libs():
-    try:
-        with open("/proc/self/maps") as f:
-            return sorted({line.split()[-1] for line in f if "blas" in line and ".so" in line})
-    except OSError:
-        return []
-
-
-def set_blas_threads(threads):
-    """The thread count of the OpenBLAS loaded into this process, if any."""
-    for lib in openblas_libs():
-        try:
-            ctypes.CDLL(lib).openblas_set_num_threads(threads)
-        except (OSError, AttributeError):
-            pass
-
-
 def blas_name():
     """OpenBLAS's version and the kernel it chose (openblas_get_config),
     or the file name of the BLAS library loaded."""
-    libs = openblas_libs()
+    libs = blas_libs()
     for lib in libs:
         try:
             config = ctypes.CDLL(lib).openblas_get_config
@@ -209,13 +180,11 @@ def main():
     for task in args.models.split(","):
         for threads in (1, 2):
             runs, cpu = time_model(task, threads, args.steps, args.repeats, args.max_seconds)
-            print(f"torch {task} threads {threads} ms_per_step min {min(runs):.4f} "
-                  f"median {statistics.median(runs):.4f} repeats {args.repeats} steps {args.steps} "
-                  f"runs {','.join(f'{r:.4f}' for r in runs)}", flush=True)
+            print_runs(task, threads, runs, args.repeats, args.steps)
             if threads == 1:
                 print(f"torch_cpu {task} threads 1 runs {','.join(f'{c:.4f}' for c in cpu)}",
                       flush=True)
-    print(f"torch {torch.__version__} with {blas_name()}" + (", large blocks kept" if kept else ""))
+    print_version(torch.__version__, blas_name(), kept)
 
 
 if __name__ == "__main__":
