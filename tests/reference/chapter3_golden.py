@@ -42,6 +42,7 @@ import torch.nn.functional as F
 
 from goldenfile import section, write
 from transformers_notebook import embedded_tokens as embedded_tokens_of
+from transformers_notebook import parametrised_qkv
 from chapter3_notebook import (NOTEBOOK_SET_ORDER, Attention, convert2tensor,
                                word2index)
 
@@ -69,16 +70,10 @@ def part1(out):
 
 def part2(out):
     tokenized_sentence, embedded_tokens = embedded_tokens_of(SEED)
-    n_tokens = len(tokenized_sentence)
     section(out, "param_ids", tokenized_sentence)
     section(out, "param_x", embedded_tokens)
     # cells [T19]-[T21]
-    u_q = torch.rand(n_tokens, n_tokens)
-    u_k = torch.rand(n_tokens, n_tokens)
-    u_v = torch.rand(n_tokens, n_tokens)
-    q = torch.matmul(u_q, embedded_tokens)
-    k = torch.matmul(u_k, embedded_tokens)
-    v = torch.matmul(u_v, embedded_tokens)
+    u_q, u_k, u_v, q, k, v = parametrised_qkv(embedded_tokens)
     attn_weights_param = torch.matmul(q, k.T)
     attn_weights_param_norm = F.softmax(
         attn_weights_param / math.sqrt(32), dim=1)

@@ -35,7 +35,8 @@ import pinned_cpu  # noqa: F401  (first: OpenBLAS and torch read its pins when t
 import torch
 
 from goldenfile import section, write
-from transformers_notebook import EMBEDDING_DIM, attention, multi_head_attention
+from transformers_notebook import (EMBEDDING_DIM, attention, multi_head_attention,
+                                   parametrised_qkv)
 from transformers_notebook import embedded_tokens as embedded_tokens_of
 
 SEEDS = [3570563066, 0, 42]  # chapter4.c's DEFAULT_SEED, then two others
@@ -46,13 +47,7 @@ def notebook(out, seed):
     """Cells [T19]-[T24] of the notebook, its code as written
     (transformers_notebook.py)."""
     tokenized_sentence, embedded_tokens = embedded_tokens_of(seed)
-    n_tokens = len(tokenized_sentence)
-    u_q = torch.rand(n_tokens, n_tokens)
-    u_k = torch.rand(n_tokens, n_tokens)
-    u_v = torch.rand(n_tokens, n_tokens)
-    q = torch.matmul(u_q, embedded_tokens)
-    k = torch.matmul(u_k, embedded_tokens)
-    v = torch.matmul(u_v, embedded_tokens)
+    u_q, u_k, u_v, q, k, v = parametrised_qkv(embedded_tokens)
     drawn = {}
     x = embedded_tokens
     attn_head_out = attention(q, k, v)                         # cell [T23]

@@ -42,7 +42,7 @@ import torch
 import torch.nn.functional as F
 
 from goldenfile import section, write
-from transformers_notebook import EMBEDDING_DIM, multi_head_attention
+from transformers_notebook import EMBEDDING_DIM, multi_head_attention, parametrised_qkv
 from transformers_notebook import embedded_tokens as embedded_tokens_of
 
 
@@ -58,10 +58,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def notebook(out, seed):
     """Cells [T25] and [T26] of the notebook, its code as written (with
     transformers_notebook.py)."""
-    tokenized_sentence, embedded_tokens = embedded_tokens_of(seed)
-    n_tokens = len(tokenized_sentence)
-    for _ in range(3):
-        torch.rand(n_tokens, n_tokens)              # cell [T19]
+    _, embedded_tokens = embedded_tokens_of(seed)
+    parametrised_qkv(embedded_tokens)               # cells [T19]-[T20]
 
     multi_head_attention(embedded_tokens, embedded_tokens, embedded_tokens,
                          n_heads=3)                 # cell [T24]

@@ -1,7 +1,8 @@
 """transformers_notebook.py: the code of the notebook "Attention and
 Transformers" that the golden scripts of chapters 1 to 5 run again: its
-sentence's token ids and their embedding, its attention (cell [T23]) and
-its multi-head attention (cell [T24]), as the notebook wrote them.
+sentence's token ids and their embedding, its parametrised queries, keys
+and values (cells [T19], [T20]), its attention (cell [T23]) and its
+multi-head attention (cell [T24]), as the notebook wrote them.
 
 Imported by the *_golden.py scripts beside it (not a script itself). The
 twins (chapterN_twin.py) keep their own copy of these lines: each is a
@@ -22,6 +23,19 @@ def embedded_tokens(seed):
     tokenized_sentence = torch.randint(0, 20000, [len(SENTENCE.split(" "))])
     embedding_layer = torch.nn.Embedding(20000, EMBEDDING_DIM)
     return tokenized_sentence, embedding_layer(tokenized_sentence)
+
+
+def parametrised_qkv(embedded_tokens):
+    """Cells [T19] and [T20]: three random (n, n) mixers, and the queries,
+    keys and values they make of the embedding: (u_q, u_k, u_v, q, k, v)."""
+    n_tokens = len(embedded_tokens)
+    u_q = torch.rand(n_tokens, n_tokens)
+    u_k = torch.rand(n_tokens, n_tokens)
+    u_v = torch.rand(n_tokens, n_tokens)
+    q = torch.matmul(u_q, embedded_tokens)
+    k = torch.matmul(u_k, embedded_tokens)
+    v = torch.matmul(u_v, embedded_tokens)
+    return u_q, u_k, u_v, q, k, v
 
 
 def attention(query, keys, values, causal_masking=False):
