@@ -147,27 +147,45 @@ static double golden_expect_near(const char *file, const char *section, const fl
     return worst;
 }
 
-// got (n floats) bit-identical to the section (the golden values are
-// shortest round-trip decimals, so strtof of them is the float itself, and
-// so is the double golden_doubles() made of that float).
+// Section `section` of GOLDEN_DIR/file, which must hold exactly n values of
+// kind; the caller frees it with golden_free.
+static golden golden_section(const char *file, const char *section, const char *kind,
+                             size_t n) {
+    golden gd = golden_read(file, section, kind);
+    if (gd.n != n) {
+        golden_free(&gd);
+        ck_abort_msg("section %s of %s has %zu values, want %zu", section, file, gd.n, n);
+    }
+    return gd;
+}
+
+// got (n floats) bit for bit the section's (the golden values are shortest
+// round-trip decimals, so strtof of them is the float itself; -0 is not 0).
 static void golden_expect_exact(const char *file, const char *section, const float *got,
                                 size_t n) {
-    double *want = golden_doubles(file, section, "f32", n);
+    golden gd = golden_section(file, section, "f32", n);
     for (size_t i = 0; i < n; i++)
-        if (got[i] != (float)want[i])
+        if (memcmp(&got[i], &gd.f[i], sizeof got[i]) != 0) {
+            double want = gd.f[i];
+            golden_free(&gd);
             ck_abort_msg("%s, %s[%zu]: got %.9g, PyTorch %.9g", file, section, i,
-                         (double)got[i], want[i]);
-    free(want);
+                         (double)got[i], want);
+        }
+    golden_free(&gd);
 }
 
 // ids (n) equal to the i64 section.
 static void golden_expect_ids(const char *file, const char *section, const int64_t *ids,
                               size_t n) {
-    double *want = golden_doubles(file, section, "i64", n);
+    golden gd = golden_section(file, section, "i64", n);
     for (size_t i = 0; i < n; i++)
-        ck_assert_msg(ids[i] == (int64_t)want[i], "%s, %s[%zu]: got %lld, PyTorch %lld", file,
-                      section, i, (long long)ids[i], (long long)want[i]);
-    free(want);
+        if (ids[i] != gd.i[i]) {
+            long long want = (long long)gd.i[i];
+            golden_free(&gd);
+            ck_abort_msg("%s, %s[%zu]: got %lld, PyTorch %lld", file, section, i,
+                         (long long)ids[i], want);
+        }
+    golden_free(&gd);
 }
 
 // The f32 section as floats, into out (n).

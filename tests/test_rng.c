@@ -24,6 +24,7 @@
 #include <check.h>
 
 #include "suite.h"
+#define GOLDEN_SEED_FILE "rng_seed%llu.txt"
 #include "golden.h"
 #include <errno.h>
 #include <math.h>
@@ -31,80 +32,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define NORMAL_TOL 1e-6
 
 static const uint64_t SEEDS[] = {0, 42, 1234};
 #define N_SEEDS ((int)(sizeof SEEDS / sizeof SEEDS[0]))
 
-// The section `name` of the golden file of `seed`.
-static golden golden_load(uint64_t seed, const char *name, const char *kind) {
-    char file[64];
-    snprintf(file, sizeof file, "rng_seed%llu.txt", (unsigned long long)seed);
-    return golden_read(file, name, kind);
-}
-
 // ---------------------------------------------------------------------------
-// Comparisons
+// Comparisons (the golden files' in golden.h, keyed by seed)
 
 static uint32_t float_bits(float x) {
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     return u;
-}
-
-// Every float of got (n) must have the bits of the golden value.
-static void expect_floats_exact(uint64_t seed, const char *name, const float *got, size_t n) {
-    golden gd = golden_load(seed, name, "f32");
-    ck_assert_msg(gd.n == n, "seed %llu %s: golden has %zu values, expected %zu",
-                  (unsigned long long)seed, name, gd.n, n);
-    for (size_t k = 0; k < n; k++) {
-        if (float_bits(got[k]) != float_bits(gd.f[k])) {
-            float want = gd.f[k];
-            golden_free(&gd);
-            ck_abort_msg("seed %llu %s[%zu]: got %.9g, PyTorch %.9g",
-                         (unsigned long long)seed, name, k, (double)got[k], (double)want);
-        }
-    }
-    golden_free(&gd);
-}
-
-// Every float of got (n) within tol of the golden value; returns the
-// largest absolute difference.
-static double expect_floats_close(uint64_t seed, const char *name, const float *got, size_t n,
-                                  double tol) {
-    golden gd = golden_load(seed, name, "f32");
-    ck_assert_msg(gd.n == n, "seed %llu %s: golden has %zu values, expected %zu",
-                  (unsigned long long)seed, name, gd.n, n);
-    double worst = 0.0;
-    for (size_t k = 0; k < n; k++) {
-        double d = fabs((double)got[k] - (double)gd.f[k]);
-        if (!(d <= tol)) {
-            float want = gd.f[k];
-            golden_free(&gd);
-            ck_abort_msg("seed %llu %s[%zu]: got %.9g, PyTorch %.9g, off by %.3g > %.3g",
-                         (unsigned long long)seed, name, k, (double)got[k], (double)want, d, tol);
-        }
-        if (d > worst) worst = d;
-    }
-    golden_free(&gd);
-    return worst;
-}
-
-// Every integer of got (n) equal to the golden value.
-static void expect_ints(uint64_t seed, const char *name, const int64_t *got, size_t n) {
-    golden gd = golden_load(seed, name, "i64");
-    ck_assert_msg(gd.n == n, "seed %llu %s: golden has %zu values, expected %zu",
-                  (unsigned long long)seed, name, gd.n, n);
-    for (size_t k = 0; k < n; k++) {
-        if (got[k] != gd.i[k]) {
-            long long want = (long long)gd.i[k];
-            golden_free(&gd);
-            ck_abort_msg("seed %llu %s[%zu]: got %lld, PyTorch %lld",
-                         (unsigned long long)seed, name, k, (long long)got[k], want);
-        }
-    }
-    golden_free(&gd);
 }
 
 static void *xmalloc(size_t size) {
@@ -147,8 +86,8 @@ START_TEST(test_seed_golden_plus_2pow32) {
     float got[5];
     rng_seed(&g, seed + (UINT64_C(1) << 32));
     rng_rand(&g, got, 5);
-    expect_floats_exact(seed, "rand_5_seed_plus_2pow32", got, 5);
-    expect_floats_exact(seed, "rand_5", got, 5);
+    expect_golden_exact(seed, "rand_5_seed_plus_2pow32", got, 5);
+    expect_golden_exact(seed, "rand_5", got, 5);
 }
 END_TEST
 
@@ -188,10 +127,10 @@ START_TEST(test_rand_golden) {
     float x[100];
     rng_seed(&g, seed);
     rng_rand(&g, x, 5);
-    expect_floats_exact(seed, "rand_5", x, 5);
+    expect_golden_exact(seed, "rand_5", x, 5);
     rng_seed(&g, seed);
     rng_rand(&g, x, 100);
-    expect_floats_exact(seed, "rand_100", x, 100);
+    expect_golden_exact(seed, "rand_100", x, 100);
 }
 END_TEST
 
@@ -201,7 +140,7 @@ START_TEST(test_uniform_golden) {
     float x[50];
     rng_seed(&g, seed);
     rng_uniform(&g, x, 50, -0.3f, 0.7f);
-    expect_floats_exact(seed, "uniform_m0.3_0.7_50", x, 50);
+    expect_golden_exact(seed, "uniform_m0.3_0.7_50", x, 50);
 }
 END_TEST
 
@@ -225,16 +164,16 @@ START_TEST(test_randint_golden) {
     int64_t v[1000];
     rng_seed(&g, seed);
     rng_randint(&g, v, 8, 0, 20000);
-    expect_ints(seed, "randint_0_20000_8", v, 8);
+    expect_golden_ids(seed, "randint_0_20000_8", v, 8);
     rng_seed(&g, seed);
     rng_randint(&g, v, 1000, 0, 10);
-    expect_ints(seed, "randint_0_10_1000", v, 1000);
+    expect_golden_ids(seed, "randint_0_10_1000", v, 1000);
     rng_seed(&g, seed);
     rng_randint(&g, v, 16, -5, 5);
-    expect_ints(seed, "randint_m5_5_16", v, 16);
+    expect_golden_ids(seed, "randint_m5_5_16", v, 16);
     rng_seed(&g, seed);
     rng_randint(&g, v, 8, 0, INT64_C(1) << 40);
-    expect_ints(seed, "randint_0_2pow40_8", v, 8);
+    expect_golden_ids(seed, "randint_0_2pow40_8", v, 8);
 }
 END_TEST
 
@@ -266,10 +205,10 @@ START_TEST(test_randperm_golden) {
     int64_t p[1000];
     rng_seed(&g, seed);
     rng_randperm(&g, p, 10);
-    expect_ints(seed, "randperm_10", p, 10);
+    expect_golden_ids(seed, "randperm_10", p, 10);
     rng_seed(&g, seed);
     rng_randperm(&g, p, 1000);
-    expect_ints(seed, "randperm_1000", p, 1000);
+    expect_golden_ids(seed, "randperm_1000", p, 1000);
 }
 END_TEST
 
@@ -286,10 +225,10 @@ START_TEST(test_randperm_edges) {
         rng_seed(&g, seed);
         rng_randperm(&g, p, n);
         snprintf(name, sizeof name, "randperm_%zu", n);
-        expect_ints(seed, name, p, n);
+        expect_golden_ids(seed, name, p, n);
         rng_rand(&g, after, 2);
         snprintf(name, sizeof name, "randperm_%zu_then_rand_2", n);
-        expect_floats_exact(seed, name, after, 2);
+        expect_golden_exact(seed, name, after, 2);
     }
 }
 END_TEST
@@ -308,7 +247,7 @@ START_TEST(test_randn_small_path_exact) {
         snprintf(name, sizeof name, "randn_%zu", sizes[s]);
         rng_seed(&g, seed);
         rng_randn(&g, x, sizes[s]);
-        expect_floats_exact(seed, name, x, sizes[s]);
+        expect_golden_exact(seed, name, x, sizes[s]);
     }
 }
 END_TEST
@@ -323,11 +262,11 @@ START_TEST(test_randn_golden) {
         snprintf(name, sizeof name, "randn_%zu", sizes[s]);
         rng_seed(&g, seed);
         rng_randn(&g, x, sizes[s]);
-        expect_floats_close(seed, name, x, sizes[s], NORMAL_TOL);
+        expect_golden(seed, name, x, sizes[s], NORMAL_TOL);
     }
     rng_seed(&g, seed);
     rng_randn(&g, x, 17);
-    expect_floats_close(seed, "normal_17", x, 17, NORMAL_TOL);
+    expect_golden(seed, "normal_17", x, 17, NORMAL_TOL);
 }
 END_TEST
 
@@ -381,8 +320,8 @@ START_TEST(test_embedding_golden) {
     float *w = xmalloc((size_t)num * dim * sizeof *w);
     rng_seed(&g, seed);
     rng_embedding_init(&g, w, num, dim);
-    expect_floats_close(seed, "embedding_20000_32_rows_0_2", w, 3 * (size_t)dim, NORMAL_TOL);
-    expect_floats_close(seed, "embedding_20000_32_row_19999", w + (size_t)19999 * dim,
+    expect_golden(seed, "embedding_20000_32_rows_0_2", w, 3 * (size_t)dim, NORMAL_TOL);
+    expect_golden(seed, "embedding_20000_32_row_19999", w + (size_t)19999 * dim,
                         (size_t)dim, NORMAL_TOL);
     free(w);
 }
@@ -394,11 +333,11 @@ START_TEST(test_linear_golden) {
     float w[100], b[10];
     rng_seed(&g, seed);
     rng_linear_init(&g, w, b, 10, 10);
-    expect_floats_exact(seed, "linear_10_10_weight", w, 100);
-    expect_floats_exact(seed, "linear_10_10_bias", b, 10);
+    expect_golden_exact(seed, "linear_10_10_weight", w, 100);
+    expect_golden_exact(seed, "linear_10_10_bias", b, 10);
     rng_seed(&g, seed);
     rng_linear_init(&g, w, NULL, 7, 5);
-    expect_floats_exact(seed, "linear_7_5_nobias_weight", w, 35);
+    expect_golden_exact(seed, "linear_7_5_nobias_weight", w, 35);
 }
 END_TEST
 
@@ -408,7 +347,7 @@ START_TEST(test_xavier_golden) {
     float *w = xmalloc(96 * 32 * sizeof *w);
     rng_seed(&g, seed);
     rng_xavier_uniform(&g, w, 96, 32);
-    expect_floats_exact(seed, "xavier_uniform_96_32", w, 96 * 32);
+    expect_golden_exact(seed, "xavier_uniform_96_32", w, 96 * 32);
     free(w);
 }
 END_TEST
@@ -425,17 +364,17 @@ START_TEST(test_sequence_golden) {
     int64_t v[4];
     rng_seed(&g, seed);
     rng_rand(&g, x, 3);
-    expect_floats_exact(seed, "seq_rand_3", x, 3);
+    expect_golden_exact(seed, "seq_rand_3", x, 3);
     rng_randn(&g, x, 5);
-    expect_floats_exact(seed, "seq_randn_5", x, 5);
+    expect_golden_exact(seed, "seq_randn_5", x, 5);
     rng_randn(&g, x, 20);
-    expect_floats_close(seed, "seq_randn_20", x, 20, NORMAL_TOL);
+    expect_golden(seed, "seq_randn_20", x, 20, NORMAL_TOL);
     rng_randint(&g, v, 4, 0, 100);
-    expect_ints(seed, "seq_randint_0_100_4", v, 4);
+    expect_golden_ids(seed, "seq_randint_0_100_4", v, 4);
     rng_rand(&g, x, 2);
-    expect_floats_exact(seed, "seq_rand_2", x, 2);
+    expect_golden_exact(seed, "seq_rand_2", x, 2);
     rng_randn(&g, x, 1);
-    expect_floats_exact(seed, "seq_randn_1", x, 1);
+    expect_golden_exact(seed, "seq_randn_1", x, 1);
 }
 END_TEST
 
