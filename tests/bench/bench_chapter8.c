@@ -18,7 +18,7 @@
 //                 embedding trained and kept as a lazy Adam table as
 //                 ./chapter8 keeps it, on chunks of ids drawn by Zipf's law
 //                 (id r with probability proportional to 1 / (r + 1)), as
-//                 tests/bench/bench_train.c draws them
+//                 tests/bench/bench_train.c draws them (bench.h, zipf_ids)
 // A step is what a training step of ./chapter8 does: forward, the loss,
 // backward, Adam on every parameter. C runs on one thread (a step is never
 // split among threads: src/kernels/parallel.h).
