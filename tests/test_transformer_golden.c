@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "core/rng.h"
-#include "nn/positions.h"
+#include "layers/positions.h"
 #include "layers/adam.h"
 #include "layers/cross_entropy.h"
 #include "kernels/real.h"
@@ -464,7 +464,7 @@ static seq2seq_config model_config(int c, real *table) {
                           .pad = PAD};
     if (model_sinusoidal(c)) {
         float pe[NT * D];
-        sinusoidal_positions(pe, NT, D);
+        positions_sinusoidal(pe, NT, D);
         for (int i = 0; i < NT * D; i++) table[i] = pe[i];
         expect_within(table, MODEL, MODEL_CASES[c].name, "positions", NT * D, 0, 0);
     }

@@ -181,7 +181,7 @@ def decoder_case(out, prefix, norm_first):
                              memory_key_padding_mask=mem_pad))
 
 
-def sinusoidal_positions(n, d):
+def positions_sinusoidal(n, d):
     """src/nn/positions.c's table: each angle in double (libm's pow, sin and
     cos, as the C code calls them), rounded to float."""
     pe = np.zeros((n, d), dtype=np.float32)
@@ -202,7 +202,7 @@ class Seq2Seq(nn.Module):
         if positions == "learned":
             self.pos = nn.Embedding(n_pos, D)
         elif positions == "sinusoidal":
-            self.register_buffer("table", sinusoidal_positions(n_pos, D), persistent=False)
+            self.register_buffer("table", positions_sinusoidal(n_pos, D), persistent=False)
         self.positions = positions
         self.enc = nn.ModuleList([nn.TransformerEncoderLayer(
             D, H, D_FF, dropout=0.0, batch_first=True, norm_first=norm_first)
