@@ -1,4 +1,4 @@
-// test_positions.c: the position encodings of src/nn/positions.c, and what
+// test_positions.c: the position tables of src/layers/positions.c, and what
 // they are for: chapter 5's encoder layer, given a sequence's tokens in
 // another order, gives the same outputs in that order (it cannot tell the
 // orders apart), until positions are added.
@@ -98,7 +98,7 @@ START_TEST(sinusoid_distance_depends_on_the_offset_only) {
 }
 END_TEST
 
-START_TEST(add_positions_adds_row_by_row) {
+START_TEST(positions_forward_adds_row_by_row) {
     float x[6] = { 1, 2, 3, 4, 5, 6 };
     const float p[6] = { 0.5f, -1, 0, 10, -5, 0.25f };
     positions_forward(x, p, NULL, 1, 3, 2);
@@ -227,7 +227,7 @@ static Suite *positions_suite(void) {
     tcase_add_test(sinusoids, sinusoids_odd_width_ends_with_a_sine);
     tcase_add_test(sinusoids, sinusoid_shift_is_a_rotation);
     tcase_add_test(sinusoids, sinusoid_distance_depends_on_the_offset_only);
-    tcase_add_test(sinusoids, add_positions_adds_row_by_row);
+    tcase_add_test(sinusoids, positions_forward_adds_row_by_row);
     suite_add_tcase(s, sinusoids);
     TCase *order = tcase_create("order");
     tcase_add_test(order, encoder_layer_follows_a_permutation_without_positions);

@@ -455,7 +455,7 @@ END_TEST
 // ---------------------------------------------------------------- the model
 
 // The configuration of model case c and, for sinusoidal positions, its
-// table (NT, D) from nn/positions.c, which must be the script's to the bit.
+// table (NT, D) from layers/positions.c, which must be the script's to the bit.
 static seq2seq_config model_config(int c, real *table) {
     seq2seq_config cfg = {.V = VOCAB, .d = D, .h = H, .d_ff = D_FF,
                           .n_enc = MODEL_CASES[c].layers, .n_dec = MODEL_CASES[c].layers,

@@ -3,7 +3,7 @@
 // ids, and an nn.Embedding table drawn for them (the lookup is
 // layers/embedding.h's embedding_forward).
 //
-// Dimension legend (as in tensor.h):
+// Dimension legend (as in layers/tensor.h):
 //   n  tokens
 //   d  embedding width
 //   V  vocabulary size
