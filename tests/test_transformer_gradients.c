@@ -574,12 +574,7 @@ static void model_case_init(model_case *c, bool norm_first, position_kind positi
     seq2seq_config cfg = {.V = V9, .d = D, .h = HEADS, .d_ff = D_FF, .n_enc = 2, .n_dec = 2,
                           .n_pos = NS + 1, .norm_first = norm_first, .positions = positions};
     c->sinusoid = new_zeros((size_t)cfg.n_pos * D);
-    for (int i = 0; i < cfg.n_pos; i++)
-        for (int j = 0; j < D; j += 2) {
-            double angle = i / pow(10000.0, (double)j / D);
-            c->sinusoid[i * D + j] = sin(angle);
-            c->sinusoid[i * D + j + 1] = cos(angle);
-        }
+    positions_sinusoidal(c->sinusoid, cfg.n_pos, D);
     torch_rng g;
     rng_seed(&g, seed);
     ck_assert_int_eq(seq2seq_init(&c->m, &cfg, c->sinusoid, B, NS, NT, &g), 0);

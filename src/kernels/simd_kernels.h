@@ -324,7 +324,7 @@ INLINE float partial_sums(const float *x, float mu, int squares, int d);
 // vec_exp for expf (to about a unit in the last place, not the same bits)
 // and the row's sum as layer norm's 16 interleaved partial sums
 // (partial_sums), so that AVX2 and AVX-512 still agree to the bit. The
-// readable loop stays in masked_softmax.
+// readable loop is softmax_row (softmax.c), which masked_softmax calls.
 INLINE void head_softmax(float *w, const bool *pad, int causal, int nq, int nk) {
     for (int r = 0; r < nq; r++) {
         float *row = w + (long)r * nk;
