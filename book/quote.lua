@@ -96,7 +96,7 @@ local function check_widths(text, limit, what)
 end
 
 -- Every .c and .h file under source_dir, at any depth, as paths relative to
--- it ("nn/tensor.c"). Finding none is an error: a check over no files
+-- it ("layers/tensor.c"). Finding none is an error: a check over no files
 -- would pass whatever the book quotes.
 local source_files
 local function sources()

@@ -19,7 +19,7 @@
 #include <check.h>
 #include <unistd.h>
 
-#include "nn/attention_module.h"
+#include "notebooks/attention_module.h"
 #include "capture.h"
 #include "datafile.h"
 #include "cells.h"

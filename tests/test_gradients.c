@@ -12,7 +12,8 @@
 #include "../src/kernels/gemm_reference.c"
 #include "../src/kernels/gemm.c"
 #include "../src/layers/dense.c"
-#include "../src/layers/embedding_table.c"
+#include "../src/layers/embedding.c"
+#include "../src/layers/softmax.c"
 #include "../src/layers/mean.c"
 #include "../src/layers/bce_loss.c"
 #include "../src/layers/cross_entropy.c"
@@ -23,7 +24,7 @@
 #include "../src/layers/ffn.c"
 #include "../src/layers/multihead_attention.c"
 #include "../src/layers/transformer_layer.c"
-#include "../src/layers/position_table.c"
+#include "../src/layers/positions.c"
 #include "../src/models/sentiment_encoder.c"
 #include "../src/models/sentiment.c"
 

@@ -17,7 +17,7 @@
 
 #include "layers/adam.h"
 #include "layers/attention_head.h"
-#include "layers/embedding_table.h"
+#include "layers/embedding.h"
 #include "kernels/gemm_fast.h"
 #include "layers/layer_norm.h"
 #include "layers/mean.h"

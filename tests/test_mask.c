@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/mask.h"
-#include "nn/tensor.h"
+#include "layers/mask.h"
+#include "layers/softmax.h"
+#include "layers/tensor.h"
 
 // ------------------------------------------------------------ causal_mask
 

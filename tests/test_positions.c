@@ -1,4 +1,4 @@
-// test_positions.c: the position encodings of src/nn/positions.c, and what
+// test_positions.c: the position tables of src/layers/positions.c, and what
 // they are for: chapter 5's encoder layer, given a sequence's tokens in
 // another order, gives the same outputs in that order (it cannot tell the
 // orders apart), until positions are added.
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "core/rng.h"
-#include "nn/positions.h"
-#include "nn/tensor.h"
+#include "layers/positions.h"
+#include "layers/tensor.h"
 #include "nn/transformer.h"
 
 // ------------------------------------------------------------ sinusoids
@@ -25,7 +25,7 @@
 START_TEST(sinusoids_known_values) {
     // d = 4: w_0 = 1 and w_1 = 10000^(-1/2) = 1/100.
     float pe[101 * 4];
-    sinusoidal_positions(pe, 101, 4);
+    positions_sinusoidal(pe, 101, 4);
     const double want[3][4] = {
         { 0, 1, 0, 1 },                                  // position 0
         { sin(1.0), cos(1.0), sin(0.01), cos(0.01) },    // position 1
@@ -35,10 +35,10 @@ START_TEST(sinusoids_known_values) {
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++)
             ck_assert_double_eq_tol(pe[pos[r] * 4 + c], want[r][c], 1e-7);
-    ck_assert_double_eq_tol(sinusoid_frequency(0, 4), 1.0, 1e-15);
-    ck_assert_double_eq_tol(sinusoid_frequency(1, 4), 0.01, 1e-15);
+    ck_assert_double_eq_tol(positions_frequency(0, 4), 1.0, 1e-15);
+    ck_assert_double_eq_tol(positions_frequency(1, 4), 0.01, 1e-15);
     // d = 512, the paper's width: the last pair turns at 10000^(-510/512)
-    ck_assert_double_eq_tol(sinusoid_frequency(255, 512), exp(-510.0 / 512 * log(1e4)),
+    ck_assert_double_eq_tol(positions_frequency(255, 512), exp(-510.0 / 512 * log(1e4)),
                             1e-18);
 }
 END_TEST
@@ -47,7 +47,7 @@ START_TEST(sinusoids_odd_width_ends_with_a_sine) {
     // d = 5: pairs at w_0 = 1 and w_1 = 10000^(-2/5), then the sine of
     // pair 2, w_2 = 10000^(-4/5), without its cosine
     float pe[3 * 5];
-    sinusoidal_positions(pe, 3, 5);
+    positions_sinusoidal(pe, 3, 5);
     for (int pos = 0; pos < 3; pos++) {
         ck_assert_double_eq_tol(pe[pos * 5 + 2], sin(pos * pow(1e4, -0.4)), 1e-7);
         ck_assert_double_eq_tol(pe[pos * 5 + 4], sin(pos * pow(1e4, -0.8)), 1e-7);
@@ -61,11 +61,11 @@ START_TEST(sinusoid_shift_is_a_rotation) {
     // whatever the position it starts from.
     enum { N = 64, D = 16 };
     float pe[N * D];
-    sinusoidal_positions(pe, N, D);
+    positions_sinusoidal(pe, N, D);
     for (int k = 1; k <= 8; k++)
         for (int pos = 0; pos + k < N; pos++)
             for (int i = 0; i < D / 2; i++) {
-                double t = k * sinusoid_frequency(i, D);
+                double t = k * positions_frequency(i, D);
                 double s = pe[pos * D + 2 * i], c = pe[pos * D + 2 * i + 1];
                 ck_assert_double_eq_tol(pe[(pos + k) * D + 2 * i],
                                         s * cos(t) + c * sin(t), 1e-6);
@@ -81,10 +81,10 @@ START_TEST(sinusoid_distance_depends_on_the_offset_only) {
     // within the positions used here.
     enum { N = 200, D = 32 };
     float pe[N * D];
-    sinusoidal_positions(pe, N, D);
+    positions_sinusoidal(pe, N, D);
     for (int k = 1; k < 50; k++) {
         double want = 0;
-        for (int i = 0; i < D / 2; i++) want += 2 - 2 * cos(k * sinusoid_frequency(i, D));
+        for (int i = 0; i < D / 2; i++) want += 2 - 2 * cos(k * positions_frequency(i, D));
         ck_assert(want > 1e-3);
         for (int p = 0; p + k < N; p++) {
             double got = 0;
@@ -98,10 +98,10 @@ START_TEST(sinusoid_distance_depends_on_the_offset_only) {
 }
 END_TEST
 
-START_TEST(add_positions_adds_row_by_row) {
+START_TEST(positions_forward_adds_row_by_row) {
     float x[6] = { 1, 2, 3, 4, 5, 6 };
     const float p[6] = { 0.5f, -1, 0, 10, -5, 0.25f };
-    add_positions(x, p, 3, 2);
+    positions_forward(x, p, NULL, 1, 3, 2);
     const float want[6] = { 1.5f, 1, 3, 14, 0, 6.25f };
     for (int k = 0; k < 6; k++) ck_assert_float_eq(x[k], want[k]);
 }
@@ -158,8 +158,8 @@ static double gap_with_positions(permutation_case *t, const float *pos) {
     memcpy(x, t->x, sizeof x);
     permute_rows(xp, t->x, t->perm);
     if (pos) {
-        add_positions(x, pos, N, D);
-        add_positions(xp, pos, N, D);
+        positions_forward(x, pos, NULL, 1, N, D);
+        positions_forward(xp, pos, NULL, 1, N, D);
     }
     ck_assert_int_eq(encoder_layer_forward(out, &t->layer, x, NULL, N), MHA_OK);
     ck_assert_int_eq(encoder_layer_forward(outp, &t->layer, xp, NULL, N), MHA_OK);
@@ -191,7 +191,7 @@ END_TEST
 
 START_TEST(sinusoidal_positions_tell_the_orders_apart) {
     float pe[N * D];
-    sinusoidal_positions(pe, N, D);
+    positions_sinusoidal(pe, N, D);
     for (int pre = 0; pre < 2; pre++) {
         permutation_case t;
         case_init(&t, pre);
@@ -227,7 +227,7 @@ static Suite *positions_suite(void) {
     tcase_add_test(sinusoids, sinusoids_odd_width_ends_with_a_sine);
     tcase_add_test(sinusoids, sinusoid_shift_is_a_rotation);
     tcase_add_test(sinusoids, sinusoid_distance_depends_on_the_offset_only);
-    tcase_add_test(sinusoids, add_positions_adds_row_by_row);
+    tcase_add_test(sinusoids, positions_forward_adds_row_by_row);
     suite_add_tcase(s, sinusoids);
     TCase *order = tcase_create("order");
     tcase_add_test(order, encoder_layer_follows_a_permutation_without_positions);

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "layers/dense.h"
-#include "layers/embedding_table.h"
+#include "layers/embedding.h"
 #include "core/rng.h"
 #include "models/sentiment.h"
 

@@ -6,7 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "nn/tensor.h"
+#include "layers/softmax.h"
+#include "layers/tensor.h"
 
 START_TEST(dot_of_small_vectors) {
     const float a[] = { 1, 2, 3 }, b[] = { 4, -5, 6 };

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "core/rng.h"
-#include "nn/positions.h"
+#include "layers/positions.h"
 #include "layers/adam.h"
 #include "layers/cross_entropy.h"
 #include "kernels/real.h"
@@ -447,7 +447,7 @@ END_TEST
 // ---------------------------------------------------------------- the model
 
 // The configuration of model case c and, for sinusoidal positions, its
-// table (NT, D) from nn/positions.c, which must be the script's to the bit.
+// table (NT, D) from layers/positions.c, which must be the script's to the bit.
 static seq2seq_config model_config(int c, real *table) {
     seq2seq_config cfg = {.V = VOCAB, .d = D, .h = H, .d_ff = D_FF,
                           .n_enc = MODEL_CASES[c].layers, .n_dec = MODEL_CASES[c].layers,
@@ -456,7 +456,7 @@ static seq2seq_config model_config(int c, real *table) {
                           .pad = PAD};
     if (model_sinusoidal(c)) {
         float pe[NT * D];
-        sinusoidal_positions(pe, NT, D);
+        positions_sinusoidal(pe, NT, D);
         for (int i = 0; i < NT * D; i++) table[i] = pe[i];
         expect_within(table, MODEL, MODEL_CASES[c].name, "positions", NT * D, 0, 0);
     }

@@ -10,9 +10,17 @@
 // sequences, one of them padded. The float code is held to PyTorch by
 // tests/test_transformer_golden.c.
 #define ATTN_REAL double
+// The float library is linked as well, for chapter 5's layers
+// (layers_agree_with_chapter5), and its masked softmax calls the float
+// softmax.c: the double softmax compiled here takes other names.
+#define softmax_row softmax_row_double
+#define softmax_rows softmax_rows_double
+#define softmax_backward_rows softmax_backward_rows_double
+#define log_sum_exp log_sum_exp_double
 #include "../src/kernels/gemm_reference.c"
 #include "../src/kernels/gemm.c"
-#include "../src/layers/embedding_table.c"
+#include "../src/layers/embedding.c"
+#include "../src/layers/softmax.c"
 #include "../src/layers/cross_entropy.c"
 #include "../src/layers/adam.c"
 #include "../src/layers/torch_linear.c"
@@ -20,7 +28,7 @@
 #include "../src/layers/ffn.c"
 #include "../src/layers/multihead_attention.c"
 #include "../src/layers/transformer_layer.c"
-#include "../src/layers/position_table.c"
+#include "../src/layers/positions.c"
 #include "../src/models/seq2seq.c"
 
 #include <check.h>
@@ -512,7 +520,7 @@ typedef struct {
 static double embed_loss(void *p) {
     embed_case *c = p;
     embedding_forward(c->x, c->ids, c->table, B * NT, D);
-    positions_add_forward(c->x, c->pos, B, NT, D);
+    positions_forward(c->x, c->pos, NULL, B, NT, D);
     return weighted_sum(c->x, c->r, (size_t)B * NT * D);
 }
 
@@ -528,7 +536,7 @@ START_TEST(embedding_and_positions_gradients) {
     double *dtable = new_zeros((size_t)V * D), *dpos = new_zeros((size_t)n_pos * D);
     embed_loss(&c);
     embedding_backward(dtable, c.r, c.ids, B * NT, D);
-    positions_add_backward(dpos, c.r, B, NT, D);
+    positions_backward(dpos, c.r, NULL, B, NT, D);
     check_gradient("embedding table", c.table, dtable, (size_t)V * D, embed_loss, &c);
     check_gradient("position table", c.pos, dpos, (size_t)n_pos * D, embed_loss, &c);
     for (int i = NT * D; i < n_pos * D; i++) ck_assert(dpos[i] == 0);  // rows past the length
@@ -560,12 +568,7 @@ static void model_case_init(model_case *c, bool norm_first, position_kind positi
     seq2seq_config cfg = {.V = V9, .d = D, .h = HEADS, .d_ff = D_FF, .n_enc = 2, .n_dec = 2,
                           .n_pos = NS + 1, .norm_first = norm_first, .positions = positions};
     c->sinusoid = new_zeros((size_t)cfg.n_pos * D);
-    for (int i = 0; i < cfg.n_pos; i++)
-        for (int j = 0; j < D; j += 2) {
-            double angle = i / pow(10000.0, (double)j / D);
-            c->sinusoid[i * D + j] = sin(angle);
-            c->sinusoid[i * D + j + 1] = cos(angle);
-        }
+    positions_sinusoidal(c->sinusoid, cfg.n_pos, D);
     torch_rng g;
     rng_seed(&g, seed);
     ck_assert_int_eq(seq2seq_init(&c->m, &cfg, c->sinusoid, B, NS, NT, &g), 0);

@@ -3,9 +3,9 @@
 //
 // This is the readable product; gemm_fast.h has the same product with vector
 // instructions, held to this one by tests/test_kernels.c, and gemm.h the
-// gemm() that training calls, which picks between them. (nn/tensor.c's
-// matmul is the float product of the lessons, chapters 1-6; this one is in
-// `real`, so that the gradient tests can run it in double, and takes three
+// gemm() that training calls, which picks between them. (layers/tensor.c's
+// matmul is the lessons' product, chapters 1-6, as the page writes it, one
+// entry at a time; this one is written for the cache, and takes three
 // layouts, so that a backward pass never copies a transpose out.)
 //
 //   n, k, m   c is (n, m); the product sums over k

@@ -1,9 +1,9 @@
 // real.h: the number type of the training code.
 //
-// The training code (gemm_reference.c, gemm.c, embedding_table.c, dense.c, mean.c,
-// bce_loss.c, attention_head.c, adam.c, sentiment.c, and the transformer's
-// layers and seq2seq.c) computes in `real`,
-// which is float, as PyTorch and JAX train. The gradient tests compile the
+// The library's arithmetic (gemm_reference.c, gemm.c, the layers of
+// layers/, among them the lessons' tensor.c, mask.c and softmax.c, and the
+// models of models/) computes in `real`, which is float, as PyTorch and JAX
+// train. The gradient tests compile the
 // same source files once more with ATTN_REAL defined as double: a finite
 // difference of a float loss is mostly rounding noise, of a double loss it
 // is accurate to about 1e-10, so only in double can a test hold a backward

@@ -146,7 +146,7 @@ TARGET void KERNEL(scale)(float *x, long n, float s) {
     }
 }
 
-// Replaces the three passes of attention_head_forward's softmax: each row
+// Replaces softmax_rows (softmax.c) in attention_head_forward: each row
 // of x (rows, L) becomes softmax(row). The max and the sum are taken a
 // vector at a time, then across the vector; the lanes of a last, partial
 // vector are filled with -infinity for the max and left out of the sum.
@@ -168,9 +168,10 @@ TARGET void KERNEL(softmax_rows)(float *x, int rows, int L) {
     }
 }
 
-// Replaces the softmax step of attention_head_backward: with w a row of
-// softmax weights and g the gradient with respect to it, g becomes
-// w (g - g . w), the gradient with respect to the scores. g, w are (rows, L).
+// Replaces softmax_backward_rows (softmax.c) in attention_head_backward:
+// with w a row of softmax weights and g the gradient with respect to it, g
+// becomes w (g - g . w), the gradient with respect to the scores. g, w are
+// (rows, L).
 TARGET void KERNEL(softmax_backward_rows)(float *g, const float *w, int rows, int L) {
     for (int i = 0; i < rows; i++) {
         float *gi = g + (long)i * L;
@@ -187,7 +188,7 @@ TARGET void KERNEL(softmax_backward_rows)(float *g, const float *w, int rows, in
 
 // ---------------------------------------------------------------- embedding
 
-// Replaces the loop of embedding_backward (embedding_table.c), with the same bits:
+// Replaces the loop of embedding_backward (embedding.c), with the same bits:
 // row ids[t] of table (V, d) += row t of src (n, d), token after token, a
 // vector at a time; the rows a few tokens ahead are asked for early, since
 // they are scattered over the table.
@@ -323,7 +324,7 @@ INLINE float partial_sums(const float *x, float mu, int squares, int d);
 // vec_exp for expf (to about a unit in the last place, not the same bits)
 // and the row's sum as layer norm's 16 interleaved partial sums
 // (partial_sums), so that AVX2 and AVX-512 still agree to the bit. The
-// readable loop stays in masked_softmax.
+// readable loop is softmax_row (softmax.c), which masked_softmax calls.
 INLINE void head_softmax(float *w, const bool *pad, int causal, int nq, int nk) {
     for (int r = 0; r < nq; r++) {
         float *row = w + (long)r * nk;

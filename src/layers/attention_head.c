@@ -2,10 +2,10 @@
 // chunk of a batch, with or without the softmax, forward and backward.
 // Dimension legend in attention_head.h.
 //
-// The softmax here is written in `real` beside the products of gemm.h, so
-// that the gradient tests can run it in double; nn/tensor.c's softmax_rows is
-// the float one of the lessons, chapters 1-6. The plain loops below are the
-// readable reference; softmax_rows and scale in simd_kernels.h the fast ones.
+// The softmax is softmax.c's, the one of chapter 1, in `real`, so that the
+// gradient tests can run it in double. The plain loops below and softmax.c
+// are the readable reference; softmax_rows and scale in simd_kernels.h the
+// fast ones.
 #include "layers/attention_head.h"
 
 #include <string.h>
@@ -13,6 +13,7 @@
 
 #include "kernels/gemm.h"
 #include "kernels/simd.h"
+#include "layers/softmax.h"
 
 //> attention-forward
 void attention_head_forward(real *out, real *w, const real *q, const real *k, const real *v,
@@ -26,14 +27,8 @@ void attention_head_forward(real *out, real *w, const real *q, const real *k, co
         gemm(wb, qb, kb, L, d_k, L, GEMM_ABT);  // s = q k^T
         if (!FAST_KERNEL(scale, wb, (long)L * L, scale))
             for (int i = 0; i < L * L; i++) wb[i] *= scale;
-        if (softmax && !FAST_KERNEL(softmax_rows, wb, L, L)) {  // vectors (simd.h), or:
-            for (int i = 0; i < L; i++) {  // over the keys j of query i
-                real *row = wb + (long)i * L, max = row[0], sum = 0;
-                for (int j = 1; j < L; j++) max = fmax(max, row[j]);  // pass 1
-                for (int j = 0; j < L; j++) sum += row[j] = exp(row[j] - max);  // pass 2
-                for (int j = 0; j < L; j++) row[j] /= sum;  // pass 3
-            }
-        }
+        if (softmax && !FAST_KERNEL(softmax_rows, wb, L, L))  // vectors (simd.h), or:
+            softmax_rows(wb, L, L);  // over the keys j of each query i
         memset(ob, 0, (size_t)L * d_k * sizeof *ob);
         gemm(ob, wb, vb, L, L, d_k, GEMM_AB);  // out = w v
     }
@@ -53,15 +48,9 @@ void attention_head_backward(real *dq, real *dk, real *dv, real *scratch, const 
         memset(ds, 0, (size_t)L * L * sizeof *ds);
         gemm(ds, db, v + off, L, d_k, L, GEMM_ABT);
         gemm(dv + off, wb, db, L, L, d_k, GEMM_ATB);
-        if (softmax && !FAST_KERNEL(softmax_backward_rows, ds, wb, L, L)) {
-            // w_i = softmax(s_i): ds_ij = w_ij (dw_ij - sum_l dw_il w_il)
-            for (int i = 0; i < L; i++) {
-                real *g = ds + (long)i * L, dot = 0;
-                const real *wi = wb + (long)i * L;
-                for (int j = 0; j < L; j++) dot += g[j] * wi[j];
-                for (int j = 0; j < L; j++) g[j] = wi[j] * (g[j] - dot);
-            }
-        }
+        // w_i = softmax(s_i): ds_ij = w_ij (dw_ij - sum_l dw_il w_il)
+        if (softmax && !FAST_KERNEL(softmax_backward_rows, ds, wb, L, L))
+            softmax_backward_rows(ds, wb, L, L);
         if (!FAST_KERNEL(scale, ds, (long)L * L, scale))
             for (int i = 0; i < L * L; i++) ds[i] *= scale;
         // s = q k^T: dq += ds k, dk += ds^T q

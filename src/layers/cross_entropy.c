@@ -5,20 +5,13 @@
 #include <math.h>
 #include <tgmath.h>
 
+#include "layers/softmax.h"
+
 // The positions counted: those whose target is not ignore.
 static int counted(const int32_t *y, int N, int32_t ignore) {
     int c = 0;
     for (int r = 0; r < N; r++) c += y[r] != ignore;
     return c;
-}
-
-// log sum_v exp z[v], with the largest logit taken out first so that exp
-// never overflows: log sum exp z = m + log sum exp(z - m).
-static double log_sum_exp(const real *z, int V) {
-    double m = z[0], sum = 0;
-    for (int v = 1; v < V; v++) m = fmax(m, z[v]);
-    for (int v = 0; v < V; v++) sum += exp(z[v] - m);
-    return m + log(sum);
 }
 
 real cross_entropy_forward(const real *z, const int32_t *y, int N, int V, int32_t ignore) {

@@ -13,6 +13,7 @@
 
 #include "kernels/gemm.h"
 #include "kernels/simd.h"
+#include "layers/softmax.h"
 #include "layers/torch_linear.h"
 
 static int max_int(int a, int b) { return a > b ? a : b; }
@@ -96,18 +97,8 @@ static void merge_heads(real *x, const real *heads, real factor, int B, int n, i
 // others get exactly 0, as exp(-inf) gives in PyTorch.
 static void masked_softmax(real *w, const bool *pad, bool causal, int n_q, int n_k) {
     for (int r = 0; r < n_q; r++) {
-        real *row = w + (long)r * n_k;
         int seen = causal && r + 1 < n_k ? r + 1 : n_k;  // keys 0 .. seen-1
-        real top = -INFINITY, sum = 0;
-        for (int j = 0; j < seen; j++)
-            if (!(pad && pad[j]) && row[j] > top) top = row[j];
-        for (int j = 0; j < n_k; j++) {
-            bool hidden = j >= seen || (pad && pad[j]);
-            row[j] = hidden ? 0 : exp(row[j] - top);
-            sum += row[j];
-        }
-        if (sum > 0)
-            for (int j = 0; j < n_k; j++) row[j] /= sum;
+        softmax_row(w + (long)r * n_k, pad, seen, n_k);
     }
 }
 
@@ -246,12 +237,7 @@ static void head_backward(real *dq, real *dk, real *dv, real *dw, const real *dz
     gemm(dv, w, dz, n_k, n_q, d_k, GEMM_ATB);
     // w = softmax(s) row by row: ds_j = w_j (dw_j - sum_l w_l dw_l). A
     // masked key has w_j = 0, so its score gets no gradient.
-    for (int r = 0; r < n_q; r++) {
-        const real *wr = w + (long)r * n_k;
-        real *g = dw + (long)r * n_k, dot = 0;
-        for (int j = 0; j < n_k; j++) dot += wr[j] * g[j];
-        for (int j = 0; j < n_k; j++) g[j] = wr[j] * (g[j] - dot);
-    }
+    softmax_backward_rows(dw, w, n_q, n_k);
     // s = q k^T:  dq += ds k,  dk += ds^T q
     gemm(dq, dw, k, n_q, n_k, d_k, GEMM_AB);
     gemm(dk, dw, q, n_k, n_q, d_k, GEMM_ATB);

@@ -9,8 +9,9 @@
 #include "layers/attention_head.h"
 #include "layers/bce_loss.h"
 #include "layers/dense.h"
-#include "layers/embedding_table.h"
+#include "layers/embedding.h"
 #include "layers/mean.h"
+#include "layers/positions.h"
 
 const char *model_name(model_kind kind) {
     switch (kind) {
@@ -116,7 +117,7 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
         dense_init_lecun_normal(g, m->p.wv, d, d_k);
     }
     if (is_transformer(m)) {
-        sentiment_encoder_positions(m->positions, L, d_k);
+        positions_sinusoidal(m->positions, L, d_k);
         if (sentiment_encoder_init(&m->p.enc, g, d, d_k) < 0) {
             sentiment_model_free(m);
             return -1;

@@ -2,14 +2,13 @@
 // forward and backward. Dimension legend in sentiment_encoder.h.
 #include "models/sentiment_encoder.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "layers/dense.h"
-#include "layers/embedding_table.h"
+#include "layers/embedding.h"
 #include "layers/mean.h"
-#include "layers/position_table.h"
+#include "layers/positions.h"
 
 layer_dims sentiment_encoder_dims(int w) {
     return (layer_dims){.d = w, .h = SENTIMENT_ENCODER_HEADS,
@@ -80,14 +79,6 @@ int sentiment_encoder_init(const sentiment_encoder_params *p, torch_rng *g, int 
     return 0;
 }
 
-void sentiment_encoder_positions(real *table, int L, int w) {
-    for (int pos = 0; pos < L; pos++)
-        for (int c = 0; c < w; c++) {
-            double angle = pos * pow(10000.0, -2.0 * (c / 2) / w);
-            table[(size_t)pos * w + c] = (real)(c % 2 == 0 ? sin(angle) : cos(angle));
-        }
-}
-
 int sentiment_encoder_acts_init(sentiment_encoder_acts *a, int B, int L, int w) {
     *a = (sentiment_encoder_acts){0};
     size_t n = (size_t)B * L * w;
@@ -121,7 +112,8 @@ void sentiment_encoder_forward(real *mean, sentiment_encoder_acts *a,
     layer_dims dims = sentiment_encoder_dims(w);
     dense_forward(a->word_p, word_x, p->wp, p->bp, U, d, w);  // (U, w): each word once
     // (B, L, w): each token looks its word's row up, + PE
-    positions_embed_forward(a->x, slot, a->word_p, positions, B, L, w);
+    embedding_forward(a->x, slot, a->word_p, B * L, w);
+    positions_forward(a->x, positions, NULL, B, L, w);
     enc_layer_forward(a->y, &a->layer, &p->layer, a->x, NULL, &dims, B, L);
     mean_forward(mean, a->y, B, L, w);                        // (B, w)
 }

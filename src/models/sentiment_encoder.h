@@ -57,10 +57,6 @@ size_t sentiment_encoder_lay_out(sentiment_encoder_params *p, real *block, int d
 // norms 1 and 0). Returns 0, or -1 when out of memory.
 int sentiment_encoder_init(const sentiment_encoder_params *p, torch_rng *g, int d, int w);
 
-// The sinusoidal encoding of positions 0 .. L-1 (Vaswani et al. 2017, 3.5):
-// table (L, w), PE(pos, 2i) = sin(pos / 10000^(2i/w)), PE(pos, 2i+1) = cos.
-void sentiment_encoder_positions(real *table, int L, int w);
-
 // The activations of a batch of up to B chunks, and their gradients.
 typedef struct {
     real *word_p, *word_dp;  // (B L, w): room for U <= B L words

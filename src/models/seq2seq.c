@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "layers/cross_entropy.h"
-#include "layers/embedding_table.h"
+#include "layers/embedding.h"
 #include "layers/layer_norm.h"
-#include "layers/position_table.h"
+#include "layers/positions.h"
 #include "layers/torch_linear.h"
 
 // ---------------------------------------------------------------- parameters
@@ -363,7 +363,7 @@ static void embed_tokens(const seq2seq_model *m, real *x, bool *pad, const int32
                          const int32_t *packed, const int *len, int rows, int B, int n) {
     embedding_forward(x, packed, m->p.embedding, rows, m->cfg.d);
     const real *table = position_table(m);
-    if (table) positions_add_rows_forward(x, table, len, B, m->cfg.d);
+    if (table) positions_forward(x, table, len, B, n, m->cfg.d);
     for (int e = 0; e < B * n; e++) pad[e] = ids[e] == m->cfg.pad;
 }
 
@@ -445,10 +445,10 @@ const real *seq2seq_attention(const seq2seq_model *m, seq2seq_attention_kind kin
 // The gradient of the embedded tokens dx (rows of the tokens ids, len[b]
 // of sequence b) into the table and, when learned, the positions.
 static void embed_backward(seq2seq_model *m, const real *dx, const int32_t *ids, const int *len,
-                           int rows) {
+                           int rows, int n) {
     embedding_backward(m->g.embedding, dx, ids, rows, m->cfg.d);
     if (m->g.pos && m->cfg.positions == POSITIONS_LEARNED)
-        positions_add_rows_backward(m->g.pos, dx, len, m->B, m->cfg.d);
+        positions_backward(m->g.pos, dx, len, m->B, n, m->cfg.d);
 }
 
 // From the logits' gradient down the decoder: the target's embedding, and
@@ -476,7 +476,7 @@ static void decode_backward(seq2seq_model *m, int B, int n_t, int n_s) {
                                 n_s, a->tgt_len, a->src_len);
         real *t = cur; cur = next; next = t;
     }
-    embed_backward(m, cur, a->tgt_ids, a->tgt_len, N);
+    embed_backward(m, cur, a->tgt_ids, a->tgt_len, N, n_t);
 }
 
 // From a.dmemory down the encoder to the source's embedding.
@@ -497,7 +497,7 @@ static void encode_backward(seq2seq_model *m, int B, int n_s) {
                                 &m->p.enc[l], &m->dims, B, n_s, a->src_len);
         real *t = cur; cur = next; next = t;
     }
-    embed_backward(m, cur, a->src_ids, a->src_len, N);
+    embed_backward(m, cur, a->src_ids, a->src_len, N, n_s);
 }
 
 void seq2seq_backward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in,

@@ -1,7 +1,7 @@
 // linear.c: nn.Linear. Dimension legend in linear.h.
 #include "nn/linear.h"
 
-#include "nn/tensor.h"
+#include "layers/tensor.h"
 
 //> linear
 // y = x A^T + b. x is (n, d_in), weight A is (d_out, d_in), bias b is

@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "nn/linear.h"
-#include "nn/mask.h"
-#include "nn/tensor.h"
+#include "layers/mask.h"
+#include "layers/softmax.h"
+#include "layers/tensor.h"
 
 const char *mha_status_text(mha_status s) {
     switch (s) {

@@ -19,16 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention_weights.h"
+#include "layers/attention_weights.h"
 #include "layers/attention_head.h"
 #include "core/cli.h"
 #include "core/clock.h"
-#include "nn/embedding.h"
+#include "notebooks/sentence.h"
 #include "kernels/gemm_reference.h"
 #include "core/print.h"
 #include "core/rng.h"
 #include "kernels/simd.h"
-#include "nn/tensor.h"
+#include "layers/tensor.h"
 
 #define PROGRAM "chapter1"
 #define SENTENCE "Sorry Dave, I'm afraid I can't do that."

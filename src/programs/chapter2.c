@@ -17,13 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention_weights.h"
+#include "layers/attention_weights.h"
 #include "core/cli.h"
-#include "nn/embedding.h"
-#include "nn/mask.h"
+#include "notebooks/sentence.h"
+#include "layers/mask.h"
 #include "core/print.h"
 #include "core/rng.h"
-#include "nn/tensor.h"
+#include "layers/softmax.h"
+#include "layers/tensor.h"
 
 #define PROGRAM "chapter2"
 #define SENTENCE "Sorry Dave, I'm afraid I can't do that."

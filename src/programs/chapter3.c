@@ -31,14 +31,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention_module.h"
+#include "notebooks/attention_module.h"
 #include "core/cli.h"
-#include "nn/embedding.h"
+#include "notebooks/sentence.h"
 #include "nn/linear.h"
 #include "core/print.h"
 #include "core/rng.h"
-#include "nn/tensor.h"
-#include "nn/token_order.h"
+#include "layers/softmax.h"
+#include "layers/tensor.h"
+#include "notebooks/token_order.h"
 
 #define PROGRAM "chapter3"
 // The same random seed as chapter1.c (keep them equal): the one that draws the
@@ -684,7 +685,7 @@ static int module_example_run(module_example *m, uint64_t seed) {
     //> cells-4-7
     rng_embedding_init(&g, m->table, m->voc.size, d);   // cell [S4]
     attention_module_init(&m->module, &g);
-    embed(m->embedded, m->table, m->ids, n, d);
+    embedding_forward_int64(m->embedded, m->table, m->ids, n, d);
     int status = attention_module_forward(m->hidden, m->weights, NULL, NULL,
                                           NULL, NULL, &m->module,
                                           m->embedded, 1, n);  // cell [S5]

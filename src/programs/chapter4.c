@@ -25,17 +25,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/attention_weights.h"
+#include "layers/attention_weights.h"
 #include "core/cli.h"
-#include "nn/embedding.h"
+#include "notebooks/sentence.h"
 #include "nn/linear.h"
-#include "nn/mask.h"
+#include "layers/mask.h"
 #include "nn/multihead.h"
-#include "nn/notebook_attention.h"
+#include "notebooks/notebook_attention.h"
 #include "core/print.h"
 #include "core/rng.h"
-#include "nn/tensor.h"
-#include "nn/token_order.h"
+#include "layers/softmax.h"
+#include "layers/tensor.h"
+#include "notebooks/token_order.h"
 
 #define PROGRAM "chapter4"
 #define SENTENCE "Sorry Dave, I'm afraid I can't do that."

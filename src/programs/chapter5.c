@@ -29,15 +29,15 @@
 #include <string.h>
 
 #include "core/cli.h"
-#include "nn/embedding.h"
+#include "notebooks/sentence.h"
 #include "nn/layernorm.h"
 #include "nn/linear.h"
-#include "nn/mask.h"
+#include "layers/mask.h"
 #include "nn/multihead.h"
-#include "nn/notebook_attention.h"
+#include "notebooks/notebook_attention.h"
 #include "core/print.h"
 #include "core/rng.h"
-#include "nn/tensor.h"
+#include "layers/tensor.h"
 #include "nn/transformer.h"
 
 #define PROGRAM "chapter5"
@@ -412,7 +412,7 @@ static int layers_part_run(layers_part *s, uint64_t seed) {
                 N_TGT);
         return -1;
     }
-    embed(s->tgt, table, s->tgt_ids, N_TGT, d);
+    embedding_forward_int64(s->tgt, table, s->tgt_ids, N_TGT, d);
     free(table);
 
     //> layers-run

@@ -34,8 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/additive.h"
-#include "nn/attention_module.h"
+#include "notebooks/additive.h"
+#include "notebooks/attention_module.h"
 #include "core/cli.h"
 #include "core/grow.h"
 #include "text/glove.h"
@@ -43,7 +43,8 @@
 #include "core/print.h"
 #include "core/rng.h"
 #include "core/strmap.h"
-#include "nn/tensor.h"
+#include "layers/softmax.h"
+#include "layers/tensor.h"
 #include "text/utf8.h"
 
 #define PROGRAM "chapter6"

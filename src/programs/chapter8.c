@@ -42,7 +42,7 @@
 #include "core/print.h"
 #include "core/readfile.h"
 #include "core/rng.h"
-#include "nn/positions.h"
+#include "layers/positions.h"
 #include "programs/chapter8_imdb.h"
 #include "kernels/parallel.h"
 #include "tasks/reversal_task.h"
@@ -322,7 +322,7 @@ static int chapter8_run(chapter8 *c, uint64_t seed, int steps, int test_size) {
     c->test_size = test_size;
     c->with.positions = POSITIONS_SINUSOIDAL;
     c->without.positions = POSITIONS_NONE;
-    sinusoidal_positions(c->pe, T, D_MODEL);
+    positions_sinusoidal(c->pe, T, D_MODEL);
     for (int k = 0; k < T * D_MODEL; k++) c->pe_real[k] = (real)c->pe[k];
     if (reversal_batch_alloc(&c->test, test_size) != 0) return -1;
     torch_rng held_out;
@@ -368,7 +368,7 @@ static void print_sinusoids(const chapter8 *c, FILE *f) {
     fputs("width d = 64; w_i = 10000^(-2i/64) for i = 0, 1, 2, 4, 8, 16, 31:\n", f);
     const int pairs[7] = { 0, 1, 2, 4, 8, 16, 31 };
     float w[7];
-    for (int k = 0; k < 7; k++) w[k] = (float)sinusoid_frequency(pairs[k], D_MODEL);
+    for (int k = 0; k < 7; k++) w[k] = (float)positions_frequency(pairs[k], D_MODEL);
     print_list(f, w, 7, 6);
     fputs("positions 0 to 10 (the rows the model adds), columns 0 to 5:\n", f);
     print_tensor_columns(f, c->pe, T, D_MODEL, 6);
@@ -597,7 +597,7 @@ static bool write_losses(const run *r, const chapter8 *c, const char *dir, const
 // The sinusoidal table of N_SINUSOID positions, one row a position.
 static bool write_sinusoids(const char *dir) {
     float pe[N_SINUSOID * D_MODEL];
-    sinusoidal_positions(pe, N_SINUSOID, D_MODEL);
+    positions_sinusoidal(pe, N_SINUSOID, D_MODEL);
     const char *name = "chapter8-sinusoids.dat";
     FILE *f = open_data_file(PROGRAM, dir, name);
     if (!f) return false;

@@ -54,7 +54,7 @@
 #include "core/cli.h"
 #include "core/clock.h"
 #include "core/rng.h"
-#include "nn/positions.h"
+#include "layers/positions.h"
 #include "layers/adam.h"
 #include "tasks/reversal_task.h"
 #include "models/sentiment.h"
@@ -110,7 +110,7 @@ static void draw_reversal(batches *x) {
     }
     reversal_batch_free(&b);
     float pe[T * D_MODEL];
-    sinusoidal_positions(pe, T, D_MODEL);
+    positions_sinusoidal(pe, T, D_MODEL);
     for (int i = 0; i < T * D_MODEL; i++) x->pe[i] = (real)pe[i];
 }
 

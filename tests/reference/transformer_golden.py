@@ -38,7 +38,7 @@ a batch of 3 sequences of lengths 4, 2 and 3. Seven models. With one
 encoder and one decoder layer (model_<norm>_<pos>): post-norm and pre-norm
 (norm_first, with the final LayerNorms enc_norm and dec_norm), each with
 sinusoidal positions (Vaswani et al. 2017, 3.5, computed in double and
-rounded to float as src/nn/positions.c does) and with learned ones (pos,
+rounded to float as src/layers/positions.c does) and with learned ones (pos,
 an nn.Embedding); and post-norm without positions. With two layers of
 each, where a layer's input is another layer's output:
 model2_post_sinusoidal and model2_pre_learned.
@@ -168,8 +168,8 @@ def decoder_case(out, prefix, norm_first):
                              memory_key_padding_mask=mem_pad))
 
 
-def sinusoidal_positions(n, d):
-    """src/nn/positions.c's table: each angle in double (libm's pow, sin and
+def positions_sinusoidal(n, d):
+    """src/layers/positions.c's table: each angle in double (libm's pow, sin and
     cos, as the C code calls them), rounded to float."""
     pe = np.zeros((n, d), dtype=np.float32)
     for pos in range(n):
@@ -189,7 +189,7 @@ class Seq2Seq(nn.Module):
         if positions == "learned":
             self.pos = nn.Embedding(n_pos, D)
         elif positions == "sinusoidal":
-            self.register_buffer("table", sinusoidal_positions(n_pos, D), persistent=False)
+            self.register_buffer("table", positions_sinusoidal(n_pos, D), persistent=False)
         self.positions = positions
         self.enc = nn.ModuleList([nn.TransformerEncoderLayer(
             D, H, D_FF, dropout=0.0, batch_first=True, norm_first=norm_first)

@@ -1,17 +1,20 @@
-// embedding_table.c: looking rows of the table up, and adding their gradients
-// back. Dimension legend in embedding_table.h. The loops are the readable code;
+// embedding.c: nn.Embedding, looking rows of the table up, and adding their
+// gradients back. Dimension legend in embedding.h. The loops are the readable code;
 // the kernel FAST_KERNEL names (simd_kernels.h) the fast one, same bits.
-#include "layers/embedding_table.h"
+#include "layers/embedding.h"
 
 #include <string.h>
 
 #include "kernels/simd.h"
 
 //> embedding
+//> embedding-forward
+// Looking up a token is copying its row of the table.
 void embedding_forward(real *out, const int32_t *ids, const real *table, int n, int d) {
     for (int t = 0; t < n; t++)
         memcpy(out + (long)t * d, table + (long)ids[t] * d, (size_t)d * sizeof *out);
 }
+//< embedding-forward
 
 void embedding_backward(real *dtable, const real *dout, const int32_t *ids, int n, int d) {
     if (FAST_KERNEL(scatter_add_rows, dtable, dout, ids, n, d)) return;  // with vectors

@@ -1,13 +1,14 @@
 // notebook_attention.c: the notebook's attention and multi-head attention,
 // as written. Dimension legend in notebook_attention.h.
-#include "nn/notebook_attention.h"
+#include "notebooks/notebook_attention.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/mask.h"
-#include "nn/tensor.h"
+#include "layers/mask.h"
+#include "layers/softmax.h"
+#include "layers/tensor.h"
 
 // The notebook's stand-in for minus infinity.
 #define NOTEBOOK_MASK_VALUE -1e10f

@@ -1,6 +1,6 @@
 // dummy_tokenizer.c: the notebook's dummy tokenizer. Dimension legend in
 // dummy_tokenizer.h.
-#include "nn/dummy_tokenizer.h"
+#include "notebooks/dummy_tokenizer.h"
 
 #include <string.h>
 

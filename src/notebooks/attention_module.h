@@ -2,7 +2,7 @@
 // mechanism of self-attention" (chapter 3), whose three biased nn.Linear maps
 // chapter 6 reuses as its trainable attention.
 //
-// Dimension legend (as in tensor.h):
+// Dimension legend (as in layers/tensor.h):
 //   n      tokens
 //   d_in   input width (in_features)
 //   d_out  width of queries, keys and values (out_features)

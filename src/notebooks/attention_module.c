@@ -1,13 +1,14 @@
 // attention_module.c: the attention module with three biased linear maps.
 // Dimension legend in attention_module.h.
-#include "nn/attention_module.h"
+#include "notebooks/attention_module.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nn/linear.h"
-#include "nn/tensor.h"
+#include "layers/softmax.h"
+#include "layers/tensor.h"
 
 int attention_module_alloc(attention_module *m, int d_in, int d_out) {
     size_t w = (size_t)d_out * d_in, b = (size_t)d_out;

@@ -1,7 +1,8 @@
-// embedding_table.h: the embedding of chapter 7's classifiers, a table with a row
-// for every word, forward and backward.
+// embedding.h: nn.Embedding, a table with a row of width d for every token
+// id, forward and backward: the embedding of every chapter (chapters 1-6
+// look up one sentence, chapters 7 and 8 a batch of chunks or sequences).
 //
-// Dimension legend (llm.c's, with the notebook's names):
+// Dimension legend (llm.c's, with chapter 7's sizes):
 //   B     chunks in a batch (BATCH_SIZE, 64)
 //   L     tokens in a chunk (SEQUENCE_LENGTH, 32)
 //   N     rows a layer sees at once: B, or B * L for a per-token layer
@@ -12,8 +13,8 @@
 // forward function overwrites its output, a backward one ADDS the gradients
 // with respect to its inputs and parameters, and takes NULL for a gradient
 // nobody needs.
-#ifndef ATTN_EMBEDDING_TABLE_H
-#define ATTN_EMBEDDING_TABLE_H
+#ifndef ATTN_EMBEDDING_H
+#define ATTN_EMBEDDING_H
 
 #include <stdint.h>
 

@@ -1,9 +1,9 @@
 // token_order.c: reversing the tokens. Dimension legend in token_order.h.
-#include "nn/token_order.h"
+#include "notebooks/token_order.h"
 
 #include <string.h>
 
-#include "nn/tensor.h"
+#include "layers/tensor.h"
 
 // out and x are (n, d)
 void reverse_rows(float *out, const float *x, int n, int d) {

@@ -1,21 +1,23 @@
-// embedding.h: nn.Embedding, a table with one row of width d per token id,
-// in float for chapters 1-6. (layers/embedding_table.h's embedding_forward is chapter
-// 7's trainable layer, in `real`, over a batch of padded reviews.)
+// sentence.h: a sentence tokenized and embedded as the notebook "Attention
+// and Transformers" does in its cells [T3] and [T4]: the dummy tokenizer's
+// ids, and an nn.Embedding table drawn for them (the lookup is
+// layers/embedding.h's embedding_forward).
 //
-// Dimension legend (as in tensor.h):
+// Dimension legend (as in layers/tensor.h):
 //   n  tokens
 //   d  embedding width
 //   V  vocabulary size
-#ifndef ATTN_EMBEDDING_H
-#define ATTN_EMBEDDING_H
+#ifndef ATTN_SENTENCE_H
+#define ATTN_SENTENCE_H
 
 #include <stdint.h>
 
 #include "core/rng.h"
-#include "nn/dummy_tokenizer.h"
+#include "notebooks/dummy_tokenizer.h"
 
-// nn.Embedding's lookup: x[i] = table[ids[i]]. table is (V, d), x is (n, d).
-void embed(float *x, const float *table, const int64_t *ids, int n, int d);
+// embedding_forward on the notebook's ids, torch.randint's int64:
+// x[i] = table[ids[i]]. table is (V, d), x is (n, d).
+void embedding_forward_int64(float *x, const float *table, const int64_t *ids, int n, int d);
 
 // nn.Embedding(V, d) as the notebook builds it: draws the whole (V, d) table
 // from g, standard normal, then looks up the n ids into x, (n, d). Returns

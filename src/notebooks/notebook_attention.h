@@ -2,7 +2,7 @@
 // attention and multi-head attention (its cells [T23] and [T24]), as written,
 // flaws included, so that chapters 4 and 5 can run its cells.
 //
-// Dimension legend (as in tensor.h):
+// Dimension legend (as in layers/tensor.h):
 //   n    tokens; the notebook's U matrices are (n, n), so every input of
 //        one call must have the same n
 //   d    model width, the notebook's EMBEDDING_DIM

@@ -11,6 +11,8 @@
 
 #include <stdbool.h>
 
+#include "kernels/real.h"
+
 // The causal mask: mask[i, j] is true exactly when j > i, key j coming
 // after query i. torch.triu(torch.full((n, n), True), diagonal=1).
 // mask is (n, n).
@@ -18,7 +20,7 @@ void causal_mask(bool *mask, int n);
 
 // out = x.masked_fill(mask, value): value where mask is true, x elsewhere.
 // x, mask and out have count elements; out may be x.
-void masked_fill(float *out, const float *x, const bool *mask, float value,
+void masked_fill(real *out, const real *x, const bool *mask, real value,
                  int count);
 
 // The library's masked softmax. Each row of x, (rows, cols), is replaced by
@@ -32,6 +34,6 @@ void masked_fill(float *out, const float *x, const bool *mask, float value,
 // softmax_rows gives after masked_fill with -INFINITY, or with -1e10 when
 // the row's largest unmasked entry is more than 104 above -1e10 (so that
 // exp(-1e10 - max) underflows to exactly 0 in float).
-int masked_softmax_rows(float *x, const bool *mask, int rows, int cols);
+int masked_softmax_rows(real *x, const bool *mask, int rows, int cols);
 
 #endif

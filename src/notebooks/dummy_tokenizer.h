@@ -1,7 +1,7 @@
 // dummy_tokenizer.h: the notebook "Attention and Transformers"'s dummy
 // tokenizer, which gives every word a random token id.
 //
-// Dimension legend (as in tensor.h):
+// Dimension legend (as in layers/tensor.h):
 //   n  tokens
 //   V  vocabulary size
 #ifndef ATTN_DUMMY_TOKENIZER_H

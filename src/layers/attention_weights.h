@@ -7,8 +7,10 @@
 #ifndef ATTN_ATTENTION_WEIGHTS_H
 #define ATTN_ATTENTION_WEIGHTS_H
 
+#include "kernels/real.h"
+
 // weights = softmax(scores / sqrt(d)) along each row. scores and weights
 // are (n, n) and may be the same array.
-void attention_weights(float *weights, const float *scores, int n, int d);
+void attention_weights(real *weights, const real *scores, int n, int d);
 
 #endif

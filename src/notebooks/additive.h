@@ -10,7 +10,7 @@
 // adds the same number to a whole row and so cancels in the softmax; it is
 // kept so that the scores are PyTorch's.
 //
-// Dimension legend (as in tensor.h):
+// Dimension legend (as in layers/tensor.h):
 //   n_q  queries
 //   n_k  keys, and values (one value per key)
 //   d_q  width of a query vector, d_k of a key vector

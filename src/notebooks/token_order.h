@@ -2,7 +2,7 @@
 // whether a layer's outputs just follow them (chapters 3 and 4: attention
 // without positions treats the tokens as a set).
 //
-// Dimension legend (as in tensor.h):
+// Dimension legend (as in layers/tensor.h):
 //   n  tokens, the rows
 //   d  width of each row
 #ifndef ATTN_TOKEN_ORDER_H

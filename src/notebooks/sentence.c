@@ -1,17 +1,18 @@
-// embedding.c: nn.Embedding. Dimension legend in embedding.h.
-#include "nn/embedding.h"
+// sentence.c: a sentence tokenized and embedded as the notebook's cells
+// [T3]-[T4] do. Dimension legend in sentence.h.
+#include "notebooks/sentence.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-//> embed
-// nn.Embedding: looking up a token is copying its row of the table.
-// table is (V, d), x is (n, d).
-void embed(float *x, const float *table, const int64_t *ids, int n, int d) {
-    for (int i = 0; i < n; i++)
-        memcpy(x + i * d, table + ids[i] * d, (size_t)d * sizeof(float));
+#include "layers/embedding.h"
+
+// table is (V, d), x is (n, d): one id at a time, each fits an int32_t
+void embedding_forward_int64(float *x, const float *table, const int64_t *ids, int n, int d) {
+    for (int i = 0; i < n; i++) {
+        int32_t id = (int32_t)ids[i];
+        embedding_forward(x + (long)i * d, &id, table, 1, d);
+    }
 }
-//< embed
 
 // table is (V, d), x is (n, d)
 float *draw_embedding(float *x, const int64_t *ids, int n, int vocab_size,
@@ -19,7 +20,7 @@ float *draw_embedding(float *x, const int64_t *ids, int n, int vocab_size,
     float *table = malloc((size_t)vocab_size * d * sizeof(float));
     if (!table) return NULL;
     rng_embedding_init(g, table, vocab_size, d);
-    embed(x, table, ids, n, d);
+    embedding_forward_int64(x, table, ids, n, d);
     return table;
 }
 

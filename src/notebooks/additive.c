@@ -1,5 +1,5 @@
 // additive.c: additive attention; see additive.h for the legend.
-#include "nn/additive.h"
+#include "notebooks/additive.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "nn/linear.h"
-#include "nn/tensor.h"
+#include "layers/softmax.h"
+#include "layers/tensor.h"
 
 int additive_alloc(additive_attention *m, int d_q, int d_k, int d_h) {
     memset(m, 0, sizeof *m);
