@@ -31,16 +31,31 @@ AUSTEN_DEB_FILE ?=
 # DATA_TARGETS when it can).
 DATA_TARGETS += $(AUSTEN_RDB)
 
-$(AUSTEN_RDB):
+# Interrupted just after the last rename, make would delete the new
+# Rdata.rdb as a half-made target, and leave the rest of the package
+# without it: the rule replaces the folder whole or not at all.
+.PRECIOUS: $(AUSTEN_RDB)
+
+# A fetch killed outright (SIGKILL, a power cut) leaves its temporary
+# directory behind: every make data removes what earlier fetches left, even
+# when Rdata.rdb is there and the fetch itself is not run. (make data runs
+# under data/.lock, so no fetch is under way meanwhile.)
+.PHONY: austen-leftovers
+austen-leftovers:
+	@rm -rf data/.fetch-janeaustenr.*
+
+# The temporary directory is removed on the way out, with the signals
+# ignored meanwhile (rm inherits that): a second Ctrl-C cannot cut the
+# removal short.
+$(AUSTEN_RDB): | austen-leftovers
 	@mkdir -p data
 	@set -e; \
-	rm -rf data/.fetch-janeaustenr.*; \
 	tmp=$$(mktemp -d data/.fetch-janeaustenr.XXXXXX); \
-	trap 'rm -rf "$$tmp"' EXIT; trap 'exit 1' INT TERM HUP; \
-	deb="$(AUSTEN_PKG)_$(AUSTEN_VERSION)_all.deb"; \
+	trap 'trap "" INT TERM HUP; rm -rf "$$tmp"' EXIT; trap 'exit 1' INT TERM HUP; \
+	deb="$(AUSTEN_PKG)_$(AUSTEN_VERSION)_all.deb"; from="$$deb (apt-get download)"; \
 	if [ -n "$(AUSTEN_DEB_FILE)" ]; then \
 	  echo "data: $(AUSTEN_PKG) $(AUSTEN_VERSION) from $(AUSTEN_DEB_FILE)"; \
-	  cp "$(AUSTEN_DEB_FILE)" "$$tmp/$$deb"; \
+	  cp "$(AUSTEN_DEB_FILE)" "$$tmp/$$deb"; from="$(AUSTEN_DEB_FILE)"; \
 	else \
 	  command -v apt-get >/dev/null || { echo "data: no apt-get to fetch $(AUSTEN_PKG) (Debian's package of Jane Austen's novels); download $$deb by hand and run make data AUSTEN_DEB_FILE=path/to/it" >&2; exit 1; }; \
 	  echo "data: fetching $(AUSTEN_PKG) $(AUSTEN_VERSION) (1.6 MB) with apt-get download ..."; \
@@ -49,7 +64,7 @@ $(AUSTEN_RDB):
 	fi; \
 	sum=$$(sha256sum "$$tmp/$$deb" | cut -d' ' -f1); \
 	if [ "$$sum" != "$(AUSTEN_SHA256)" ]; then \
-	  echo "data: $$deb: sha256 $$sum, expected $(AUSTEN_SHA256): a damaged or different package, refused" >&2; exit 1; \
+	  echo "data: $$from: sha256 $$sum, expected $(AUSTEN_SHA256): a damaged or different package, refused" >&2; exit 1; \
 	fi; \
 	command -v dpkg-deb >/dev/null || { echo "data: no dpkg-deb (Debian's dpkg) to unpack $$deb" >&2; exit 1; }; \
 	dpkg-deb -x "$$tmp/$$deb" "$$tmp/x"; \
