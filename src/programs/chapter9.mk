@@ -45,8 +45,8 @@ austen-leftovers:
 	@rm -rf data/.fetch-janeaustenr.*
 
 # The temporary directory is removed on the way out, with the signals
-# ignored meanwhile (rm inherits that): a second Ctrl-C cannot cut the
-# removal short.
+# ignored meanwhile (rm inherits that): a Ctrl-C that comes while it runs
+# cannot cut it short.
 $(AUSTEN_RDB): | austen-leftovers
 	@mkdir -p data
 	@set -e; \

@@ -22,13 +22,13 @@
 // (ASCII, UTF-8 or native): every other object is an error. Nothing may
 // follow the vector in its stream.
 //
-// Which vector is which novel: R's index beside the file (Rdata.rdx, a
-// serialized list of names and offsets) would say, but the novels say it
-// themselves, the first line of each being its title ("EMMA", "Persuasion",
-// ...): rdb_austen_title reads it, and no second file or parser is needed.
-// The package holds them in alphabetical order of R's names (emma,
-// mansfieldpark, northangerabbey, persuasion, prideprejudice,
-// sensesensibility).
+// Which vector is which novel: R's index beside the file (Rdata.rdx, the
+// names and each object's offset and size, serialized and gzipped) would
+// say, but the novels say it themselves, the first line of each being its
+// title ("EMMA", "Persuasion", ...): rdb_austen_title reads it, and no
+// second file or parser is needed. The package holds them in alphabetical
+// order of R's names (emma, mansfieldpark, northangerabbey, persuasion,
+// prideprejudice, sensesensibility).
 //
 // The numbers of the package (tests/test_rdb.c asserts them): 6 vectors,
 // 73,422 lines (Emma 16,235, Mansfield Park 15,349, Northanger Abbey
