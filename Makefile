@@ -28,7 +28,7 @@ STD_CFLAGS += -fopenmp
 endif
 # The libraries the programs link: cJSON reads the data of chapter 7, PCRE2
 # runs its tokenizer's rules. LDFLAGS and LDLIBS stay free for the user.
-LIBS    := -lcjson -lpcre2-8 -lm
+LIBS    := -lcjson -lpcre2-8 -lz -lm
 BUILD   := build
 PYTHON  ?= /usr/bin/python3
 
@@ -254,7 +254,7 @@ bench: all
 # which the shaded, wrapped code listings need; python3-nltk is the reference
 # the book's tokenizer timing is measured against; texlive-pictures (TikZ)
 # and dvisvgm draw the diagrams of diagrams/ (book/diagrams.mk).
-BUILD_PKGS := gcc:cc make:make libcjson-dev libpcre2-dev golang-gopkg-neurosnap-sentences.v1-dev
+BUILD_PKGS := gcc:cc make:make libcjson-dev libpcre2-dev zlib1g-dev golang-gopkg-neurosnap-sentences.v1-dev
 TEST_PKGS := $(BUILD_PKGS) pkg-config:pkg-config check npm:npm
 BOOK_PKGS := $(TEST_PKGS) python3-nltk gnuplot-nox:gnuplot pandoc:pandoc texlive-latex-base \
              texlive-latex-recommended texlive-fonts-recommended texlive-latex-extra lmodern \

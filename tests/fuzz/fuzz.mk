@@ -1,8 +1,9 @@
 # make fuzz: libFuzzer targets (tests/fuzz/fuzz_NAME.c) for what comes from
 # outside: a review's cleaning and tokenizing (tokenize), the IMDb reviews
 # JSON (imdb), GloVe text (glove), Punkt's parameters in both forms (punkt),
-# the GloVe converter's JSON (convert), the programs' command lines
-# (options) and chapter 6's sentences (sentences); the last two #include
+# the GloVe converter's JSON (convert), R's databases of Jane Austen's
+# novels (rdb), the programs' command lines (options) and chapter 6's
+# sentences (sentences); the last two #include
 # the chapter programs' sources. Built with clang, the library included, under
 # $(BUILD)/fuzz; each runs FUZZ_SECONDS from a copy of its seed corpus
 # (tests/fuzz/corpus/NAME, left untouched: what a run finds grows the copy
@@ -16,7 +17,7 @@
 #   make fuzz FUZZ_TARGETS=glove    one target
 
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS ?= tokenize imdb glove punkt convert options sentences
+FUZZ_TARGETS ?= tokenize imdb glove punkt convert rdb options sentences
 FUZZ_PKGS := $(BUILD_PKGS) clang:clang libclang-rt-14-dev
 FUZZ_CC ?= clang
 FUZZ_BUILD := $(BUILD)/fuzz

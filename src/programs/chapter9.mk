@@ -1,0 +1,77 @@
+# chapter9.mk: the data of chapter 9, Jane Austen's six novels, from
+# Debian's package r-cran-janeaustenr (src/text/rdb.h reads them; no R is
+# needed).
+#
+#   data/janeaustenr/data/Rdata.rdb   the novels: R's lazy-load database
+#   data/janeaustenr/data/Rdata.rdx   R's index of it (names and offsets)
+#   data/janeaustenr/DESCRIPTION      the R package's description (licence MIT)
+#   data/janeaustenr/copyright        Debian's copyright file
+#
+# `apt-get download` fetches the package from the machine's Debian mirror
+# as any user, no root needed, and apt checks it against the package lists;
+# we check it once more against the sha256 pinned here (what `apt-cache
+# show r-cran-janeaustenr` lists for 1.0.0-1). `dpkg-deb -x` unpacks it in
+# a temporary directory under data/, and only the files above move into
+# place, with one rename: an interrupted fetch leaves nothing half-written
+# under data/janeaustenr, and the next fetch removes its temporary
+# directory. The rule is a no-op once Rdata.rdb exists.
+#
+# Where apt-get download cannot fetch it (another distribution, no
+# network), download the .deb by hand and give it to make:
+#   make data AUSTEN_DEB_FILE=path/to/r-cran-janeaustenr_1.0.0-1_all.deb
+# it is held to the same sha256.
+
+AUSTEN_PKG     := r-cran-janeaustenr
+AUSTEN_VERSION := 1.0.0-1
+AUSTEN_SHA256  := df6bddf211906d1ff404f8ff662c21b34e6660e7f54a311084e749050c019c95
+AUSTEN_RDB     := data/janeaustenr/data/Rdata.rdb
+AUSTEN_DEB_FILE ?=
+
+# tests/test_rdb.c's counts of the real novels need it (make test fetches
+# DATA_TARGETS when it can).
+DATA_TARGETS += $(AUSTEN_RDB)
+
+# Interrupted just after the last rename, make would delete the new
+# Rdata.rdb as a half-made target, and leave the rest of the package
+# without it: the rule replaces the folder whole or not at all.
+.PRECIOUS: $(AUSTEN_RDB)
+
+# A fetch killed outright (SIGKILL, a power cut) leaves its temporary
+# directory behind: every make data removes what earlier fetches left, even
+# when Rdata.rdb is there and the fetch itself is not run. (make data runs
+# under data/.lock, so no fetch is under way meanwhile.)
+.PHONY: austen-leftovers
+austen-leftovers:
+	@rm -rf data/.fetch-janeaustenr.*
+
+# The temporary directory is removed on the way out, with the signals
+# ignored meanwhile (rm inherits that): a Ctrl-C that comes while it runs
+# cannot cut it short.
+$(AUSTEN_RDB): | austen-leftovers
+	@mkdir -p data
+	@set -e; \
+	tmp=$$(mktemp -d data/.fetch-janeaustenr.XXXXXX); \
+	trap 'trap "" INT TERM HUP; rm -rf "$$tmp"' EXIT; trap 'exit 1' INT TERM HUP; \
+	deb="$(AUSTEN_PKG)_$(AUSTEN_VERSION)_all.deb"; from="$$deb (apt-get download)"; \
+	if [ -n "$(AUSTEN_DEB_FILE)" ]; then \
+	  echo "data: $(AUSTEN_PKG) $(AUSTEN_VERSION) from $(AUSTEN_DEB_FILE)"; \
+	  cp "$(AUSTEN_DEB_FILE)" "$$tmp/$$deb"; from="$(AUSTEN_DEB_FILE)"; \
+	else \
+	  command -v apt-get >/dev/null || { echo "data: no apt-get to fetch $(AUSTEN_PKG) (Debian's package of Jane Austen's novels); download $$deb by hand and run make data AUSTEN_DEB_FILE=path/to/it" >&2; exit 1; }; \
+	  echo "data: fetching $(AUSTEN_PKG) $(AUSTEN_VERSION) (1.6 MB) with apt-get download ..."; \
+	  (cd "$$tmp" && apt-get download -q "$(AUSTEN_PKG)=$(AUSTEN_VERSION)") > "$$tmp/apt.log" 2>&1 || \
+	    { cat "$$tmp/apt.log" >&2; echo "data: apt-get download $(AUSTEN_PKG)=$(AUSTEN_VERSION) failed (no network, or the package lists lack it: apt-get update refreshes them)" >&2; exit 1; }; \
+	fi; \
+	sum=$$(sha256sum "$$tmp/$$deb" | cut -d' ' -f1); \
+	if [ "$$sum" != "$(AUSTEN_SHA256)" ]; then \
+	  echo "data: $$from: sha256 $$sum, expected $(AUSTEN_SHA256): a damaged or different package, refused" >&2; exit 1; \
+	fi; \
+	command -v dpkg-deb >/dev/null || { echo "data: no dpkg-deb (Debian's dpkg) to unpack $$deb" >&2; exit 1; }; \
+	dpkg-deb -x "$$tmp/$$deb" "$$tmp/x"; \
+	pkg="$$tmp/x/usr/lib/R/site-library/janeaustenr"; \
+	mkdir -p "$$tmp/janeaustenr/data"; \
+	mv "$$pkg/data/Rdata.rdb" "$$pkg/data/Rdata.rdx" "$$tmp/janeaustenr/data/"; \
+	mv "$$pkg/DESCRIPTION" "$$tmp/x/usr/share/doc/$(AUSTEN_PKG)/copyright" "$$tmp/janeaustenr/"; \
+	if [ -e data/janeaustenr ]; then mv data/janeaustenr "$$tmp/old"; fi; \
+	mv "$$tmp/janeaustenr" data/janeaustenr; \
+	echo "data: $(AUSTEN_PKG) unpacked in data/janeaustenr"
