@@ -1,6 +1,6 @@
 // real.h: the number type of the training code.
 //
-// The training code (gemm_reference.c, gemm.c, embedding_table.c, dense.c, mean.c,
+// The training code (gemm_reference.c, gemm.c, embedding_table.c, linear.c, mean.c,
 // bce_loss.c, attention_head.c, adam.c, sentiment.c, and the transformer's
 // layers and seq2seq.c) computes in `real`,
 // which is float, as PyTorch and JAX train. The gradient tests compile the
