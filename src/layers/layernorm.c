@@ -38,7 +38,8 @@ static real row_squares(const real *x, real mu, int d) {
 void layernorm_forward(real *out, real *mean, real *rstd, const real *inp, const real *gain,
                        const real *bias, int n, int d) {
     if (gain && bias && mean && rstd &&
-        FAST_KERNEL(layer_norm_rows, out, mean, rstd, inp, gain, bias, n, d, (real)LAYERNORM_EPS))
+        FAST_KERNEL(layer_norm_rows, out, mean, rstd, inp, gain, bias, n, d,
+                    (real)LAYERNORM_EPS))
         return;
     for (int r = 0; r < n; r++) {
         const real *x = inp + (long)r * d;

@@ -265,8 +265,8 @@ static bool fast_backward(real *dquery, real *dkv, const mha_params *g, mha_cach
 void mha_head_forward(real *w, real *z, const real *q, const real *k, const real *v,
                       const bool *pad, bool causal, int n_q, int n_k, int d_k, real *scratch) {
     (void)scratch;  // the kernel's only
-    if (FAST_KERNEL(attention_head_forward, w, z, q, k, v, (long)d_k, pad, causal, n_q, n_k, d_k,
-                    scratch))
+    if (FAST_KERNEL(attention_head_forward, w, z, q, k, v, (long)d_k, pad, causal, n_q, n_k,
+                    d_k, scratch))
         return;
     memset(w, 0, (size_t)n_q * n_k * sizeof *w);
     gemm(w, q, k, n_q, d_k, n_k, GEMM_ABT);  // the scores q k^T
@@ -292,8 +292,8 @@ static bool hides_every_key(const bool *key_pad, bool causal, int B, int n_q, in
 
 //> multihead-forward
 mha_status mha_forward(real *out, mha_cache *c, const mha_params *p, const real *query,
-                       const real *kv, const bool *key_pad, bool causal, int B, int n_q, int n_k,
-                       int d, int h, const int *q_len, const int *k_len) {
+                       const real *kv, const bool *key_pad, bool causal, int B, int n_q,
+                       int n_k, int d, int h, const int *q_len, const int *k_len) {
     if (B < 1 || n_q < 1 || n_k < 1) return MHA_BAD_SIZE;
     mha_status status = hides_every_key(key_pad, causal, B, n_q, n_k, q_len, k_len)
                             ? MHA_FULLY_MASKED_ROW : MHA_OK;
@@ -313,12 +313,12 @@ mha_status mha_forward(real *out, mha_cache *c, const mha_params *p, const real 
     linear_forward(c->proj, kv, block(w_in, 2, d), bias_block(b_in, 2, d), N_k, d, d,
                    WEIGHT_OUT_IN);
     split_heads(c->v, c->proj, 1, B, n_k, d, h, k_len);
-    // 2. Each head of each sequence: w = softmax(q k^T), its output w v.
+    // 2. Each head of each sequence: w = softmax(q k^T), its output z = w v
+    // (into dq, free until the backward pass).
     for (int b = 0; b < B; b++)
         for (int i = 0; i < h; i++) {
-            long bi = (long)b * h + i;
-            mha_head_forward(c->w + bi * n_q * n_k, c->dq + bi * n_q * d_k,  // z: (n_q, d_k)
-                             c->q + bi * n_q * d_k, c->k + bi * n_k * d_k, c->v + bi * n_k * d_k,
+            long bi = (long)b * h + i, qs = bi * n_q * d_k, ks = bi * n_k * d_k;
+            mha_head_forward(c->w + bi * n_q * n_k, c->dq + qs, c->q + qs, c->k + ks, c->v + ks,
                              key_pad ? key_pad + (long)b * n_k : NULL, causal,
                              length(q_len, b, n_q), length(k_len, b, n_k), d_k, c->proj);
         }

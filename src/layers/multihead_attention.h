@@ -118,8 +118,8 @@ int mha_init(torch_rng *g, const mha_params *p, int d);
 // masks hide every key from some query (PyTorch would give NaN; that query
 // gets the output bias), or MHA_BAD_SIZE when a size is below 1.
 mha_status mha_forward(real *out, mha_cache *c, const mha_params *p, const real *query,
-                       const real *kv, const bool *key_pad, bool causal, int B, int n_q, int n_k,
-                       int d, int h, const int *q_len, const int *k_len);
+                       const real *kv, const bool *key_pad, bool causal, int B, int n_q,
+                       int n_k, int d, int h, const int *q_len, const int *k_len);
 
 // Given dout (B, n_q, d) and the forward's query, kv and cache: dquery
 // (B, n_q, d) += the gradient through the queries, dkv (B, n_k, d) += the

@@ -184,8 +184,8 @@ mha_status enc_layer_forward(real *out, layer_cache *c, const enc_layer_params *
     // 1. self-attention: every token looks at every token (or as masked);
     // the stream between the sub-layers is kept in out
     sublayer_input(&c->sub[0], inp, p->norm_weight[0], p->norm_bias[0], dims, N);
-    mha_status s = mha_forward(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t, pad,
-                               causal, B, n, n, d, dims->h, len, len);
+    mha_status s = mha_forward(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t,
+                               pad, causal, B, n, n, d, dims->h, len, len);
     sublayer_output(out, &c->sub[0], inp, c->f, p->norm_weight[0], p->norm_bias[0], dims, N);
     // 2. feed-forward: every token on its own
     sublayer_input(&c->sub[1], out, p->norm_weight[1], p->norm_bias[1], dims, N);

@@ -214,7 +214,8 @@ static void forward_words(const sentiment_model *m, sentiment_acts *a, const int
     if (has_attention(m)) {
         // each distinct word is projected once; its tokens look it up
         embedding_forward(a->word_x, a->rows, p->embedding, U, d);     // (U, d)
-        linear_forward(a->word_q, a->word_x, p->wq, p->bq, U, d, d_k, WEIGHT_IN_OUT);  // (U, d_k)
+        // (U, d_k) each, flax's Dense with its (in, out) kernel
+        linear_forward(a->word_q, a->word_x, p->wq, p->bq, U, d, d_k, WEIGHT_IN_OUT);
         linear_forward(a->word_k, a->word_x, p->wk, p->bk, U, d, d_k, WEIGHT_IN_OUT);
         linear_forward(a->word_v, a->word_x, p->wv, p->bv, U, d, d_k, WEIGHT_IN_OUT);
         embedding_forward(a->q, a->slot, a->word_q, n, d_k);           // (B, L, d_k)
@@ -231,7 +232,8 @@ static void forward_words(const sentiment_model *m, sentiment_acts *a, const int
         embedding_forward(a->x, ids, p->embedding, n, d);              // (B, L, d)
         mean_forward(a->mean, a->x, B, L, d);                          // (B, d)
     }
-    linear_forward(a->z, a->mean, p->wo, p->bo, B, classifier_input_width(m), 1, WEIGHT_IN_OUT);   // (B)
+    linear_forward(a->z, a->mean, p->wo, p->bo, B, classifier_input_width(m), 1,
+                   WEIGHT_IN_OUT);                                     // (B)
 }
 
 void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int B) {
@@ -284,9 +286,10 @@ real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *id
         // of theirs (frozen: no gradient flows back to the rows)
         real *dx = train_embedding ? a->word_dx : NULL;
         if (dx) memset(dx, 0, (size_t)U * d * sizeof *dx);
-        linear_backward(dx, g->wq, g->bq, a->word_dq, a->word_x, p->wq, U, d, d_k, WEIGHT_IN_OUT);
-        linear_backward(dx, g->wk, g->bk, a->word_dk, a->word_x, p->wk, U, d, d_k, WEIGHT_IN_OUT);
-        linear_backward(dx, g->wv, g->bv, a->word_dv, a->word_x, p->wv, U, d, d_k, WEIGHT_IN_OUT);
+        const real *x = a->word_x;
+        linear_backward(dx, g->wq, g->bq, a->word_dq, x, p->wq, U, d, d_k, WEIGHT_IN_OUT);
+        linear_backward(dx, g->wk, g->bk, a->word_dk, x, p->wk, U, d, d_k, WEIGHT_IN_OUT);
+        linear_backward(dx, g->wv, g->bv, a->word_dv, x, p->wv, U, d, d_k, WEIGHT_IN_OUT);
         if (dx) embedding_backward(g->embedding, dx, a->rows, U, d);
     } else if (is_transformer(m)) {
         real *dx = train_embedding ? a->word_dx : NULL;
@@ -340,9 +343,11 @@ int sentiment_logits(float *z, const sentiment_model *m, sentiment_acts *a,
     if (has_attention(m)) {
         table = malloc((size_t)3 * V * d_k * sizeof *table);
         if (!table) return -1;
-        linear_forward(table, p->embedding, p->wq, p->bq, V, m->d, d_k, WEIGHT_IN_OUT);
-        linear_forward(table + (size_t)V * d_k, p->embedding, p->wk, p->bk, V, m->d, d_k, WEIGHT_IN_OUT);
-        linear_forward(table + (size_t)2 * V * d_k, p->embedding, p->wv, p->bv, V, m->d, d_k, WEIGHT_IN_OUT);
+        const real *e = p->embedding;
+        real *k_table = table + (size_t)V * d_k, *v_table = table + (size_t)2 * V * d_k;
+        linear_forward(table, e, p->wq, p->bq, V, m->d, d_k, WEIGHT_IN_OUT);
+        linear_forward(k_table, e, p->wk, p->bk, V, m->d, d_k, WEIGHT_IN_OUT);
+        linear_forward(v_table, e, p->wv, p->bv, V, m->d, d_k, WEIGHT_IN_OUT);
     }
     for (size_t at = 0; at < n; at += (size_t)a->B) {
         int B = n - at < (size_t)a->B ? (int)(n - at) : a->B;
