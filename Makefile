@@ -36,8 +36,8 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
 # src/ is in folders by layer (src/README.md): the library in core/, text/,
-# kernels/, layers/, notebooks/, models/, tasks/ (and nn/), the programs in programs/.
-LAYERS       := core text kernels layers notebooks models tasks nn
+# kernels/, layers/, notebooks/, models/, tasks/, the programs in programs/.
+LAYERS       := core text kernels layers notebooks models tasks
 # A program is src/programs/chapterN.c, with the companions chapterN_*.c
 # (chapter 7's command line and main, its figure data) compiled into it
 # when there are any.

@@ -289,7 +289,7 @@ START_TEST(u_form_mixes_tokens_standard_form_does_not) {
     // in the standard form a token's query is its own embedding times W_q
     float q5[STANDARD_DK];
     linear_forward(q5, c.param.x + 5 * EMBEDDING_DIM, c.param.a_q, NULL, 1,
-                   EMBEDDING_DIM, STANDARD_DK);
+                   EMBEDDING_DIM, STANDARD_DK, WEIGHT_OUT_IN);
     for (int k = 0; k < STANDARD_DK; k++)
         ck_assert_float_eq(q5[k], c.param.q_std[5 * STANDARD_DK + k]);
     // in the U form it changes when another token changes
@@ -593,9 +593,9 @@ START_TEST(linear_is_x_a_transposed_plus_b) {
     const float b[] = { 0.5f, -1, 10 };
     const float want[] = { 1.5f, 1, 18,  3.5f, -2, 13 };
     float y[6];
-    linear_forward(y, x, a, b, 2, 2, 3);
+    linear_forward(y, x, a, b, 2, 2, 3, WEIGHT_OUT_IN);
     for (int i = 0; i < 6; i++) ck_assert_float_eq(y[i], want[i]);
-    linear_forward(y, x, a, NULL, 2, 2, 3);
+    linear_forward(y, x, a, NULL, 2, 2, 3, WEIGHT_OUT_IN);
     for (int i = 0; i < 6; i++) ck_assert_float_eq(y[i], want[i] - b[i % 3]);
 }
 END_TEST

@@ -27,6 +27,22 @@
 #include "golden.h"
 #include "suite.h"
 
+// The layer m on one sequence, a batch of one: queries from x_q (n_q, d),
+// keys and values from x_kv (n_k, d); key_pad (n_k) or NULL; heads
+// (h, n_q, n_k) and mean (n_q, n_k) get the weights, either NULL.
+static mha_status run_layer(float *out, float *heads, float *mean, const mha_layer *m,
+                            const float *x_q, const float *x_kv, const bool *key_pad,
+                            bool causal, int n_q, int n_k) {
+    mha_cache cache;
+    ck_assert_int_eq(mha_cache_alloc(&cache, 1, N_TOKENS, N_TOKENS, m->d, m->h), 0);
+    mha_status st = mha_forward(out, &cache, &m->p, x_q, x_kv, key_pad, causal, 1, n_q, n_k,
+                                m->d, m->h, NULL, NULL);
+    if (heads) memcpy(heads, cache.w, (size_t)m->h * n_q * n_k * sizeof *heads);
+    if (mean) mha_mean_weights(mean, &cache, 0, m->h, n_q, n_k);
+    mha_cache_free(&cache);
+    return st;
+}
+
 #define GOLDEN_TOL 1e-5f
 #define NORMAL_TOL 1e-6f
 #define N_SEEDS 3
@@ -229,8 +245,8 @@ START_TEST(notebook_form_does_not_follow_the_tokens) {
     const standard_part *s = &c.standard;
     float x[N_TOKENS * EMBEDDING_DIM], out[N_TOKENS * EMBEDDING_DIM];
     reverse_rows(x, s->x, N_TOKENS, EMBEDDING_DIM);
-    ck_assert_int_eq(multihead_forward(out, NULL, NULL, &s->mha, x, x, x, NULL,
-                                       N_TOKENS, N_TOKENS), MHA_OK);
+    ck_assert_int_eq(run_layer(out, NULL, NULL, &s->mha, x, x, NULL, false, N_TOKENS, N_TOKENS),
+                     MHA_OK);
     ck_assert(rows_follow_tokens(out, s->out, N_TOKENS, EMBEDDING_DIM));
 }
 END_TEST
@@ -261,12 +277,12 @@ START_TEST(standard_draws_what_pytorch_draws) {
         const int d = EMBEDDING_DIM;
         expect_golden_ids(seed, "twin_ids", p->ids, N_TOKENS);
         expect_golden(seed, "twin_x", p->x, N_TOKENS * d, NORMAL_TOL);
-        expect_golden_exact(seed, "twin_in_proj_weight", p->mha.in_proj_weight,
+        expect_golden_exact(seed, "twin_in_proj_weight", p->mha.p.in_proj_weight,
                             3 * d * d);
-        expect_golden_exact(seed, "twin_in_proj_bias", p->mha.in_proj_bias, 3 * d);
-        expect_golden_exact(seed, "twin_out_proj_weight", p->mha.out_proj_weight,
+        expect_golden_exact(seed, "twin_in_proj_bias", p->mha.p.in_proj_bias, 3 * d);
+        expect_golden_exact(seed, "twin_out_proj_weight", p->mha.p.out_proj_weight,
                             d * d);
-        expect_golden_exact(seed, "twin_out_proj_bias", p->mha.out_proj_bias, d);
+        expect_golden_exact(seed, "twin_out_proj_bias", p->mha.p.out_proj_bias, d);
         standard_part_free(p);
         free(p);
     }
@@ -277,16 +293,13 @@ END_TEST
 // causal mask; output, averaged and per-head weights) against the golden
 // sections prefix_*. Returns the largest difference.
 static double expect_outputs(uint64_t seed, const char *prefix,
-                             const multihead_attention *m, const float *x) {
+                             const mha_layer *m, const float *x) {
     const int n = N_TOKENS, d = EMBEDDING_DIM, h = HEADS;
     float out[N_TOKENS * EMBEDDING_DIM], mean[N_TOKENS * N_TOKENS];
     float heads[HEADS * N_TOKENS * N_TOKENS];
-    bool mask[N_TOKENS * N_TOKENS];
-    causal_mask(mask, n);
     double worst = 0;
     for (int masked = 0; masked < 2; masked++) {
-        ck_assert_int_eq(multihead_forward(out, heads, mean, m, x, x, x,
-                                           masked ? mask : NULL, n, n), MHA_OK);
+        ck_assert_int_eq(run_layer(out, heads, mean, m, x, x, NULL, masked, n, n), MHA_OK);
         const char *suffix = masked ? "_causal" : "";
         char name[64];
         snprintf(name, sizeof name, "%s_out%s", prefix, suffix);
@@ -316,8 +329,8 @@ START_TEST(standard_form_equals_nn_multiheadattention) {
                       h * n * n, GOLDEN_TOL);
         expect_outputs(seed, "twin", &p->mha, p->x);
         // and with biases of either sign
-        golden_floats(p->mha.in_proj_bias, seed, "biased_in_proj_bias", 3 * d);
-        golden_floats(p->mha.out_proj_bias, seed, "biased_out_proj_bias", d);
+        golden_floats(p->mha.p.in_proj_bias, seed, "biased_in_proj_bias", 3 * d);
+        golden_floats(p->mha.p.out_proj_bias, seed, "biased_out_proj_bias", d);
         expect_outputs(seed, "biased", &p->mha, p->x);
         standard_part_free(p);
         free(p);
@@ -355,19 +368,19 @@ START_TEST(heads_are_blocks_of_rows_of_in_proj) {
     const standard_part *s = &c.standard;
     ck_assert(same(s->out_small_heads, s->out, N_TOKENS * EMBEDDING_DIM));
     // with biases too
-    multihead_attention m;
-    ck_assert_int_eq(multihead_alloc(&m, EMBEDDING_DIM, 4), MHA_OK);
+    mha_layer m;
+    ck_assert_int_eq(mha_alloc(&m, EMBEDDING_DIM, 4), MHA_OK);
     torch_rng g;
     rng_seed(&g, 5);
-    multihead_init(&m, &g);
-    rng_uniform(&g, m.in_proj_bias, 3 * EMBEDDING_DIM, -0.5f, 0.5f);
-    rng_uniform(&g, m.out_proj_bias, EMBEDDING_DIM, -0.5f, 0.5f);
+    ck_assert_int_eq(mha_init(&g, &m.p, EMBEDDING_DIM), 0);
+    rng_uniform(&g, m.p.in_proj_bias, 3 * EMBEDDING_DIM, -0.5f, 0.5f);
+    rng_uniform(&g, m.p.out_proj_bias, EMBEDDING_DIM, -0.5f, 0.5f);
     float a[N_TOKENS * EMBEDDING_DIM], b[N_TOKENS * EMBEDDING_DIM];
-    ck_assert_int_eq(multihead_forward(a, NULL, NULL, &m, s->x, s->x, s->x, NULL,
-                                       N_TOKENS, N_TOKENS), MHA_OK);
+    ck_assert_int_eq(run_layer(a, NULL, NULL, &m, s->x, s->x, NULL, false, N_TOKENS, N_TOKENS),
+                     MHA_OK);
     heads_one_by_one(b, &m, s->x, N_TOKENS);
     ck_assert(same(a, b, N_TOKENS * EMBEDDING_DIM));
-    multihead_free(&m);
+    mha_free(&m);
 }
 END_TEST
 
@@ -376,27 +389,27 @@ START_TEST(one_head_is_chapter_3s_biased_head) {
     // attention module: biased Q, K, V, scores / sqrt(d), softmax, @ V
     const int d = EMBEDDING_DIM, n = N_TOKENS;
     const float *x = c.standard.x;
-    multihead_attention m;
-    ck_assert_int_eq(multihead_alloc(&m, d, 1), MHA_OK);
+    mha_layer m;
+    ck_assert_int_eq(mha_alloc(&m, d, 1), MHA_OK);
     ck_assert_int_eq(m.d_k, d);
     torch_rng g;
     rng_seed(&g, 11);
-    multihead_init(&m, &g);
-    rng_uniform(&g, m.in_proj_bias, 3 * d, -0.5f, 0.5f);
-    memset(m.out_proj_weight, 0, (size_t)d * d * sizeof(float));
-    for (int i = 0; i < d; i++) m.out_proj_weight[i * d + i] = 1.0f;
-    memset(m.out_proj_bias, 0, (size_t)d * sizeof(float));
+    ck_assert_int_eq(mha_init(&g, &m.p, d), 0);
+    rng_uniform(&g, m.p.in_proj_bias, 3 * d, -0.5f, 0.5f);
+    memset(m.p.out_proj_weight, 0, (size_t)d * d * sizeof(float));
+    for (int i = 0; i < d; i++) m.p.out_proj_weight[i * d + i] = 1.0f;
+    memset(m.p.out_proj_bias, 0, (size_t)d * sizeof(float));
     attention_module a;
     ck_assert_int_eq(attention_module_alloc(&a, d, d), 0);
-    memcpy(a.q_weight, m.in_proj_weight, (size_t)d * d * sizeof(float));
-    memcpy(a.k_weight, m.in_proj_weight + d * d, (size_t)d * d * sizeof(float));
-    memcpy(a.v_weight, m.in_proj_weight + 2 * d * d, (size_t)d * d * sizeof(float));
-    memcpy(a.q_bias, m.in_proj_bias, (size_t)d * sizeof(float));
-    memcpy(a.k_bias, m.in_proj_bias + d, (size_t)d * sizeof(float));
-    memcpy(a.v_bias, m.in_proj_bias + 2 * d, (size_t)d * sizeof(float));
+    memcpy(a.q_weight, m.p.in_proj_weight, (size_t)d * d * sizeof(float));
+    memcpy(a.k_weight, m.p.in_proj_weight + d * d, (size_t)d * d * sizeof(float));
+    memcpy(a.v_weight, m.p.in_proj_weight + 2 * d * d, (size_t)d * d * sizeof(float));
+    memcpy(a.q_bias, m.p.in_proj_bias, (size_t)d * sizeof(float));
+    memcpy(a.k_bias, m.p.in_proj_bias + d, (size_t)d * sizeof(float));
+    memcpy(a.v_bias, m.p.in_proj_bias + 2 * d, (size_t)d * sizeof(float));
     float out[N_TOKENS * EMBEDDING_DIM], w[N_TOKENS * N_TOKENS];
     float hidden[N_TOKENS * EMBEDDING_DIM], w3[N_TOKENS * N_TOKENS];
-    ck_assert_int_eq(multihead_forward(out, w, NULL, &m, x, x, x, NULL, n, n), MHA_OK);
+    ck_assert_int_eq(run_layer(out, w, NULL, &m, x, x, NULL, false, n, n), MHA_OK);
     ck_assert_int_eq(attention_module_forward(hidden, w3, NULL, NULL, NULL, NULL,
                                               &a, x, 1, n), 0);
     // PyTorch scales the queries before the product, chapter 3 the scores
@@ -404,7 +417,7 @@ START_TEST(one_head_is_chapter_3s_biased_head) {
     ck_assert(allclose(w, w3, n * n, 1e-5f, 1e-7f));
     ck_assert(allclose(out, hidden, n * d, 1e-5f, 1e-6f));
     attention_module_free(&a);
-    multihead_free(&m);
+    mha_free(&m);
 }
 END_TEST
 
@@ -422,8 +435,7 @@ START_TEST(masked_form_is_causal_bit_for_bit) {
         float heads[HEADS * N_TOKENS * N_TOKENS];
         memcpy(x, s->x, sizeof x);
         disturb_rows(x, t + 1, n, d);
-        ck_assert_int_eq(multihead_forward(out, heads, NULL, &s->mha, x, x, x,
-                                           s->causal, n, n), MHA_OK);
+        ck_assert_int_eq(run_layer(out, heads, NULL, &s->mha, x, x, NULL, true, n, n), MHA_OK);
         // outputs and weights of tokens 0 .. t keep their bits
         ck_assert(same(out, s->out_causal, (t + 1) * d));
         for (int k = 0; k < HEADS; k++)
@@ -432,25 +444,25 @@ START_TEST(masked_form_is_causal_bit_for_bit) {
         // token t + 1 changes
         ck_assert(!same(out + (t + 1) * d, s->out_causal + (t + 1) * d, d));
         // the control: without the mask row 0 changes too
-        ck_assert_int_eq(multihead_forward(out, NULL, NULL, &s->mha, x, x, x,
-                                           NULL, n, n), MHA_OK);
+        ck_assert_int_eq(run_layer(out, NULL, NULL, &s->mha, x, x, NULL, false, n, n), MHA_OK);
         ck_assert(!same(out, s->out, d));
     }
 }
 END_TEST
 
 START_TEST(heads_must_divide_the_width) {
-    multihead_attention m;
-    ck_assert_int_eq(multihead_alloc(&m, 32, 3), MHA_HEADS_DO_NOT_DIVIDE);
-    ck_assert_ptr_null(m.in_proj_weight);
-    ck_assert_int_eq(multihead_alloc(&m, 32, 0), MHA_BAD_SIZE);
-    ck_assert_int_eq(multihead_alloc(&m, 0, 1), MHA_BAD_SIZE);
-    ck_assert_int_eq(multihead_alloc(&m, 32, 64), MHA_HEADS_DO_NOT_DIVIDE);
+    mha_layer m;
+    ck_assert_int_eq(mha_alloc(&m, 32, 3), MHA_HEADS_DO_NOT_DIVIDE);
+    ck_assert_ptr_null(m.p.in_proj_weight);
+    ck_assert_int_eq(mha_alloc(&m, 32, 0), MHA_BAD_SIZE);
+    ck_assert_int_eq(mha_alloc(&m, 0, 1), MHA_BAD_SIZE);
+    ck_assert_int_eq(mha_alloc(&m, 32, 64), MHA_HEADS_DO_NOT_DIVIDE);
+    ck_assert_int_eq(mha_check(32, 3), MHA_HEADS_DO_NOT_DIVIDE);
     for (int h = 1; h <= 32; h *= 2) {
-        ck_assert_int_eq(multihead_alloc(&m, 32, h), MHA_OK);
+        ck_assert_int_eq(mha_alloc(&m, 32, h), MHA_OK);
         ck_assert_int_eq(m.d_k * h, 32);
-        multihead_free(&m);
-        ck_assert_ptr_null(m.in_proj_weight);
+        mha_free(&m);
+        ck_assert_ptr_null(m.p.in_proj_weight);
     }
     ck_assert_int_eq(c.standard.three_heads, MHA_HEADS_DO_NOT_DIVIDE);
     ck_assert_str_eq(mha_status_text(MHA_HEADS_DO_NOT_DIVIDE),
@@ -468,25 +480,28 @@ START_TEST(cross_attention_and_bad_masks) {
     const standard_part *s = &c.standard;
     const int d = EMBEDDING_DIM, n = N_TOKENS;
     float out[3 * EMBEDDING_DIM], w[3 * N_TOKENS], hw[HEADS * 3 * N_TOKENS];
-    ck_assert_int_eq(multihead_forward(out, hw, w, &s->mha, s->x + 2 * d, s->x, s->x,
-                                       NULL, 3, n), MHA_OK);
+    ck_assert_int_eq(run_layer(out, hw, w, &s->mha, s->x + 2 * d, s->x, NULL, false, 3, n),
+                     MHA_OK);
     expect_rows_sum_to_one(w, 3, n);
     expect_rows_sum_to_one(hw, HEADS * 3, n);
     // rows 2 .. 4 of self-attention, up to float rounding
     ck_assert(allclose(out, s->out + 2 * d, 3 * d, 1e-5f, 1e-6f));
     ck_assert(allclose(w, s->weights + 2 * n, 3 * n, 1e-5f, 1e-7f));
     float one[EMBEDDING_DIM];
-    ck_assert_int_eq(multihead_forward(one, NULL, NULL, &s->mha, s->x + 3 * d, s->x,
-                                       s->x, NULL, 1, n), MHA_OK);
+    ck_assert_int_eq(run_layer(one, NULL, NULL, &s->mha, s->x + 3 * d, s->x, NULL, false, 1, n),
+                     MHA_OK);
     ck_assert(same(one, out + d, d));
-    // a query that may see nothing is an error, not NaN
-    bool mask[N_TOKENS * N_TOKENS];
-    causal_mask(mask, n);
-    mask[0] = true;
-    ck_assert_int_eq(multihead_forward(out, NULL, NULL, &s->mha, s->x, s->x, s->x,
-                                       mask, n, n), MHA_FULLY_MASKED_ROW);
-    ck_assert_int_eq(multihead_forward(out, NULL, NULL, &s->mha, s->x, s->x, s->x,
-                                       NULL, 0, n), MHA_BAD_SIZE);
+    // a query that may see nothing is an error, not NaN: under the causal
+    // mask query 0 sees key 0 alone, and here key 0 is padding
+    bool pad[N_TOKENS] = { true };
+    float all[N_TOKENS * EMBEDDING_DIM];
+    ck_assert_int_eq(run_layer(all, NULL, NULL, &s->mha, s->x, s->x, pad, true, n, n),
+                     MHA_FULLY_MASKED_ROW);
+    for (int j = 1; j < n; j++) pad[j] = true;  // every key padding
+    ck_assert_int_eq(run_layer(all, NULL, NULL, &s->mha, s->x, s->x, pad, false, n, n),
+                     MHA_FULLY_MASKED_ROW);
+    ck_assert_int_eq(run_layer(all, NULL, NULL, &s->mha, s->x, s->x, NULL, false, 0, n),
+                     MHA_BAD_SIZE);
     ck_assert_str_eq(mha_status_text(MHA_FULLY_MASKED_ROW),
                      "the mask hides every key from a query");
 }

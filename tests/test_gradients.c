@@ -11,7 +11,7 @@
 #define ATTN_REAL double
 #include "../src/kernels/gemm_reference.c"
 #include "../src/kernels/gemm.c"
-#include "../src/layers/dense.c"
+#include "../src/layers/linear.c"
 #include "../src/layers/embedding.c"
 #include "../src/layers/softmax.c"
 #include "../src/layers/mean.c"
@@ -19,8 +19,7 @@
 #include "../src/layers/cross_entropy.c"
 #include "../src/layers/attention_head.c"
 #include "../src/layers/adam.c"
-#include "../src/layers/torch_linear.c"
-#include "../src/layers/layer_norm.c"
+#include "../src/layers/layernorm.c"
 #include "../src/layers/ffn.c"
 #include "../src/layers/multihead_attention.c"
 #include "../src/layers/transformer_layer.c"
@@ -84,7 +83,7 @@ typedef struct {
 
 static double dense_loss(void *p) {
     dense_case *c = p;
-    dense_forward(c->y, c->x, c->kernel, c->bias, c->n, c->in, c->out);
+    linear_forward(c->y, c->x, c->kernel, c->bias, c->n, c->in, c->out, WEIGHT_IN_OUT);
     return weighted_sum(c->y, c->r, c->n * c->out);
 }
 
@@ -98,14 +97,14 @@ START_TEST(dense_gradients) {
     c.y = new_zeros(c.n * c.out);
     c.r = new_random(&g, c.n * c.out, -1, 1);
     double *dx = new_zeros(c.n * c.in), *dk = new_zeros(c.in * c.out), *db = new_zeros(c.out);
-    dense_backward(dx, dk, db, c.r, c.x, c.kernel, c.n, c.in, c.out);
+    linear_backward(dx, dk, db, c.r, c.x, c.kernel, c.n, c.in, c.out, WEIGHT_IN_OUT);
     check_gradient("dense dx", c.x, dx, c.n * c.in, dense_loss, &c);
     check_gradient("dense dkernel", c.kernel, dk, c.in * c.out, dense_loss, &c);
     check_gradient("dense dbias", c.bias, db, c.out, dense_loss, &c);
     // backward adds: a second call doubles every gradient
-    dense_backward(dx, dk, db, c.r, c.x, c.kernel, c.n, c.in, c.out);
+    linear_backward(dx, dk, db, c.r, c.x, c.kernel, c.n, c.in, c.out, WEIGHT_IN_OUT);
     double *once = new_zeros(c.out);
-    dense_backward(NULL, NULL, once, c.r, c.x, c.kernel, c.n, c.in, c.out);
+    linear_backward(NULL, NULL, once, c.r, c.x, c.kernel, c.n, c.in, c.out, WEIGHT_IN_OUT);
     for (int j = 0; j < c.out; j++) ck_assert_double_eq_tol(db[j], 2 * once[j], 1e-12);
     free(c.x); free(c.kernel); free(c.bias); free(c.y); free(c.r); free(dx); free(dk); free(db); free(once);
 }
@@ -358,7 +357,7 @@ START_TEST(lecun_normal_statistics) {
     rng_seed(&g, 6);
     int in = 100, out = 320;
     double *k = new_zeros(in * out), mean = 0, var = 0, bound = 2 * sqrt(1.0 / in) / 0.87962566103423978;
-    dense_init_lecun_normal(&g, k, in, out);
+    linear_init_lecun_normal(&g, k, in, out);
     for (int i = 0; i < in * out; i++) {
         ck_assert(fabs(k[i]) <= bound * (1 + 1e-6));
         mean += k[i];

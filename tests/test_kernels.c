@@ -19,7 +19,7 @@
 #include "layers/attention_head.h"
 #include "layers/embedding.h"
 #include "kernels/gemm_fast.h"
-#include "layers/layer_norm.h"
+#include "layers/layernorm.h"
 #include "layers/mean.h"
 #include "layers/multihead_attention.h"
 #include "core/rng.h"
@@ -195,11 +195,11 @@ static void run_mha(mha_result *r, const float *params, const float *query, cons
     memset(r, 0, sizeof *r);
     float *gb = r->grads;
     mha_params g = {gb, gb + 3 * MD * MD, gb + 3 * MD * MD + 3 * MD, gb + 4 * MD * MD + 3 * MD};
-    mha_forward_rows(r->out, &c, &p, query, self ? query : kv, pad, causal, MB, MNQ, n_k, MD, MH,
-                     q_len, k_len);
+    mha_forward(r->out, &c, &p, query, self ? query : kv, pad, causal, MB, MNQ, n_k, MD, MH, q_len,
+                k_len);
     memcpy(r->w, c.w, sizeof(float) * MB * MH * MNQ * n_k);
-    mha_backward_rows(r->dq, self ? r->dq : r->dkv, &g, &c, dout, query, self ? query : kv, &p,
-                      MB, MNQ, n_k, MD, MH, q_len, k_len);
+    mha_backward(r->dq, self ? r->dq : r->dkv, &g, &c, dout, query, self ? query : kv, &p, MB,
+                 MNQ, n_k, MD, MH, q_len, k_len);
     mha_cache_free(&c);
 }
 
@@ -239,7 +239,7 @@ START_TEST(multihead_attention_fast_agrees_with_the_reference) {
 }
 END_TEST
 
-// layer_norm_forward and _backward: the kernels' vectors of partial sums
+// layernorm_forward and _backward: the kernels' vectors of partial sums
 // are the readable code's 16 interleaved sums, and the backward sums are
 // taken in the readable order, so the two agree to the bit; widths with
 // and without a tail of the 16, under a vector, and beyond the backward
@@ -258,16 +258,16 @@ START_TEST(layer_norm_gives_the_same_bits) {
         float *dy = random_floats(&g, (long)n * d, -1, 1), *start = random_floats(&g, (long)n * d + 2 * d, -1, 1);
         float *grads0 = copy_of(start, (long)n * d + 2 * d), *grads = malloc(((size_t)n * d + 2 * d) * 4);
         use_level(SIMD_NONE);
-        layer_norm_forward(y0, m0, r0, x, gain, bias, n, d);
+        layernorm_forward(y0, m0, r0, x, gain, bias, n, d);
         // dinp, dgain, dbias added to what grads0 holds
-        layer_norm_backward(grads0, grads0 + n * d, grads0 + n * d + d, dy, x, m0, r0, gain, n, d);
+        layernorm_backward(grads0, grads0 + n * d, grads0 + n * d + d, dy, x, m0, r0, gain, n, d);
         for (int l = 1; l < nl; l++) {
             use_level(lv[l]);
-            layer_norm_forward(y, m, r, x, gain, bias, n, d);
+            layernorm_forward(y, m, r, x, gain, bias, n, d);
             ck_assert_msg(memcmp(y, y0, (size_t)n * d * 4) == 0 && memcmp(m, m0, sizeof m) == 0 &&
                           memcmp(r, r0, sizeof r) == 0, "%s, d %d: not the same bits", simd_name(lv[l]), d);
             memcpy(grads, start, ((size_t)n * d + 2 * d) * 4);
-            layer_norm_backward(grads, grads + n * d, grads + n * d + d, dy, x, m0, r0, gain, n, d);
+            layernorm_backward(grads, grads + n * d, grads + n * d + d, dy, x, m0, r0, gain, n, d);
             ck_assert_msg(memcmp(grads, grads0, ((size_t)n * d + 2 * d) * 4) == 0,
                           "%s, d %d: backward, not the same bits", simd_name(lv[l]), d);
         }

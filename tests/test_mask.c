@@ -1,4 +1,4 @@
-// test_mask.c: the causal mask and the masked softmax of src/nn/mask.c on small
+// test_mask.c: the causal mask and the masked softmax of src/layers/mask.c on small
 // inputs whose answers are known exactly, and what the two usual fill values,
 // -1e10 and -INFINITY, do to a plain softmax (tensor.c's softmax_rows).
 #include <check.h>

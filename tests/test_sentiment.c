@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layers/dense.h"
+#include "layers/linear.h"
 #include "layers/embedding.h"
 #include "core/rng.h"
 #include "models/sentiment.h"
@@ -182,7 +182,7 @@ START_TEST(lecun_normal_equals_pytorch_trunc_normal) {
     torch_rng g;
     rng_seed(&g, SEED);
     float w[100 * 8];
-    dense_init_lecun_normal(&g, w, 100, 8);
+    linear_init_lecun_normal(&g, w, 100, 8);
     golden gw = golden_read("sentiment_step.txt", "lecun_normal_100x8", "f32");
     ck_assert_uint_eq(gw.n, 800);
     for (int i = 0; i < 800; i++) ck_assert_float_eq_tol(w[i], gw.f[i], 1e-6);
@@ -374,7 +374,7 @@ START_TEST(projecting_words_is_projecting_tokens) {
     embedding_forward(x, X, m.p.embedding, BATCH * L, D);
     const float *w[] = {m.p.wq, m.p.wk, m.p.wv}, *b[] = {m.p.bq, m.p.bk, m.p.bv}, *got[] = {a.q, a.k, a.v};
     for (int j = 0; j < 3; j++) {
-        dense_forward(want, x, w[j], b[j], BATCH * L, D, DK);
+        linear_forward(want, x, w[j], b[j], BATCH * L, D, DK, WEIGHT_IN_OUT);
         ck_assert_msg(memcmp(want, got[j], sizeof want) == 0, "projection %d differs", j);
     }
     sentiment_acts_free(&a);

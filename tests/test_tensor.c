@@ -1,4 +1,4 @@
-// test_tensor.c: the matrix operations of src/nn/tensor.c on small inputs whose
+// test_tensor.c: the matrix operations of src/layers/tensor.c on small inputs whose
 // answers are known exactly.
 #include <check.h>
 

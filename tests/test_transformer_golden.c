@@ -384,10 +384,10 @@ START_TEST(encoder_layer_equals_pytorch) {
 
     layer_cache c;
     ck_assert_int_eq(enc_layer_cache_alloc(&c, &dims, B, N_ENC), 0);
-    enc_layer_forward(out, &c, &p, x, pad, &dims, B, N_ENC);
+    ck_assert_int_eq(enc_layer_forward(out, &c, &p, x, pad, false, &dims, B, N_ENC, NULL), MHA_OK);
     worst_pair w = {0, 0};
     w.out = expect_close(out, GRADS, pc, "out", B * N_ENC * D);  // padded rows too: not NaN
-    enc_layer_backward(dx, &g, &c, r, x, &p, &dims, B, N_ENC);
+    enc_layer_backward(dx, &g, &c, r, x, &p, &dims, B, N_ENC, NULL);
     expect_grads(gat, ENC_PARAMS, N_ENC_PARAMS, pc, &w.grad);
     double wx = expect_close(dx, GRADS, pc, "grad.x", B * N_ENC * D);
     if (wx > w.grad) w.grad = wx;
@@ -422,17 +422,19 @@ START_TEST(decoder_layer_equals_pytorch) {
     load_mask(causal, GRADS, pc, "tgt_mask", N_TGT * N_TGT);
     load_mask(tgt_pad, GRADS, pc, "tgt_key_padding_mask", B * N_TGT);
     load_mask(mem_pad, GRADS, pc, "memory_key_padding_mask", B * N_MEM);
-    // The layer's self-attention is always causal: PyTorch's mask must be.
+    // The layer is run causal: PyTorch's mask must be the causal one.
     for (int i = 0; i < N_TGT; i++)
         for (int j = 0; j < N_TGT; j++) ck_assert(causal[i * N_TGT + j] == (j > i));
     ck_assert(tgt_pad[2 * N_TGT - 1] && mem_pad[2 * N_MEM - 1]);
 
     layer_cache c;
     ck_assert_int_eq(dec_layer_cache_alloc(&c, &dims, B, N_TGT, N_MEM), 0);
-    dec_layer_forward(out, &c, &p, tgt, mem, tgt_pad, mem_pad, &dims, B, N_TGT, N_MEM);
+    ck_assert_int_eq(dec_layer_forward(out, &c, &p, tgt, mem, tgt_pad, mem_pad, true, &dims, B,
+                                       N_TGT, N_MEM, NULL, NULL),
+                     MHA_OK);
     worst_pair w = {0, 0};
     w.out = expect_close(out, GRADS, pc, "out", B * N_TGT * D);
-    dec_layer_backward(dtgt, dmem, &g, &c, r, tgt, mem, &p, &dims, B, N_TGT, N_MEM);
+    dec_layer_backward(dtgt, dmem, &g, &c, r, tgt, mem, &p, &dims, B, N_TGT, N_MEM, NULL, NULL);
     expect_grads(gat, DEC_PARAMS, N_DEC_PARAMS, pc, &w.grad);
     double wt = expect_close(dtgt, GRADS, pc, "grad.tgt", B * N_TGT * D);
     double wm = expect_close(dmem, GRADS, pc, "grad.memory", B * N_MEM * D);

@@ -6,9 +6,9 @@
 // for AVX2 with FMA by simd_avx2.c. Each replaces readable code that runs
 // instead when the CPU has neither set, off x86-64, with ATTN_SIMD=none or
 // when real is double: gemm_reference.c for the product, and the loops
-// beside each call in attention_head.c, multihead_attention.c, layer_norm.c,
-// embedding.c, dense.c, torch_linear.c, mean.c and adam.c (and softmax.c
-// for the softmax) for the others. The program is built without -march flags, so it
+// beside each call in attention_head.c, multihead_attention.c, layernorm.c,
+// embedding.c, linear.c, mean.c and adam.c (and softmax.c for the softmax)
+// for the others. The program is built without -march flags, so it
 // runs on any x86-64 (and on other processors, through that readable code);
 // each compiled version carries its instruction set in a function
 // attribute, and simd_best() picks one at run time from what the CPU

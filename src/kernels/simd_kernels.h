@@ -225,8 +225,7 @@ TARGET void KERNEL(mean_backward_rows)(float *dinp, const float *dout, int B, in
         }
 }
 
-// Replaces the bias loop of dense_backward (dense.c) and of
-// torch_linear_backward (torch_linear.c), with the same bits:
+// Replaces the bias loop of linear_backward (linear.c), with the same bits:
 // out[j] += x[0, j] + x[1, j] + ..., in the order of the rows. x is (rows, d).
 TARGET void KERNEL(add_column_sums)(float *out, const float *x, int rows, int d) {
     for (int j = 0; j < d; j += VEC) {
@@ -375,7 +374,7 @@ INLINE float head_dot(const float *a, const float *b, int n) {
     return sum;
 }
 
-// Replaces the loop body of mha_forward_rows's readable code for one head
+// Replaces the loops of mha_head_forward (multihead_attention.c), one head
 // of one sequence: w (nq, nk) = masked softmax(q k^T), z = w v. q, z have
 // nq rows, k, v nk rows, all ld apart; pad (nk) or NULL; scratch (dk nk).
 TARGET void KERNEL(attention_head_forward)(float *w, float *z, const float *q, const float *k,
@@ -413,7 +412,7 @@ TARGET void KERNEL(attention_head_backward)(float *dq, float *dk, float *dv, flo
 
 // ---------------------------------------------------------------- layer norm
 
-// Replaces the loops of layer_norm_forward (layer_norm.c), with the same
+// Replaces the loops of layernorm_forward (layernorm.c), with the same
 // bits: row_sum's and row_squares's 16 interleaved partial sums are 16
 // lanes (one vector, or two of 8), the tail and the partial sums then added
 // one by one in row_sum's order, and y = (x - mean) rstd gain + bias a
@@ -453,7 +452,7 @@ TARGET void KERNEL(layer_norm_rows)(float *out, float *mean, float *rstd, const 
     }
 }
 
-// Replaces the loops of layer_norm_backward (layer_norm.c), with the same
+// Replaces the loops of layernorm_backward (layernorm.c), with the same
 // bits: xhat, g = dout gain and g xhat a vector at a time (kept for a
 // block of up to 256 columns), their sums then taken one by one in the
 // order of the columns as there, dgain and dbias a vector at a time (each

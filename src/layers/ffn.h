@@ -1,6 +1,7 @@
 // ffn.h: the position-wise feed-forward network of the transformer layers,
 // linear1, ReLU, linear2 (PyTorch's nn.TransformerEncoderLayer with
-// activation "relu" and dropout 0), in real, forward and backward.
+// activation "relu" and dropout 0), applied to every token on its own, in
+// real, forward and backward, and its starting values.
 //
 //   N      rows (tokens), each through the network on its own
 //   d      the model width
@@ -10,6 +11,7 @@
 #ifndef ATTN_FFN_H
 #define ATTN_FFN_H
 
+#include "core/rng.h"
 #include "kernels/real.h"
 
 // The parameters, or their gradients (views into a model's block).
@@ -28,7 +30,12 @@ typedef struct {
 int ffn_cache_alloc(ffn_cache *c, int n, int d_ff);
 void ffn_cache_free(ffn_cache *c);
 
-// out is (N, d), inp is (N, d); c->hidden gets (N, d_ff).
+// nn.Linear(d, d_ff) then nn.Linear(d_ff, d), drawn from g in that order
+// (linear.h's linear_init). Returns 0, or -1 when out of memory.
+int ffn_init(torch_rng *g, const ffn_params *p, int d, int d_ff);
+
+// out = relu(inp W1^T + b1) W2^T + b2. out is (N, d), inp is (N, d);
+// c->hidden gets (N, d_ff).
 void ffn_forward(real *out, ffn_cache *c, const ffn_params *p, const real *inp, int n, int d,
                  int d_ff);
 

@@ -13,10 +13,72 @@
 
 #include "kernels/gemm.h"
 #include "kernels/simd.h"
+#include "layers/linear.h"
 #include "layers/softmax.h"
-#include "layers/torch_linear.h"
 
 static int max_int(int a, int b) { return a > b ? a : b; }
+
+const char *mha_status_text(mha_status s) {
+    switch (s) {
+    case MHA_OK: return "no error";
+    case MHA_HEADS_DO_NOT_DIVIDE:
+        return "the model width is not divisible by the number of heads";
+    case MHA_BAD_SIZE: return "a width, head count or token count below 1";
+    case MHA_NO_MEMORY: return "out of memory";
+    case MHA_FULLY_MASKED_ROW: return "the mask hides every key from a query";
+    }
+    return "unknown status";
+}
+
+//> multihead-alloc
+// Refuses h heads that do not split d evenly: each head takes d / h
+// columns, and d / h must be a whole number.
+mha_status mha_check(int d, int h) {
+    if (d < 1 || h < 1) return MHA_BAD_SIZE;
+    if (d % h != 0) return MHA_HEADS_DO_NOT_DIVIDE;
+    return MHA_OK;
+}
+//< multihead-alloc
+
+mha_status mha_alloc(mha_layer *m, int d, int h) {
+    memset(m, 0, sizeof *m);
+    mha_status s = mha_check(d, h);
+    if (s != MHA_OK) return s;
+    real *block = malloc((4 * (size_t)d * d + 4 * (size_t)d) * sizeof(real));
+    if (!block) return MHA_NO_MEMORY;
+    *m = (mha_layer){ .d = d, .h = h, .d_k = d / h };
+    m->p.in_proj_weight = block;                         // (3d, d)
+    m->p.in_proj_bias = block + 3 * (size_t)d * d;       // (3d)
+    m->p.out_proj_weight = m->p.in_proj_bias + 3 * d;    // (d, d)
+    m->p.out_proj_bias = m->p.out_proj_weight + (size_t)d * d;  // (d)
+    return MHA_OK;
+}
+
+void mha_free(mha_layer *m) {
+    free(m->p.in_proj_weight);  // the start of the block
+    memset(m, 0, sizeof *m);
+}
+
+//> multihead-init
+// nn.MultiheadAttention(d, h): out_proj = nn.Linear(d, d) is built (and
+// drawn) in the constructor; _reset_parameters() then draws in_proj_weight,
+// (3d, d), with xavier_uniform_ and zeroes both biases.
+int mha_init(torch_rng *g, const mha_params *p, int d) {
+    if (linear_init(g, p->out_proj_weight, p->out_proj_bias, d, d) != 0) return -1;
+#ifdef ATTN_REAL_IS_FLOAT
+    rng_xavier_uniform(g, p->in_proj_weight, 3 * d, d);
+#else  // the generator gives floats
+    float *w = malloc(3 * (size_t)d * d * sizeof *w);
+    if (!w) return -1;
+    rng_xavier_uniform(g, w, 3 * d, d);
+    for (size_t e = 0; e < 3 * (size_t)d * d; e++) p->in_proj_weight[e] = w[e];
+    free(w);
+#endif
+    memset(p->in_proj_bias, 0, 3 * (size_t)d * sizeof(real));
+    memset(p->out_proj_bias, 0, (size_t)d * sizeof(real));
+    return 0;
+}
+//< multihead-init
 
 int mha_cache_alloc(mha_cache *c, int B, int n_q, int n_k, int d, int h) {
     memset(c, 0, sizeof *c);
@@ -56,6 +118,7 @@ int mha_rows(const int *len, int B, int n) {
 
 static int length(const int *len, int b, int n) { return len ? len[b] : n; }
 
+//> head-columns
 // heads (B, h, n, d_k) = x (B, n, d) cut into its h column blocks, times
 // factor; merge_heads is the way back, x (B, n, d) = heads times factor.
 // With len, x holds only the first len[b] rows of sequence b, packed, and
@@ -91,6 +154,7 @@ static void merge_heads(real *x, const real *heads, real factor, int B, int n, i
         row += nb;
     }
 }
+//< head-columns
 
 // The softmax of each row of scores w (n_q, n_k) over the keys query r may
 // see: not j > r when causal, not a padded key (pad (n_k) or NULL). The
@@ -107,7 +171,7 @@ static void masked_softmax(real *w, const bool *pad, bool causal, int n_q, int n
 static real *block(real *w, int which, int d) { return w ? w + (long)which * d * d : NULL; }
 static real *bias_block(real *b, int which, int d) { return b ? b + (long)which * d : NULL; }
 
-// The same as the loops of mha_forward_rows and mha_backward_rows below, with
+// The same as the loops of mha_forward and mha_backward below, with
 // the vector kernels attention_head_forward and _backward (simd_kernels.h)
 // reading and writing each head's columns in place: no split_heads and
 // merge_heads copies; the same products, and the softmax to rounding
@@ -122,10 +186,10 @@ static bool fast_forward(real *out, mha_cache *c, const mha_params *p, const rea
     if (level == SIMD_NONE) return false;
     const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
     real *w_in = p->in_proj_weight, *b_in = p->in_proj_bias;
-    torch_linear_forward(c->q, query, block(w_in, 0, d), bias_block(b_in, 0, d), N_q, d, d);
+    linear_forward(c->q, query, block(w_in, 0, d), bias_block(b_in, 0, d), N_q, d, d, WEIGHT_OUT_IN);
     SIMD_RUN(level, scale, c->q, (long)N_q * d, (real)(1.0 / sqrt((double)d_k)));
-    torch_linear_forward(c->k, kv, block(w_in, 1, d), bias_block(b_in, 1, d), N_k, d, d);
-    torch_linear_forward(c->v, kv, block(w_in, 2, d), bias_block(b_in, 2, d), N_k, d, d);
+    linear_forward(c->k, kv, block(w_in, 1, d), bias_block(b_in, 1, d), N_k, d, d, WEIGHT_OUT_IN);
+    linear_forward(c->v, kv, block(w_in, 2, d), bias_block(b_in, 2, d), N_k, d, d, WEIGHT_OUT_IN);
     long row_q = 0, row_k = 0;  // sequence b's first rows
     for (int b = 0; b < B; b++) {
         int nq = length(q_len, b, n_q), nk = length(k_len, b, n_k);
@@ -138,7 +202,7 @@ static bool fast_forward(real *out, mha_cache *c, const mha_params *p, const rea
         row_q += nq;
         row_k += nk;
     }
-    torch_linear_forward(out, c->z, p->out_proj_weight, p->out_proj_bias, N_q, d, d);
+    linear_forward(out, c->z, p->out_proj_weight, p->out_proj_bias, N_q, d, d, WEIGHT_OUT_IN);
     return true;
 #else
     (void)out, (void)c, (void)p, (void)query, (void)kv, (void)key_pad, (void)causal, (void)B;
@@ -156,8 +220,8 @@ static bool fast_backward(real *dquery, real *dkv, const mha_params *g, mha_cach
     if (level == SIMD_NONE) return false;
     const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
     memset(c->dz, 0, (size_t)N_q * d * sizeof(real));
-    torch_linear_backward(c->dz, g->out_proj_weight, g->out_proj_bias, dout, c->z,
-                          p->out_proj_weight, N_q, d, d);
+    linear_backward(c->dz, g->out_proj_weight, g->out_proj_bias, dout, c->z,
+                          p->out_proj_weight, N_q, d, d, WEIGHT_OUT_IN);
     long row_q = 0, row_k = 0;  // every head writes its columns of dq, dk, dv: no clearing
     for (int b = 0; b < B; b++) {
         int nq = length(q_len, b, n_q), nk = length(k_len, b, n_k);
@@ -172,12 +236,12 @@ static bool fast_backward(real *dquery, real *dkv, const mha_params *g, mha_cach
     }
     real *w_in = p->in_proj_weight, *gw = g->in_proj_weight, *gb = g->in_proj_bias;
     SIMD_RUN(level, scale, c->dq, (long)N_q * d, (real)(1.0 / sqrt((double)d_k)));
-    torch_linear_backward(dquery, block(gw, 0, d), bias_block(gb, 0, d), c->dq, query,
-                          block(w_in, 0, d), N_q, d, d);
-    torch_linear_backward(dkv, block(gw, 1, d), bias_block(gb, 1, d), c->dk, kv,
-                          block(w_in, 1, d), N_k, d, d);
-    torch_linear_backward(dkv, block(gw, 2, d), bias_block(gb, 2, d), c->dv, kv,
-                          block(w_in, 2, d), N_k, d, d);
+    linear_backward(dquery, block(gw, 0, d), bias_block(gb, 0, d), c->dq, query,
+                          block(w_in, 0, d), N_q, d, d, WEIGHT_OUT_IN);
+    linear_backward(dkv, block(gw, 1, d), bias_block(gb, 1, d), c->dk, kv,
+                          block(w_in, 1, d), N_k, d, d, WEIGHT_OUT_IN);
+    linear_backward(dkv, block(gw, 2, d), bias_block(gb, 2, d), c->dv, kv,
+                          block(w_in, 2, d), N_k, d, d, WEIGHT_OUT_IN);
     return true;
 #else
     (void)dquery, (void)dkv, (void)g, (void)c, (void)dout, (void)query, (void)kv, (void)p;
@@ -186,42 +250,83 @@ static bool fast_backward(real *dquery, real *dkv, const mha_params *g, mha_cach
 #endif
 }
 
-void mha_forward_rows(real *out, mha_cache *c, const mha_params *p, const real *query,
-                      const real *kv, const bool *key_pad, bool causal, int B, int n_q, int n_k,
-                      int d, int h, const int *q_len, const int *k_len) {
-    const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
-    const real scale = (real)(1.0 / sqrt((double)d_k));
-    if (fast_forward(out, c, p, query, kv, key_pad, causal, B, n_q, n_k, d, h, q_len, k_len))
+//> multihead-head
+// One head: the readable loops, or the attention_head_forward kernel
+// (simd_kernels.h): the same products, the softmax to rounding.
+void mha_head_forward(real *w, real *z, const real *q, const real *k, const real *v,
+                      const bool *pad, bool causal, int n_q, int n_k, int d_k, real *scratch) {
+    (void)scratch;  // the kernel's only
+    if (FAST_KERNEL(attention_head_forward, w, z, q, k, v, (long)d_k, pad, causal, n_q, n_k,
+                    d_k, scratch))
         return;
-    // 1. The projections, each split into its heads; the queries scaled.
-    real *w_in = p->in_proj_weight, *b_in = p->in_proj_bias;
-    torch_linear_forward(c->proj, query, block(w_in, 0, d), bias_block(b_in, 0, d), N_q, d, d);
-    split_heads(c->q, c->proj, scale, B, n_q, d, h, q_len);
-    torch_linear_forward(c->proj, kv, block(w_in, 1, d), bias_block(b_in, 1, d), N_k, d, d);
-    split_heads(c->k, c->proj, 1, B, n_k, d, h, k_len);
-    torch_linear_forward(c->proj, kv, block(w_in, 2, d), bias_block(b_in, 2, d), N_k, d, d);
-    split_heads(c->v, c->proj, 1, B, n_k, d, h, k_len);
-    // 2. Each head of each sequence: w = softmax(q k^T), its output w v.
-    for (int b = 0; b < B; b++)
-        for (int i = 0; i < h; i++) {
-            long bi = (long)b * h + i;
-            int nq = length(q_len, b, n_q), nk = length(k_len, b, n_k);
-            real *w = c->w + bi * n_q * n_k;
-            memset(w, 0, (size_t)nq * nk * sizeof *w);
-            gemm(w, c->q + bi * n_q * d_k, c->k + bi * n_k * d_k, nq, d_k, nk, GEMM_ABT);
-            masked_softmax(w, key_pad ? key_pad + (long)b * n_k : NULL, causal, nq, nk);
-            real *z = c->dq + bi * n_q * d_k;  // the head's output, (n_q, d_k)
-            memset(z, 0, (size_t)nq * d_k * sizeof *z);
-            gemm(z, w, c->v + bi * n_k * d_k, nq, nk, d_k, GEMM_AB);
-        }
-    // 3. The heads side by side, through the output projection.
-    merge_heads(c->z, c->dq, 1, B, n_q, d, h, q_len);
-    torch_linear_forward(out, c->z, p->out_proj_weight, p->out_proj_bias, N_q, d, d);
+    memset(w, 0, (size_t)n_q * n_k * sizeof *w);
+    gemm(w, q, k, n_q, d_k, n_k, GEMM_ABT);  // the scores q k^T
+    masked_softmax(w, pad, causal, n_q, n_k);
+    memset(z, 0, (size_t)n_q * d_k * sizeof *z);
+    gemm(z, w, v, n_q, n_k, d_k, GEMM_AB);   // the weighted values
+}
+//< multihead-head
+
+// Whether the masks hide every key from some query: the first key that is
+// not padding comes after the last one the query may see, or there is none.
+// Under the causal mask query 0 sees key 0 alone.
+static bool hides_every_key(const bool *key_pad, bool causal, int B, int n_q, int n_k,
+                            const int *q_len, const int *k_len) {
+    for (int b = 0; b < B; b++) {
+        int nk = length(k_len, b, n_k), first = 0;
+        if (length(q_len, b, n_q) < 1) continue;
+        while (key_pad && first < nk && key_pad[(long)b * n_k + first]) first++;
+        if (first == nk || (causal && first > 0)) return true;
+    }
+    return false;
 }
 
-void mha_forward(real *out, mha_cache *c, const mha_params *p, const real *query, const real *kv,
-                 const bool *key_pad, bool causal, int B, int n_q, int n_k, int d, int h) {
-    mha_forward_rows(out, c, p, query, kv, key_pad, causal, B, n_q, n_k, d, h, NULL, NULL);
+//> multihead-forward
+mha_status mha_forward(real *out, mha_cache *c, const mha_params *p, const real *query,
+                       const real *kv, const bool *key_pad, bool causal, int B, int n_q,
+                       int n_k, int d, int h, const int *q_len, const int *k_len) {
+    if (B < 1 || n_q < 1 || n_k < 1) return MHA_BAD_SIZE;
+    mha_status status = hides_every_key(key_pad, causal, B, n_q, n_k, q_len, k_len)
+                            ? MHA_FULLY_MASKED_ROW : MHA_OK;
+    if (fast_forward(out, c, p, query, kv, key_pad, causal, B, n_q, n_k, d, h, q_len, k_len))
+        return status;
+    const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
+    // 1. One projection each for queries, keys and values, each split into
+    // its heads; PyTorch scales the queries by 1/sqrt(d_k).
+    const real scale = (real)(1.0 / sqrt((double)d_k));
+    real *w_in = p->in_proj_weight, *b_in = p->in_proj_bias;
+    linear_forward(c->proj, query, block(w_in, 0, d), bias_block(b_in, 0, d), N_q, d, d,
+                   WEIGHT_OUT_IN);
+    split_heads(c->q, c->proj, scale, B, n_q, d, h, q_len);
+    linear_forward(c->proj, kv, block(w_in, 1, d), bias_block(b_in, 1, d), N_k, d, d,
+                   WEIGHT_OUT_IN);
+    split_heads(c->k, c->proj, 1, B, n_k, d, h, k_len);
+    linear_forward(c->proj, kv, block(w_in, 2, d), bias_block(b_in, 2, d), N_k, d, d,
+                   WEIGHT_OUT_IN);
+    split_heads(c->v, c->proj, 1, B, n_k, d, h, k_len);
+    // 2. Each head of each sequence: w = softmax(q k^T), its output z = w v
+    // (into dq, free until the backward pass).
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < h; i++) {
+            long bi = (long)b * h + i, qs = bi * n_q * d_k, ks = bi * n_k * d_k;
+            mha_head_forward(c->w + bi * n_q * n_k, c->dq + qs, c->q + qs, c->k + ks, c->v + ks,
+                             key_pad ? key_pad + (long)b * n_k : NULL, causal,
+                             length(q_len, b, n_q), length(k_len, b, n_k), d_k, c->proj);
+        }
+    // 3. The heads side by side, (n_q, d), through the output projection.
+    merge_heads(c->z, c->dq, 1, B, n_q, d, h, q_len);
+    linear_forward(out, c->z, p->out_proj_weight, p->out_proj_bias, N_q, d, d, WEIGHT_OUT_IN);
+    return status;
+}
+//< multihead-forward
+
+void mha_mean_weights(real *mean, const mha_cache *c, int b, int h, int n_q, int n_k) {
+    const long nn = (long)n_q * n_k;
+    const real *w = c->w + (long)b * h * nn;
+    for (long e = 0; e < nn; e++) mean[e] = w[e];
+    for (int i = 1; i < h; i++)
+        for (long e = 0; e < nn; e++) mean[e] += w[i * nn + e];
+    for (long e = 0; e < nn; e++) mean[e] /= (real)h;
 }
 
 //> attention-backward
@@ -244,18 +349,17 @@ static void head_backward(real *dq, real *dk, real *dv, real *dw, const real *dz
 }
 //< attention-backward
 
-void mha_backward_rows(real *dquery, real *dkv, const mha_params *g, mha_cache *c,
-                       const real *dout, const real *query, const real *kv, const mha_params *p,
-                       int B, int n_q, int n_k, int d, int h, const int *q_len,
-                       const int *k_len) {
+void mha_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c, const real *dout,
+                  const real *query, const real *kv, const mha_params *p, int B, int n_q, int n_k,
+                  int d, int h, const int *q_len, const int *k_len) {
     const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
     const real scale = (real)(1.0 / sqrt((double)d_k));
     if (fast_backward(dquery, dkv, g, c, dout, query, kv, p, B, n_q, n_k, d, h, q_len, k_len))
         return;
     // 3. The output projection: dz, the gradient of the heads side by side.
     memset(c->dz, 0, (size_t)N_q * d * sizeof(real));
-    torch_linear_backward(c->dz, g->out_proj_weight, g->out_proj_bias, dout, c->z,
-                          p->out_proj_weight, N_q, d, d);
+    linear_backward(c->dz, g->out_proj_weight, g->out_proj_bias, dout, c->z,
+                          p->out_proj_weight, N_q, d, d, WEIGHT_OUT_IN);
     // 2. Each head of each sequence.
     memset(c->dq, 0, (size_t)B * n_q * d * sizeof(real));
     memset(c->dk, 0, (size_t)B * n_k * d * sizeof(real));
@@ -271,18 +375,12 @@ void mha_backward_rows(real *dquery, real *dkv, const mha_params *g, mha_cache *
     // 1. The projections: the queries' gradient scaled as the queries were.
     real *w_in = p->in_proj_weight, *gw = g->in_proj_weight, *gb = g->in_proj_bias;
     merge_heads(c->proj, c->dq, scale, B, n_q, d, h, q_len);
-    torch_linear_backward(dquery, block(gw, 0, d), bias_block(gb, 0, d), c->proj, query,
-                          block(w_in, 0, d), N_q, d, d);
+    linear_backward(dquery, block(gw, 0, d), bias_block(gb, 0, d), c->proj, query,
+                          block(w_in, 0, d), N_q, d, d, WEIGHT_OUT_IN);
     merge_heads(c->proj, c->dk, 1, B, n_k, d, h, k_len);
-    torch_linear_backward(dkv, block(gw, 1, d), bias_block(gb, 1, d), c->proj, kv,
-                          block(w_in, 1, d), N_k, d, d);
+    linear_backward(dkv, block(gw, 1, d), bias_block(gb, 1, d), c->proj, kv,
+                          block(w_in, 1, d), N_k, d, d, WEIGHT_OUT_IN);
     merge_heads(c->proj, c->dv, 1, B, n_k, d, h, k_len);
-    torch_linear_backward(dkv, block(gw, 2, d), bias_block(gb, 2, d), c->proj, kv,
-                          block(w_in, 2, d), N_k, d, d);
-}
-
-void mha_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c, const real *dout,
-                  const real *query, const real *kv, const mha_params *p, int B, int n_q, int n_k,
-                  int d, int h) {
-    mha_backward_rows(dquery, dkv, g, c, dout, query, kv, p, B, n_q, n_k, d, h, NULL, NULL);
+    linear_backward(dkv, block(gw, 2, d), bias_block(gb, 2, d), c->proj, kv,
+                          block(w_in, 2, d), N_k, d, d, WEIGHT_OUT_IN);
 }

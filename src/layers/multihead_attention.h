@@ -1,5 +1,7 @@
-// multihead_attention.h: nn.MultiheadAttention (batch_first, dropout 0) in
-// real over a batch of sequences, forward and backward.
+// multihead_attention.h: multi-head attention as "Attention Is All You
+// Need" and torch.nn.MultiheadAttention (batch_first, dropout 0) define it,
+// in real over a batch of sequences (one sequence is a batch of one),
+// forward and backward, its starting values, and the checks of its sizes.
 //
 //   B      sequences in the batch
 //   n_q    queries per sequence (the target's length, or the source's in the
@@ -25,10 +27,10 @@
 // no key at all gets weights of 0 and the output bias (PyTorch gives NaN);
 // the sequences of chapter 8 never have one.
 //
-// Rows left out: the _rows versions take q_len and k_len (B) or NULL, and
-// compute only the first q_len[b] queries and k_len[b] keys of sequence b,
-// the arrays holding those rows one sequence after the other (mha_rows of
-// them in all; NULL: all n_q, n_k of every sequence, the (B, n, d) layout).
+// Rows left out: with q_len and k_len (B), not NULL, the layer computes
+// only the first q_len[b] queries and k_len[b] keys of sequence b, the
+// arrays holding those rows one sequence after the other (mha_rows of them
+// in all; NULL: all n_q, n_k of every sequence, the (B, n, d) layout).
 // Exact for the rows computed when the keys left out are ones their queries
 // may not see anyway (trailing padding, or beyond the last query under the
 // causal mask): they would get a weight of exactly 0.
@@ -40,7 +42,25 @@
 
 #include <stdbool.h>
 
+#include "core/rng.h"
 #include "kernels/real.h"
+
+typedef enum {
+    MHA_OK = 0,
+    MHA_HEADS_DO_NOT_DIVIDE = -1,  // d is not a multiple of h
+    MHA_BAD_SIZE = -2,             // d, h, d_ff or a token count below 1
+    MHA_NO_MEMORY = -3,
+    MHA_FULLY_MASKED_ROW = -4,     // a query the masks let see no key
+} mha_status;
+
+// What a status means, in words, e.g. "the model width is not divisible by
+// the number of heads".
+const char *mha_status_text(mha_status s);
+
+// Whether h heads split the width d: MHA_OK, MHA_BAD_SIZE when d or h is
+// below 1, MHA_HEADS_DO_NOT_DIVIDE when d % h != 0 (as PyTorch asserts
+// "embed_dim must be divisible by num_heads").
+mha_status mha_check(int d, int h);
 
 // The parameters, or their gradients (views into a model's block), named
 // as in PyTorch's state_dict.
@@ -74,34 +94,56 @@ typedef struct {
 int mha_cache_alloc(mha_cache *c, int B, int n_q, int n_k, int d, int h);
 void mha_cache_free(mha_cache *c);
 
+// nn.MultiheadAttention(d, h)'s parameters in a block of their own, for a
+// program that uses the layer by itself: mha_check's status (then nothing
+// is allocated), or MHA_NO_MEMORY. The values are not set: mha_init.
+typedef struct {
+    int d, h, d_k;  // d_k = d / h
+    mha_params p;
+} mha_layer;
+mha_status mha_alloc(mha_layer *m, int d, int h);
+void mha_free(mha_layer *m);
+
+// nn.MultiheadAttention(d, h)'s initialisation of p, drawing from g in the
+// order PyTorch does: out_proj is an nn.Linear built in the constructor, so
+// its weight and bias are drawn first; then _reset_parameters() draws
+// in_proj_weight xavier-uniform over (3d, d) and sets both biases to zero.
+// Returns 0, or -1 when out of memory.
+int mha_init(torch_rng *g, const mha_params *p, int d);
+
 // out is (B, n_q, d); query is (B, n_q, d); kv, the keys' and values' input,
 // is (B, n_k, d) (the same array as query in self-attention); key_pad is
-// (B, n_k) or NULL. The cache gets q, k, v, w and z.
-void mha_forward(real *out, mha_cache *c, const mha_params *p, const real *query, const real *kv,
-                 const bool *key_pad, bool causal, int B, int n_q, int n_k, int d, int h);
+// (B, n_k) or NULL; q_len and k_len (B) or NULL, as at the top. The cache
+// gets q, k, v, w and z. Returns MHA_OK, or MHA_FULLY_MASKED_ROW when the
+// masks hide every key from some query (PyTorch would give NaN; that query
+// gets the output bias), or MHA_BAD_SIZE when a size is below 1.
+mha_status mha_forward(real *out, mha_cache *c, const mha_params *p, const real *query,
+                       const real *kv, const bool *key_pad, bool causal, int B, int n_q,
+                       int n_k, int d, int h, const int *q_len, const int *k_len);
 
 // Given dout (B, n_q, d) and the forward's query, kv and cache: dquery
 // (B, n_q, d) += the gradient through the queries, dkv (B, n_k, d) += the
 // gradient through the keys and the values, g += the parameters'. In
 // self-attention pass the same array as dquery and dkv; either may be NULL.
+// q_len, k_len as the forward pass had them.
 void mha_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c, const real *dout,
                   const real *query, const real *kv, const mha_params *p, int B, int n_q, int n_k,
-                  int d, int h);
+                  int d, int h, const int *q_len, const int *k_len);
 
 // The rows of B sequences of n positions when sequence b has len[b] of
 // them (len NULL: B n).
 int mha_rows(const int *len, int B, int n);
 
-// mha_forward and mha_backward on the first q_len[b] queries and k_len[b]
-// keys of each sequence, packed (see the top): query and dquery have
-// mha_rows(q_len, B, n_q) rows, kv and dkv mha_rows(k_len, B, n_k); key_pad
-// keeps its (B, n_k) layout.
-void mha_forward_rows(real *out, mha_cache *c, const mha_params *p, const real *query,
-                      const real *kv, const bool *key_pad, bool causal, int B, int n_q, int n_k,
-                      int d, int h, const int *q_len, const int *k_len);
-void mha_backward_rows(real *dquery, real *dkv, const mha_params *g, mha_cache *c,
-                       const real *dout, const real *query, const real *kv, const mha_params *p,
-                       int B, int n_q, int n_k, int d, int h, const int *q_len,
-                       const int *k_len);
+// The attention weights of sequence b after a forward pass without
+// lengths, averaged over the h heads (PyTorch's average_attn_weights):
+// mean is (n_q, n_k). (c->w holds each head's, (B, h, n_q, n_k).)
+void mha_mean_weights(real *mean, const mha_cache *c, int b, int h, int n_q, int n_k);
+
+// One head of one sequence, what mha_forward does for each: w = the masked
+// softmax of q k^T over the keys (pad (n_k) or NULL, causal), z = w v. q and
+// z are (n_q, d_k), k and v (n_k, d_k), w (n_q, n_k); scratch holds
+// n_k d_k numbers.
+void mha_head_forward(real *w, real *z, const real *q, const real *k, const real *v,
+                      const bool *pad, bool causal, int n_q, int n_k, int d_k, real *scratch);
 
 #endif

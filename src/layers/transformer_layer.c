@@ -12,8 +12,87 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layers/layer_norm.h"
 #include "kernels/simd.h"
+#include "layers/layernorm.h"
+
+mha_status layer_dims_check(const layer_dims *dims) {
+    mha_status s = mha_check(dims->d, dims->h);
+    return s == MHA_OK && dims->d_ff < 1 ? MHA_BAD_SIZE : s;
+}
+
+static real *layer_view(real **at, size_t count) {
+    real *view = *at;
+    *at += count;
+    return view;
+}
+
+// One block for a layer's parameters, and their views into it in PyTorch's
+// state_dict order: each attention's four tensors, linear1's and linear2's,
+// then the norms'. Returns MHA_OK, or why not (then nothing is allocated).
+static mha_status layer_alloc(mha_params *const *attn, int n_attn, ffn_params *ff, real **gain,
+                              real **bias, int norms, const layer_dims *dims) {
+    mha_status s = layer_dims_check(dims);
+    if (s != MHA_OK) return s;
+    const size_t d = (size_t)dims->d, f = (size_t)dims->d_ff;
+    real *at = malloc((n_attn * (4 * d * d + 4 * d) + 2 * d * f + f + d + 2 * norms * d) *
+                      sizeof(real));
+    if (!at) return MHA_NO_MEMORY;
+    for (int a = 0; a < n_attn; a++) {
+        attn[a]->in_proj_weight = layer_view(&at, 3 * d * d);
+        attn[a]->in_proj_bias = layer_view(&at, 3 * d);
+        attn[a]->out_proj_weight = layer_view(&at, d * d);
+        attn[a]->out_proj_bias = layer_view(&at, d);
+    }
+    ff->w1 = layer_view(&at, f * d);
+    ff->b1 = layer_view(&at, f);
+    ff->w2 = layer_view(&at, d * f);
+    ff->b2 = layer_view(&at, d);
+    for (int k = 0; k < norms; k++) {
+        gain[k] = layer_view(&at, d);
+        bias[k] = layer_view(&at, d);
+    }
+    return MHA_OK;
+}
+
+mha_status enc_layer_alloc(enc_layer_params *p, const layer_dims *dims) {
+    memset(p, 0, sizeof *p);
+    mha_params *attn[] = { &p->self_attn };
+    return layer_alloc(attn, 1, &p->ff, p->norm_weight, p->norm_bias, 2, dims);
+}
+
+mha_status dec_layer_alloc(dec_layer_params *p, const layer_dims *dims) {
+    memset(p, 0, sizeof *p);
+    mha_params *attn[] = { &p->self_attn, &p->cross_attn };
+    return layer_alloc(attn, 2, &p->ff, p->norm_weight, p->norm_bias, 3, dims);
+}
+
+void enc_layer_free(enc_layer_params *p) {
+    free(p->self_attn.in_proj_weight);  // the start of the block
+    memset(p, 0, sizeof *p);
+}
+
+void dec_layer_free(dec_layer_params *p) {
+    free(p->self_attn.in_proj_weight);
+    memset(p, 0, sizeof *p);
+}
+
+//> layer-init
+// The order in which the constructors build (and so draw) the sub-modules;
+// the LayerNorms draw nothing.
+int enc_layer_init(torch_rng *g, const enc_layer_params *p, const layer_dims *dims) {
+    for (int k = 0; k < 2; k++) layernorm_init(p->norm_weight[k], p->norm_bias[k], dims->d);
+    if (mha_init(g, &p->self_attn, dims->d) != 0) return -1;
+    return ffn_init(g, &p->ff, dims->d, dims->d_ff);  // linear1, then linear2
+}
+
+int dec_layer_init(torch_rng *g, const dec_layer_params *p, const layer_dims *dims) {
+    for (int k = 0; k < 3; k++) layernorm_init(p->norm_weight[k], p->norm_bias[k], dims->d);
+    if (mha_init(g, &p->self_attn, dims->d) != 0 ||
+        mha_init(g, &p->cross_attn, dims->d) != 0)  // PyTorch's multihead_attn
+        return -1;
+    return ffn_init(g, &p->ff, dims->d, dims->d_ff);
+}
+//< layer-init
 
 static int cache_alloc(layer_cache *c, const layer_dims *dims, int B, int n, int n_s, int count) {
     memset(c, 0, sizeof *c);
@@ -77,10 +156,13 @@ static void sum_of(real *y, const real *a, const real *b, long count) {
 // y += a, count numbers.
 static void add_to(real *y, const real *a, long count) { sum_of(y, y, a, count); }
 
-// Before sub-layer s: f's input t from the stream x, (N, d).
+//> sublayer
+// Every sub-layer f has the same frame, a residual path around it and a
+// LayerNorm (gain, bias) after the sum (post-norm) or on f's input
+// (pre-norm). Before sub-layer s: f's input t from the stream x, (N, d).
 static void sublayer_input(sublayer_cache *s, const real *x, const real *gain, const real *bias,
                            const layer_dims *dims, int N) {
-    if (dims->norm_first) layer_norm_forward(s->t, s->mean, s->rstd, x, gain, bias, N, dims->d);
+    if (dims->norm_first) layernorm_forward(s->t, s->mean, s->rstd, x, gain, bias, N, dims->d);
     else memcpy(s->t, x, (size_t)N * dims->d * sizeof(real));
 }
 
@@ -90,44 +172,53 @@ static void sublayer_output(real *after, sublayer_cache *s, const real *x, const
     long count = (long)N * dims->d;
     sum_of(s->s, x, f, count);
     if (dims->norm_first) memcpy(after, s->s, (size_t)count * sizeof(real));
-    else layer_norm_forward(after, s->mean, s->rstd, s->s, gain, bias, N, dims->d);
+    else layernorm_forward(after, s->mean, s->rstd, s->s, gain, bias, N, dims->d);
 }
+//< sublayer
 
-void enc_layer_forward_rows(real *out, layer_cache *c, const enc_layer_params *p,
-                            const real *inp, const bool *pad, const layer_dims *dims, int B, int n,
-                            const int *len) {
+//> encoder-layer
+mha_status enc_layer_forward(real *out, layer_cache *c, const enc_layer_params *p,
+                             const real *inp, const bool *pad, bool causal,
+                             const layer_dims *dims, int B, int n, const int *len) {
     const int N = mha_rows(len, B, n), d = dims->d;
-    // 1. self-attention; the stream between the sub-layers is kept in out
+    // 1. self-attention: every token looks at every token (or as masked);
+    // the stream between the sub-layers is kept in out
     sublayer_input(&c->sub[0], inp, p->norm_weight[0], p->norm_bias[0], dims, N);
-    mha_forward_rows(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t, pad, false, B,
-                     n, n, d, dims->h, len, len);
+    mha_status s = mha_forward(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t,
+                               pad, causal, B, n, n, d, dims->h, len, len);
     sublayer_output(out, &c->sub[0], inp, c->f, p->norm_weight[0], p->norm_bias[0], dims, N);
-    // 2. feed-forward
+    // 2. feed-forward: every token on its own
     sublayer_input(&c->sub[1], out, p->norm_weight[1], p->norm_bias[1], dims, N);
     ffn_forward(c->f, &c->ff, &p->ff, c->sub[1].t, N, d, dims->d_ff);
     sublayer_output(out, &c->sub[1], out, c->f, p->norm_weight[1], p->norm_bias[1], dims, N);
+    return s;
 }
+//< encoder-layer
 
-void dec_layer_forward_rows(real *out, layer_cache *c, const dec_layer_params *p,
-                            const real *inp, const real *memory, const bool *tgt_pad,
-                            const bool *src_pad, const layer_dims *dims, int B, int n_t, int n_s,
-                            const int *tgt_len, const int *src_len) {
+//> decoder-layer
+mha_status dec_layer_forward(real *out, layer_cache *c, const dec_layer_params *p,
+                             const real *inp, const real *memory, const bool *tgt_pad,
+                             const bool *src_pad, bool causal, const layer_dims *dims, int B,
+                             int n_t, int n_s, const int *tgt_len, const int *src_len) {
     const int N = mha_rows(tgt_len, B, n_t), d = dims->d, h = dims->h;
-    // 1. causal self-attention
+    // 1. masked self-attention: target token i sees target tokens 0 .. i
     sublayer_input(&c->sub[0], inp, p->norm_weight[0], p->norm_bias[0], dims, N);
-    mha_forward_rows(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t, tgt_pad, true,
-                     B, n_t, n_t, d, h, tgt_len, tgt_len);
+    mha_status s = mha_forward(c->f, &c->self_attn, &p->self_attn, c->sub[0].t, c->sub[0].t,
+                               tgt_pad, causal, B, n_t, n_t, d, h, tgt_len, tgt_len);
     sublayer_output(out, &c->sub[0], inp, c->f, p->norm_weight[0], p->norm_bias[0], dims, N);
-    // 2. cross-attention: keys and values from the memory
+    // 2. cross-attention: queries from the target, keys and values from the
+    // memory, the encoder's output; every source token is there
     sublayer_input(&c->sub[1], out, p->norm_weight[1], p->norm_bias[1], dims, N);
-    mha_forward_rows(c->f, &c->cross_attn, &p->cross_attn, c->sub[1].t, memory, src_pad, false,
-                     B, n_t, n_s, d, h, tgt_len, src_len);
+    mha_status s2 = mha_forward(c->f, &c->cross_attn, &p->cross_attn, c->sub[1].t, memory,
+                                src_pad, false, B, n_t, n_s, d, h, tgt_len, src_len);
     sublayer_output(out, &c->sub[1], out, c->f, p->norm_weight[1], p->norm_bias[1], dims, N);
     // 3. feed-forward
     sublayer_input(&c->sub[2], out, p->norm_weight[2], p->norm_bias[2], dims, N);
     ffn_forward(c->f, &c->ff, &p->ff, c->sub[2].t, N, d, dims->d_ff);
     sublayer_output(out, &c->sub[2], out, c->f, p->norm_weight[2], p->norm_bias[2], dims, N);
+    return s != MHA_OK ? s : s2;
 }
+//< decoder-layer
 
 // The stream that enters sub-layer k > 0: pre-norm the previous sum,
 // post-norm the input t it kept.
@@ -146,7 +237,7 @@ static const real *sum_gradient(layer_cache *c, int k, const real *dy, real *dga
     if (dims->norm_first) return dy;  // pre-norm: the stream after is s
     const sublayer_cache *s = &c->sub[k];  // post-norm: after = LayerNorm(s)
     memset(c->ds, 0, (size_t)N * dims->d * sizeof(real));
-    layer_norm_backward(c->ds, dgain, dbias, dy, s->s, s->mean, s->rstd, gain, N, dims->d);
+    layernorm_backward(c->ds, dgain, dbias, dy, s->s, s->mean, s->rstd, gain, N, dims->d);
     return c->ds;
 }
 
@@ -160,13 +251,13 @@ static void stream_gradient(real *dx, layer_cache *c, int k, const real *ds, con
     add_to(dx, ds, count);
     const sublayer_cache *s = &c->sub[k];
     if (dims->norm_first)
-        layer_norm_backward(dx, dgain, dbias, c->dt, x, s->mean, s->rstd, gain, N, dims->d);
+        layernorm_backward(dx, dgain, dbias, c->dt, x, s->mean, s->rstd, gain, N, dims->d);
     else add_to(dx, c->dt, count);
 }
 
-void enc_layer_backward_rows(real *dinp, const enc_layer_params *g, layer_cache *c,
-                             const real *dout, const real *inp, const enc_layer_params *p,
-                             const layer_dims *dims, int B, int n, const int *len) {
+void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, const real *dout,
+                        const real *inp, const enc_layer_params *p, const layer_dims *dims,
+                        int B, int n, const int *len) {
     const int N = mha_rows(len, B, n), d = dims->d;
     // 2. feed-forward, from dout to dx, the gradient of the stream between
     const real *ds = sum_gradient(c, 1, dout, g->norm_weight[1], g->norm_bias[1],
@@ -180,18 +271,17 @@ void enc_layer_backward_rows(real *dinp, const enc_layer_params *g, layer_cache 
     ds = sum_gradient(c, 0, c->dx, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0], dims,
                       N);
     clear_rows(c->dt, N, d);
-    mha_backward_rows(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
-                      &p->self_attn, B, n, n, d, dims->h, len, len);
+    mha_backward(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
+                 &p->self_attn, B, n, n, d, dims->h, len, len);
     stream_gradient(dinp, c, 0, ds, inp, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0],
                     dims, N);
 }
 //< encoder-layer-backward
 
-void dec_layer_backward_rows(real *dinp, real *dmemory, const dec_layer_params *g,
-                             layer_cache *c, const real *dout, const real *inp,
-                             const real *memory, const dec_layer_params *p,
-                             const layer_dims *dims, int B, int n_t, int n_s,
-                             const int *tgt_len, const int *src_len) {
+void dec_layer_backward(real *dinp, real *dmemory, const dec_layer_params *g, layer_cache *c,
+                        const real *dout, const real *inp, const real *memory,
+                        const dec_layer_params *p, const layer_dims *dims, int B, int n_t,
+                        int n_s, const int *tgt_len, const int *src_len) {
     const int N = mha_rows(tgt_len, B, n_t), d = dims->d, h = dims->h;
     // 3. feed-forward, from dout to dx
     const real *ds = sum_gradient(c, 2, dout, g->norm_weight[2], g->norm_bias[2],
@@ -204,8 +294,8 @@ void dec_layer_backward_rows(real *dinp, real *dmemory, const dec_layer_params *
     // 2. cross-attention, from dx to dx2; the keys' and values' part to dmemory
     ds = sum_gradient(c, 1, c->dx, g->norm_weight[1], g->norm_bias[1], p->norm_weight[1], dims, N);
     clear_rows(c->dt, N, d);
-    mha_backward_rows(c->dt, dmemory, &g->cross_attn, &c->cross_attn, ds, c->sub[1].t, memory,
-                      &p->cross_attn, B, n_t, n_s, d, h, tgt_len, src_len);
+    mha_backward(c->dt, dmemory, &g->cross_attn, &c->cross_attn, ds, c->sub[1].t, memory,
+                 &p->cross_attn, B, n_t, n_s, d, h, tgt_len, src_len);
     clear_rows(c->dx2, N, d);
     stream_gradient(c->dx2, c, 1, ds, stream_before(c, 1, dims), g->norm_weight[1],
                     g->norm_bias[1], p->norm_weight[1], dims, N);
@@ -213,35 +303,8 @@ void dec_layer_backward_rows(real *dinp, real *dmemory, const dec_layer_params *
     ds = sum_gradient(c, 0, c->dx2, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0], dims,
                       N);
     clear_rows(c->dt, N, d);
-    mha_backward_rows(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
-                      &p->self_attn, B, n_t, n_t, d, h, tgt_len, tgt_len);
+    mha_backward(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
+                 &p->self_attn, B, n_t, n_t, d, h, tgt_len, tgt_len);
     stream_gradient(dinp, c, 0, ds, inp, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0],
                     dims, N);
-}
-
-// The layers on every row: the _rows versions with no lengths.
-void enc_layer_forward(real *out, layer_cache *c, const enc_layer_params *p, const real *inp,
-                       const bool *pad, const layer_dims *dims, int B, int n) {
-    enc_layer_forward_rows(out, c, p, inp, pad, dims, B, n, NULL);
-}
-
-void dec_layer_forward(real *out, layer_cache *c, const dec_layer_params *p, const real *inp,
-                       const real *memory, const bool *tgt_pad, const bool *src_pad,
-                       const layer_dims *dims, int B, int n_t, int n_s) {
-    dec_layer_forward_rows(out, c, p, inp, memory, tgt_pad, src_pad, dims, B, n_t, n_s, NULL,
-                           NULL);
-}
-
-void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, const real *dout,
-                        const real *inp, const enc_layer_params *p, const layer_dims *dims,
-                        int B, int n) {
-    enc_layer_backward_rows(dinp, g, c, dout, inp, p, dims, B, n, NULL);
-}
-
-void dec_layer_backward(real *dinp, real *dmemory, const dec_layer_params *g, layer_cache *c,
-                        const real *dout, const real *inp, const real *memory,
-                        const dec_layer_params *p, const layer_dims *dims, int B, int n_t,
-                        int n_s) {
-    dec_layer_backward_rows(dinp, dmemory, g, c, dout, inp, memory, p, dims, B, n_t, n_s, NULL,
-                            NULL);
 }

@@ -1,6 +1,8 @@
 // transformer_layer.h: nn.TransformerEncoderLayer and
 // nn.TransformerDecoderLayer (batch_first, activation relu, dropout 0) in
-// real over a batch, post-norm and pre-norm, forward and backward.
+// real over a batch (one sequence is a batch of one), post-norm and
+// pre-norm, forward and backward, their starting values and the checks of
+// their sizes.
 //
 //   B      sequences in the batch
 //   n      tokens per sequence in the layer's stream (n_s in the encoder,
@@ -13,9 +15,10 @@
 //   post-norm (norm_first false):  x = LayerNorm(x + f(x))
 //   pre-norm  (norm_first true):   x = x + f(LayerNorm(x))
 // encoder: self-attention (key padding of the source), then feed-forward;
-// decoder: causal self-attention (with the target's key padding), then
-// cross-attention (queries from the stream, keys and values from the
-// memory, the source's padding hidden), then feed-forward.
+// decoder: self-attention (with the target's key padding, and causal when
+// the decoder writes the target token by token), then cross-attention
+// (queries from the stream, keys and values from the memory, the source's
+// padding hidden), then feed-forward.
 //
 // Conventions of every layer (README.md): outputs first, sizes last; a
 // forward function overwrites its output, a backward one ADDS the gradients.
@@ -26,6 +29,7 @@
 
 #include "layers/ffn.h"
 #include "layers/multihead_attention.h"
+#include "core/rng.h"
 #include "kernels/real.h"
 
 // The sizes every layer of a model shares.
@@ -75,51 +79,61 @@ int enc_layer_cache_alloc(layer_cache *c, const layer_dims *dims, int B, int n);
 int dec_layer_cache_alloc(layer_cache *c, const layer_dims *dims, int B, int n_t, int n_s);
 void layer_cache_free(layer_cache *c);
 
+// Whether the sizes make a layer: mha_check(d, h)'s status, or
+// MHA_BAD_SIZE when d_ff is below 1.
+mha_status layer_dims_check(const layer_dims *dims);
+
+// A layer's parameters in a block of their own, in PyTorch's state_dict
+// order, for a program that uses the layer by itself: layer_dims_check's
+// status (then nothing is allocated), or MHA_NO_MEMORY. The values are not
+// set: enc_layer_init, dec_layer_init.
+mha_status enc_layer_alloc(enc_layer_params *p, const layer_dims *dims);
+mha_status dec_layer_alloc(dec_layer_params *p, const layer_dims *dims);
+void enc_layer_free(enc_layer_params *p);
+void dec_layer_free(dec_layer_params *p);
+
+// PyTorch's initialisation, drawing from g in construction order: the
+// encoder's self_attn, linear1, linear2; the decoder's self_attn,
+// multihead_attn, linear1, linear2. Every LayerNorm starts with gain 1 and
+// bias 0 and draws nothing. Return 0, or -1 when out of memory.
+int enc_layer_init(torch_rng *g, const enc_layer_params *p, const layer_dims *dims);
+int dec_layer_init(torch_rng *g, const dec_layer_params *p, const layer_dims *dims);
+
+// Rows left out: with len (tgt_len, src_len in the decoder), not NULL, the
+// layers compute only the first len[b] rows of each sequence, packed one
+// sequence after the other as multihead_attention.h says: inp, out, dinp
+// and the caches hold mha_rows(len, B, n) rows, memory and dmemory
+// mha_rows(src_len, B, n_s). Exact for the rows kept when the rows left out
+// are trailing padding of the source, and positions after the last one kept
+// in the (causal) decoder. NULL: every row, the (B, n, d) layout.
+
 // out and inp are (B, n, d), out not inp; pad (B, n) true where a token is
-// padding, or NULL.
-void enc_layer_forward(real *out, layer_cache *c, const enc_layer_params *p, const real *inp,
-                       const bool *pad, const layer_dims *dims, int B, int n);
+// padding, or NULL; causal: token i sees tokens 0 .. i only (chapter 2's
+// mask). Returns mha_forward's status.
+mha_status enc_layer_forward(real *out, layer_cache *c, const enc_layer_params *p,
+                             const real *inp, const bool *pad, bool causal,
+                             const layer_dims *dims, int B, int n, const int *len);
 
 // dinp (B, n, d) += the gradient of the loss with respect to inp, g += the
 // parameters', given dout (B, n, d) and the forward's inp and cache.
 void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, const real *dout,
                         const real *inp, const enc_layer_params *p, const layer_dims *dims,
-                        int B, int n);
+                        int B, int n, const int *len);
 
 // out and inp are (B, n_t, d), out not inp; memory is (B, n_s, d);
-// tgt_pad (B, n_t) and src_pad (B, n_s), or NULL. The self-attention is
-// always causal.
-void dec_layer_forward(real *out, layer_cache *c, const dec_layer_params *p, const real *inp,
-                       const real *memory, const bool *tgt_pad, const bool *src_pad,
-                       const layer_dims *dims, int B, int n_t, int n_s);
+// tgt_pad (B, n_t) and src_pad (B, n_s), or NULL; causal masks the
+// self-attention (chapter 8's decoder always is). Returns mha_forward's
+// status. The cross-attention's weights stay in c->cross_attn.w.
+mha_status dec_layer_forward(real *out, layer_cache *c, const dec_layer_params *p,
+                             const real *inp, const real *memory, const bool *tgt_pad,
+                             const bool *src_pad, bool causal, const layer_dims *dims, int B,
+                             int n_t, int n_s, const int *tgt_len, const int *src_len);
 
 // dinp (B, n_t, d) and dmemory (B, n_s, d) += the gradients of the loss
 // with respect to inp and memory, g += the parameters'; dmemory may be NULL.
 void dec_layer_backward(real *dinp, real *dmemory, const dec_layer_params *g, layer_cache *c,
                         const real *dout, const real *inp, const real *memory,
                         const dec_layer_params *p, const layer_dims *dims, int B, int n_t,
-                        int n_s);
-
-// The four above on the first len[b] rows of each sequence only (tgt_len,
-// src_len in the decoder; NULL: all of them), packed one sequence after the
-// other as multihead_attention.h says: inp, out, dinp and the caches hold
-// mha_rows(len, B, n) rows, memory and dmemory mha_rows(src_len, B, n_s).
-// Exact for the rows kept when the rows left out are trailing padding of the
-// source, and positions after the last one kept in the (causal) decoder.
-void enc_layer_forward_rows(real *out, layer_cache *c, const enc_layer_params *p,
-                            const real *inp, const bool *pad, const layer_dims *dims, int B, int n,
-                            const int *len);
-void dec_layer_forward_rows(real *out, layer_cache *c, const dec_layer_params *p,
-                            const real *inp, const real *memory, const bool *tgt_pad,
-                            const bool *src_pad, const layer_dims *dims, int B, int n_t, int n_s,
-                            const int *tgt_len, const int *src_len);
-void enc_layer_backward_rows(real *dinp, const enc_layer_params *g, layer_cache *c,
-                             const real *dout, const real *inp, const enc_layer_params *p,
-                             const layer_dims *dims, int B, int n, const int *len);
-void dec_layer_backward_rows(real *dinp, real *dmemory, const dec_layer_params *g,
-                             layer_cache *c, const real *dout, const real *inp,
-                             const real *memory, const dec_layer_params *p,
-                             const layer_dims *dims, int B, int n_t, int n_s,
-                             const int *tgt_len, const int *src_len);
+                        int n_s, const int *tgt_len, const int *src_len);
 
 #endif

@@ -8,8 +8,8 @@
 
 #include "layers/attention_head.h"
 #include "layers/bce_loss.h"
-#include "layers/dense.h"
 #include "layers/embedding.h"
+#include "layers/linear.h"
 #include "layers/mean.h"
 #include "layers/positions.h"
 
@@ -112,9 +112,9 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
     // nn.Dense: kernels lecun_normal, in the order flax creates them;
     // biases zero (calloc)
     if (has_attention(m)) {
-        dense_init_lecun_normal(g, m->p.wq, d, d_k);
-        dense_init_lecun_normal(g, m->p.wk, d, d_k);
-        dense_init_lecun_normal(g, m->p.wv, d, d_k);
+        linear_init_lecun_normal(g, m->p.wq, d, d_k);
+        linear_init_lecun_normal(g, m->p.wk, d, d_k);
+        linear_init_lecun_normal(g, m->p.wv, d, d_k);
     }
     if (is_transformer(m)) {
         positions_sinusoidal(m->positions, L, d_k);
@@ -123,7 +123,7 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
             return -1;
         }
     }
-    dense_init_lecun_normal(g, m->p.wo, classifier_input_width(m), 1);
+    linear_init_lecun_normal(g, m->p.wo, classifier_input_width(m), 1);
     //< model-init
     return 0;
 }
@@ -215,9 +215,10 @@ static void forward_words(const sentiment_model *m, sentiment_acts *a, const int
     if (has_attention(m)) {
         // each distinct word is projected once; its tokens look it up
         embedding_forward(a->word_x, a->rows, p->embedding, U, d);     // (U, d)
-        dense_forward(a->word_q, a->word_x, p->wq, p->bq, U, d, d_k);  // (U, d_k)
-        dense_forward(a->word_k, a->word_x, p->wk, p->bk, U, d, d_k);
-        dense_forward(a->word_v, a->word_x, p->wv, p->bv, U, d, d_k);
+        // (U, d_k) each, flax's Dense with its (in, out) kernel
+        linear_forward(a->word_q, a->word_x, p->wq, p->bq, U, d, d_k, WEIGHT_IN_OUT);
+        linear_forward(a->word_k, a->word_x, p->wk, p->bk, U, d, d_k, WEIGHT_IN_OUT);
+        linear_forward(a->word_v, a->word_x, p->wv, p->bv, U, d, d_k, WEIGHT_IN_OUT);
         embedding_forward(a->q, a->slot, a->word_q, n, d_k);           // (B, L, d_k)
         embedding_forward(a->k, a->slot, a->word_k, n, d_k);
         embedding_forward(a->v, a->slot, a->word_v, n, d_k);
@@ -232,7 +233,8 @@ static void forward_words(const sentiment_model *m, sentiment_acts *a, const int
         embedding_forward(a->x, ids, p->embedding, n, d);              // (B, L, d)
         mean_forward(a->mean, a->x, B, L, d);                          // (B, d)
     }
-    dense_forward(a->z, a->mean, p->wo, p->bo, B, classifier_input_width(m), 1);   // (B)
+    linear_forward(a->z, a->mean, p->wo, p->bo, B, classifier_input_width(m), 1,
+                   WEIGHT_IN_OUT);                                     // (B)
 }
 
 void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int B) {
@@ -263,7 +265,7 @@ real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *id
 
     real loss = bce_forward(a->z, labels, B);
     bce_backward(a->dz, a->z, labels, B);
-    dense_backward(a->dmean, g->wo, g->bo, a->dz, a->mean, p->wo, B, w, 1);
+    linear_backward(a->dmean, g->wo, g->bo, a->dz, a->mean, p->wo, B, w, 1, WEIGHT_IN_OUT);
     if (has_attention(m)) {
         size_t tokens = (size_t)n * d_k * sizeof(real);  // bytes of (B, L, d_k)
         size_t words = (size_t)U * d_k * sizeof(real);   // bytes of (U, d_k)
@@ -285,9 +287,10 @@ real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *id
         // of theirs (frozen: no gradient flows back to the rows)
         real *dx = train_embedding ? a->word_dx : NULL;
         if (dx) memset(dx, 0, (size_t)U * d * sizeof *dx);
-        dense_backward(dx, g->wq, g->bq, a->word_dq, a->word_x, p->wq, U, d, d_k);
-        dense_backward(dx, g->wk, g->bk, a->word_dk, a->word_x, p->wk, U, d, d_k);
-        dense_backward(dx, g->wv, g->bv, a->word_dv, a->word_x, p->wv, U, d, d_k);
+        const real *x = a->word_x;
+        linear_backward(dx, g->wq, g->bq, a->word_dq, x, p->wq, U, d, d_k, WEIGHT_IN_OUT);
+        linear_backward(dx, g->wk, g->bk, a->word_dk, x, p->wk, U, d, d_k, WEIGHT_IN_OUT);
+        linear_backward(dx, g->wv, g->bv, a->word_dv, x, p->wv, U, d, d_k, WEIGHT_IN_OUT);
         if (dx) embedding_backward(g->embedding, dx, a->rows, U, d);
     } else if (is_transformer(m)) {
         real *dx = train_embedding ? a->word_dx : NULL;
@@ -341,9 +344,11 @@ int sentiment_logits(float *z, const sentiment_model *m, sentiment_acts *a,
     if (has_attention(m)) {
         table = malloc((size_t)3 * V * d_k * sizeof *table);
         if (!table) return -1;
-        dense_forward(table, p->embedding, p->wq, p->bq, V, m->d, d_k);
-        dense_forward(table + (size_t)V * d_k, p->embedding, p->wk, p->bk, V, m->d, d_k);
-        dense_forward(table + (size_t)2 * V * d_k, p->embedding, p->wv, p->bv, V, m->d, d_k);
+        const real *e = p->embedding;
+        real *k_table = table + (size_t)V * d_k, *v_table = table + (size_t)2 * V * d_k;
+        linear_forward(table, e, p->wq, p->bq, V, m->d, d_k, WEIGHT_IN_OUT);
+        linear_forward(k_table, e, p->wk, p->bk, V, m->d, d_k, WEIGHT_IN_OUT);
+        linear_forward(v_table, e, p->wv, p->bv, V, m->d, d_k, WEIGHT_IN_OUT);
     }
     for (size_t at = 0; at < n; at += (size_t)a->B) {
         int B = n - at < (size_t)a->B ? (int)(n - at) : a->B;
@@ -357,7 +362,7 @@ int sentiment_logits(float *z, const sentiment_model *m, sentiment_acts *a,
             attention_head_forward(a->h, a->w, a->q, a->k, a->v, B, L, d_k,
                                    m->kind == MODEL_SOFTMAX_ATTENTION);
             mean_forward(a->mean, a->h, B, L, d_k);
-            dense_forward(a->z, a->mean, p->wo, p->bo, B, d_k, 1);
+            linear_forward(a->z, a->mean, p->wo, p->bo, B, d_k, 1, WEIGHT_IN_OUT);
         }
         for (int b = 0; b < B; b++) z[at + b] = (float)a->z[b];
     }

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layers/dense.h"
 #include "layers/embedding.h"
+#include "layers/linear.h"
 #include "layers/mean.h"
 #include "layers/positions.h"
 
@@ -42,41 +42,11 @@ size_t sentiment_encoder_lay_out(sentiment_encoder_params *p, real *block, int d
     return at;
 }
 
-static void store(real *to, const float *from, size_t n) {
-    for (size_t i = 0; i < n; i++) to[i] = (real)from[i];
-}
-
-// nn.Linear(in, out)'s draws into weight (out, in) and bias (out).
-static void draw_linear(torch_rng *g, float *tmp, real *weight, real *bias, int in, int out) {
-    rng_linear_init(g, tmp, tmp + (size_t)out * in, in, out);
-    store(weight, tmp, (size_t)out * in);
-    store(bias, tmp + (size_t)out * in, (size_t)out);
-}
-
 int sentiment_encoder_init(const sentiment_encoder_params *p, torch_rng *g, int d, int w) {
     layer_dims dims = sentiment_encoder_dims(w);
-    size_t W = (size_t)w, F = (size_t)dims.d_ff;
-    float *tmp = malloc((3 * W * W > F * W + F ? 3 * W * W : F * W + F) * sizeof *tmp);
-    if (!tmp) return -1;
-    const enc_layer_params *l = &p->layer;
-    dense_init_lecun_normal(g, p->wp, d, w);
-    memset(p->bp, 0, W * sizeof *p->bp);
-    // nn.MultiheadAttention builds out_proj first, then draws in_proj_weight
-    // with xavier_uniform_ and sets both biases to zero
-    draw_linear(g, tmp, l->self_attn.out_proj_weight, l->self_attn.out_proj_bias, w, w);
-    rng_xavier_uniform(g, tmp, 3 * w, w);
-    store(l->self_attn.in_proj_weight, tmp, 3 * W * W);
-    memset(l->self_attn.in_proj_bias, 0, 3 * W * sizeof(real));
-    memset(l->self_attn.out_proj_bias, 0, W * sizeof(real));
-    draw_linear(g, tmp, l->ff.w1, l->ff.b1, w, dims.d_ff);
-    draw_linear(g, tmp, l->ff.w2, l->ff.b2, dims.d_ff, w);
-    for (int k = 0; k < 2; k++)
-        for (size_t j = 0; j < W; j++) {
-            l->norm_weight[k][j] = 1;
-            l->norm_bias[k][j] = 0;
-        }
-    free(tmp);
-    return 0;
+    linear_init_lecun_normal(g, p->wp, d, w);
+    memset(p->bp, 0, (size_t)w * sizeof *p->bp);
+    return enc_layer_init(g, &p->layer, &dims);  // PyTorch's order, as the layer draws it
 }
 
 int sentiment_encoder_acts_init(sentiment_encoder_acts *a, int B, int L, int w) {
@@ -110,11 +80,12 @@ void sentiment_encoder_forward(real *mean, sentiment_encoder_acts *a,
                                const real *word_x, const int32_t *slot, int U, int B, int L,
                                int d, int w) {
     layer_dims dims = sentiment_encoder_dims(w);
-    dense_forward(a->word_p, word_x, p->wp, p->bp, U, d, w);  // (U, w): each word once
+    // (U, w): each word once
+    linear_forward(a->word_p, word_x, p->wp, p->bp, U, d, w, WEIGHT_IN_OUT);
     // (B, L, w): each token looks its word's row up, + PE
     embedding_forward(a->x, slot, a->word_p, B * L, w);
     positions_forward(a->x, positions, NULL, B, L, w);
-    enc_layer_forward(a->y, &a->layer, &p->layer, a->x, NULL, &dims, B, L);
+    enc_layer_forward(a->y, &a->layer, &p->layer, a->x, NULL, false, &dims, B, L, NULL);
     mean_forward(mean, a->y, B, L, w);                        // (B, w)
 }
 //< encoder-forward
@@ -129,11 +100,11 @@ void sentiment_encoder_backward(real *word_dx, const sentiment_encoder_params *g
     memset(a->dy, 0, tokens);
     mean_backward(a->dy, dmean, B, L, w);
     memset(a->dx, 0, tokens);
-    enc_layer_backward(a->dx, &g->layer, &a->layer, a->dy, a->x, &p->layer, &dims, B, L);
+    enc_layer_backward(a->dx, &g->layer, &a->layer, a->dy, a->x, &p->layer, &dims, B, L, NULL);
     // the positions are fixed: the gradient goes on to the words, a word
     // used by several tokens collecting all of theirs
     memset(a->word_dp, 0, (size_t)U * w * sizeof(real));
     embedding_backward(a->word_dp, a->dx, slot, B * L, w);
-    dense_backward(word_dx, g->wp, g->bp, a->word_dp, word_x, p->wp, U, d, w);
+    linear_backward(word_dx, g->wp, g->bp, a->word_dp, word_x, p->wp, U, d, w, WEIGHT_IN_OUT);
 }
 //< encoder-backward

@@ -9,9 +9,9 @@
 
 #include "layers/cross_entropy.h"
 #include "layers/embedding.h"
-#include "layers/layer_norm.h"
+#include "layers/layernorm.h"
+#include "layers/linear.h"
 #include "layers/positions.h"
-#include "layers/torch_linear.h"
 
 // ---------------------------------------------------------------- parameters
 
@@ -139,40 +139,10 @@ static void store(real *to, const float *from, size_t n) {
     for (size_t i = 0; i < n; i++) to[i] = (real)from[i];
 }
 
-static void fill(real *to, real value, size_t n) {
-    for (size_t i = 0; i < n; i++) to[i] = value;
-}
-
-// nn.Linear(in, out)'s draws, kaiming-uniform weight then uniform bias.
-static void draw_linear(torch_rng *g, float *tmp, real *weight, real *bias, int in, int out) {
-    rng_linear_init(g, tmp, tmp + (size_t)out * in, in, out);
-    store(weight, tmp, (size_t)out * in);
-    store(bias, tmp + (size_t)out * in, (size_t)out);
-}
-
-// nn.MultiheadAttention(d, h): out_proj is built (and drawn) first, then
-// in_proj_weight gets xavier_uniform_ and both biases are set to zero.
-static void draw_mha(torch_rng *g, float *tmp, const mha_params *p, int d) {
-    draw_linear(g, tmp, p->out_proj_weight, p->out_proj_bias, d, d);
-    rng_xavier_uniform(g, tmp, 3 * d, d);
-    store(p->in_proj_weight, tmp, 3 * (size_t)d * d);
-    fill(p->in_proj_bias, 0, 3 * (size_t)d);
-    fill(p->out_proj_bias, 0, (size_t)d);
-}
-
-static void draw_ffn_and_norms(torch_rng *g, float *tmp, const ffn_params *f, real *const *gain,
-                               real *const *bias, int norms, int d, int d_ff) {
-    draw_linear(g, tmp, f->w1, f->b1, d, d_ff);
-    draw_linear(g, tmp, f->w2, f->b2, d_ff, d);
-    for (int k = 0; k < norms; k++) {
-        fill(gain[k], 1, (size_t)d);
-        fill(bias[k], 0, (size_t)d);
-    }
-}
-
-// Every parameter, drawn in PyTorch's construction order. tmp holds the
-// largest tensor, in float.
-static void draw_parameters(seq2seq_model *m, torch_rng *g, float *tmp) {
+// Every parameter, drawn in PyTorch's construction order (each layer's own
+// init says its order). tmp holds the larger embedding table, in float.
+// Returns 0, or -1 when out of memory.
+static int draw_parameters(seq2seq_model *m, torch_rng *g, float *tmp) {
     const seq2seq_config *c = &m->cfg;
     const seq2seq_params *p = &m->p;
     const int d = c->d;
@@ -182,24 +152,14 @@ static void draw_parameters(seq2seq_model *m, torch_rng *g, float *tmp) {
         rng_embedding_init(g, tmp, c->n_pos, d);
         store(p->pos, tmp, (size_t)c->n_pos * d);
     }
-    for (int l = 0; l < c->n_enc; l++) {
-        draw_mha(g, tmp, &p->enc[l].self_attn, d);
-        draw_ffn_and_norms(g, tmp, &p->enc[l].ff, p->enc[l].norm_weight, p->enc[l].norm_bias, 2,
-                           d, c->d_ff);
-    }
-    for (int l = 0; l < c->n_dec; l++) {
-        draw_mha(g, tmp, &p->dec[l].self_attn, d);
-        draw_mha(g, tmp, &p->dec[l].cross_attn, d);
-        draw_ffn_and_norms(g, tmp, &p->dec[l].ff, p->dec[l].norm_weight, p->dec[l].norm_bias, 3,
-                           d, c->d_ff);
-    }
+    int rc = 0;
+    for (int l = 0; l < c->n_enc; l++) rc |= enc_layer_init(g, &p->enc[l], &m->dims);
+    for (int l = 0; l < c->n_dec; l++) rc |= dec_layer_init(g, &p->dec[l], &m->dims);
     if (c->norm_first) {
-        fill(p->enc_norm_weight, 1, (size_t)d);
-        fill(p->enc_norm_bias, 0, (size_t)d);
-        fill(p->dec_norm_weight, 1, (size_t)d);
-        fill(p->dec_norm_bias, 0, (size_t)d);
+        layernorm_init(p->enc_norm_weight, p->enc_norm_bias, d);
+        layernorm_init(p->dec_norm_weight, p->dec_norm_bias, d);
     }
-    draw_linear(g, tmp, p->generator_weight, p->generator_bias, d, c->V);
+    return rc | linear_init(g, p->generator_weight, p->generator_bias, d, c->V);
 }
 
 // ---------------------------------------------------------------- the model
@@ -295,9 +255,7 @@ int seq2seq_init(seq2seq_model *m, const seq2seq_config *cfg, const real *sinuso
     m->dims = (layer_dims){ .d = cfg->d, .h = cfg->h, .d_ff = cfg->d_ff,
                             .norm_first = cfg->norm_first };
     const size_t d = (size_t)cfg->d;
-    size_t largest = max_size(max_size((size_t)cfg->V * (d + 1), (size_t)cfg->n_pos * d),
-                              max_size(4 * d * d, (size_t)cfg->d_ff * (d + 1)));
-    float *tmp = malloc(largest * sizeof(float));
+    float *tmp = malloc(max_size((size_t)cfg->V * d, (size_t)cfg->n_pos * d) * sizeof(float));
     if (sinusoid) m->sinusoid = malloc((size_t)cfg->n_pos * d * sizeof(real));
     if (!tmp || (sinusoid && !m->sinusoid) || params_alloc(m) != 0 ||
         acts_alloc(&m->a, cfg, &m->dims, B, n_s, n_t) != 0) {
@@ -306,9 +264,10 @@ int seq2seq_init(seq2seq_model *m, const seq2seq_config *cfg, const real *sinuso
         return -1;
     }
     if (sinusoid) memcpy(m->sinusoid, sinusoid, (size_t)cfg->n_pos * d * sizeof(real));
-    draw_parameters(m, g, tmp);
+    int rc = draw_parameters(m, g, tmp);
     free(tmp);
-    return 0;
+    if (rc != 0) seq2seq_free(m);
+    return rc;
 }
 
 void seq2seq_free(seq2seq_model *m) {
@@ -376,12 +335,12 @@ static void encode(seq2seq_model *m, const int32_t *src, int B, int n_s, bool sc
     pack_rows(a->src_ids, src, a->src_len, B, n_s);
     embed_tokens(m, a->enc_x, a->src_pad, src, a->src_ids, a->src_len, N, B, n_s);
     for (int l = 0; l < m->cfg.n_enc; l++)
-        enc_layer_forward_rows(a->enc_x + (l + 1) * stride, &a->enc[l], &m->p.enc[l],
-                               a->enc_x + l * stride, a->src_pad, &m->dims, B, n_s, a->src_len);
+        enc_layer_forward(a->enc_x + (l + 1) * stride, &a->enc[l], &m->p.enc[l],
+                          a->enc_x + l * stride, a->src_pad, false, &m->dims, B, n_s, a->src_len);
     const real *top = a->enc_x + m->cfg.n_enc * stride;
     if (m->cfg.norm_first)
-        layer_norm_forward(a->memory, a->enc_mean, a->enc_rstd, top, m->p.enc_norm_weight,
-                           m->p.enc_norm_bias, N, m->cfg.d);
+        layernorm_forward(a->memory, a->enc_mean, a->enc_rstd, top, m->p.enc_norm_weight,
+                          m->p.enc_norm_bias, N, m->cfg.d);
     else memcpy(a->memory, top, (size_t)N * m->cfg.d * sizeof(real));
 }
 
@@ -395,16 +354,16 @@ static void decode(seq2seq_model *m, const int32_t *tgt_in, const int32_t *tgt_o
     pack_rows(a->tgt_ids, tgt_in, a->tgt_len, B, n_t);
     embed_tokens(m, a->dec_x, a->tgt_pad, tgt_in, a->tgt_ids, a->tgt_len, N, B, n_t);
     for (int l = 0; l < m->cfg.n_dec; l++)
-        dec_layer_forward_rows(a->dec_x + (l + 1) * stride, &a->dec[l], &m->p.dec[l],
-                               a->dec_x + l * stride, a->memory, a->tgt_pad, a->src_pad,
-                               &m->dims, B, n_t, n_s, a->tgt_len, a->src_len);
+        dec_layer_forward(a->dec_x + (l + 1) * stride, &a->dec[l], &m->p.dec[l],
+                          a->dec_x + l * stride, a->memory, a->tgt_pad, a->src_pad, true,
+                          &m->dims, B, n_t, n_s, a->tgt_len, a->src_len);
     const real *top = a->dec_x + m->cfg.n_dec * stride;
     if (m->cfg.norm_first)
-        layer_norm_forward(a->dec_out, a->dec_mean, a->dec_rstd, top, m->p.dec_norm_weight,
-                           m->p.dec_norm_bias, N, m->cfg.d);
+        layernorm_forward(a->dec_out, a->dec_mean, a->dec_rstd, top, m->p.dec_norm_weight,
+                          m->p.dec_norm_bias, N, m->cfg.d);
     else memcpy(a->dec_out, top, (size_t)N * m->cfg.d * sizeof(real));
-    torch_linear_forward(a->logits, a->dec_out, m->p.generator_weight, m->p.generator_bias, N,
-                         m->cfg.d, m->cfg.V);
+    linear_forward(a->logits, a->dec_out, m->p.generator_weight, m->p.generator_bias, N,
+                   m->cfg.d, m->cfg.V, WEIGHT_OUT_IN);
 }
 
 // seq2seq_forward (scored false) or seq2seq_forward_scored.
@@ -459,21 +418,21 @@ static void decode_backward(seq2seq_model *m, int B, int n_t, int n_s) {
     const size_t stride = dec_stride(m), bytes = (size_t)N * d * sizeof(real);
     real *cur = a->ddec, *next = a->ddec + stride;
     memset(cur, 0, bytes);
-    torch_linear_backward(cur, m->g.generator_weight, m->g.generator_bias, a->dlogits, a->dec_out,
-                          m->p.generator_weight, N, d, m->cfg.V);
+    linear_backward(cur, m->g.generator_weight, m->g.generator_bias, a->dlogits, a->dec_out,
+                    m->p.generator_weight, N, d, m->cfg.V, WEIGHT_OUT_IN);
     if (m->cfg.norm_first) {
         memset(next, 0, bytes);
-        layer_norm_backward(next, m->g.dec_norm_weight, m->g.dec_norm_bias, cur,
-                            a->dec_x + m->cfg.n_dec * stride, a->dec_mean, a->dec_rstd,
-                            m->p.dec_norm_weight, N, d);
+        layernorm_backward(next, m->g.dec_norm_weight, m->g.dec_norm_bias, cur,
+                           a->dec_x + m->cfg.n_dec * stride, a->dec_mean, a->dec_rstd,
+                           m->p.dec_norm_weight, N, d);
         real *t = cur; cur = next; next = t;
     }
     memset(a->dmemory, 0, (size_t)a->src_rows * d * sizeof(real));
     for (int l = m->cfg.n_dec - 1; l >= 0; l--) {
         memset(next, 0, bytes);
-        dec_layer_backward_rows(next, a->dmemory, &m->g.dec[l], &a->dec[l], cur,
-                                a->dec_x + l * stride, a->memory, &m->p.dec[l], &m->dims, B, n_t,
-                                n_s, a->tgt_len, a->src_len);
+        dec_layer_backward(next, a->dmemory, &m->g.dec[l], &a->dec[l], cur,
+                           a->dec_x + l * stride, a->memory, &m->p.dec[l], &m->dims, B, n_t, n_s,
+                           a->tgt_len, a->src_len);
         real *t = cur; cur = next; next = t;
     }
     embed_backward(m, cur, a->tgt_ids, a->tgt_len, N, n_t);
@@ -487,14 +446,14 @@ static void encode_backward(seq2seq_model *m, int B, int n_s) {
     real *cur = a->denc, *next = a->denc + stride;
     memset(cur, 0, bytes);
     if (m->cfg.norm_first)
-        layer_norm_backward(cur, m->g.enc_norm_weight, m->g.enc_norm_bias, a->dmemory,
-                            a->enc_x + m->cfg.n_enc * stride, a->enc_mean, a->enc_rstd,
-                            m->p.enc_norm_weight, N, d);
+        layernorm_backward(cur, m->g.enc_norm_weight, m->g.enc_norm_bias, a->dmemory,
+                           a->enc_x + m->cfg.n_enc * stride, a->enc_mean, a->enc_rstd,
+                           m->p.enc_norm_weight, N, d);
     else memcpy(cur, a->dmemory, bytes);
     for (int l = m->cfg.n_enc - 1; l >= 0; l--) {
         memset(next, 0, bytes);
-        enc_layer_backward_rows(next, &m->g.enc[l], &a->enc[l], cur, a->enc_x + l * stride,
-                                &m->p.enc[l], &m->dims, B, n_s, a->src_len);
+        enc_layer_backward(next, &m->g.enc[l], &a->enc[l], cur, a->enc_x + l * stride,
+                           &m->p.enc[l], &m->dims, B, n_s, a->src_len);
         real *t = cur; cur = next; next = t;
     }
     embed_backward(m, cur, a->src_ids, a->src_len, N, n_s);

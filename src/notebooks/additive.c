@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/linear.h"
+#include "layers/linear.h"
 #include "layers/softmax.h"
 #include "layers/tensor.h"
 
@@ -78,8 +78,8 @@ int additive_scores(float *scores, float *Q, float *K,
         free(q_own); free(k_own);
         return -1;
     }
-    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, m->d_q, d_h);
-    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, m->d_k, d_h);
+    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, m->d_q, d_h, WEIGHT_OUT_IN);
+    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, m->d_k, d_h, WEIGHT_OUT_IN);
     for (int i = 0; i < n_q; i++)
         for (int j = 0; j < n_k; j++) {
             // one (d_h) slice of the (n_q, n_k, d_h) tensor tanh(Q_i + K_j),
@@ -148,8 +148,8 @@ int additive_notebook_forward(float *out, float *weights,
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, m->d_q, d_h);
-    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, m->d_k, d_h);
+    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, m->d_q, d_h, WEIGHT_OUT_IN);
+    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, m->d_k, d_h, WEIGHT_OUT_IN);
     for (int r = 0; r < n; r++) {
         const float *q = Q + (n_q == 1 ? 0 : r) * d_h;  // a size-1 dimension
         const float *k = K + (n_k == 1 ? 0 : r) * d_h;  // is repeated

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nn/linear.h"
+#include "layers/linear.h"
 #include "layers/softmax.h"
 #include "layers/tensor.h"
 
@@ -61,9 +61,9 @@ int attention_module_forward(float *hidden, float *weights, float *queries,
     for (int b = 0; b < B; b++) {
         const float *xb = x + (size_t)b * n * d_in;
         float *wb = weights + (size_t)b * n * n;
-        linear_forward(q, xb, m->q_weight, m->q_bias, n, d_in, d_out);
-        linear_forward(k, xb, m->k_weight, m->k_bias, n, d_in, d_out);
-        linear_forward(v, xb, m->v_weight, m->v_bias, n, d_in, d_out);
+        linear_forward(q, xb, m->q_weight, m->q_bias, n, d_in, d_out, WEIGHT_OUT_IN);
+        linear_forward(k, xb, m->k_weight, m->k_bias, n, d_in, d_out, WEIGHT_OUT_IN);
+        linear_forward(v, xb, m->v_weight, m->v_bias, n, d_in, d_out, WEIGHT_OUT_IN);
         matmul_transposed(wb, q, k, n, d_out, n);      // (n, n)
         // d_out ** -0.5 is a Python float (a double), then rounded to float
         scale(wb, (float)pow((double)d_out, -0.5), n * n);

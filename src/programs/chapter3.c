@@ -34,7 +34,7 @@
 #include "notebooks/attention_module.h"
 #include "core/cli.h"
 #include "notebooks/sentence.h"
-#include "nn/linear.h"
+#include "layers/linear.h"
 #include "core/print.h"
 #include "core/rng.h"
 #include "layers/softmax.h"
@@ -391,9 +391,9 @@ static void standard_attention(float *z, float *q, float *weights,
                                int n, int d, int d_k) {
     float k[N_TOKENS * STANDARD_DK], v[N_TOKENS * STANDARD_DK];
     float scores[N_TOKENS * N_TOKENS];
-    linear_forward(q, x, a_q, NULL, n, d, d_k);
-    linear_forward(k, x, a_k, NULL, n, d, d_k);
-    linear_forward(v, x, a_v, NULL, n, d, d_k);
+    linear_forward(q, x, a_q, NULL, n, d, d_k, WEIGHT_OUT_IN);
+    linear_forward(k, x, a_k, NULL, n, d, d_k, WEIGHT_OUT_IN);
+    linear_forward(v, x, a_v, NULL, n, d, d_k, WEIGHT_OUT_IN);
     qkv_attention(z, scores, weights, q, k, v, n, d_k, d_k);
 }
 //< standard-form

@@ -28,9 +28,9 @@
 #include "layers/attention_weights.h"
 #include "core/cli.h"
 #include "notebooks/sentence.h"
-#include "nn/linear.h"
+#include "layers/linear.h"
 #include "layers/mask.h"
-#include "nn/multihead.h"
+#include "layers/multihead_attention.h"
 #include "notebooks/notebook_attention.h"
 #include "core/print.h"
 #include "core/rng.h"
@@ -258,9 +258,9 @@ typedef struct {
     char words[MAX_TOKENS][MAX_WORD];
     int64_t ids[N_TOKENS];                       // (n)
     float x[N_TOKENS * EMBEDDING_DIM];           // (n, d)
-    multihead_attention mha;                     // nn.MultiheadAttention(32, 2)
+    mha_layer mha;                               // nn.MultiheadAttention(32, 2)
+    mha_cache cache;                             // what its forward pass keeps
     mha_status three_heads;                      // nn.MultiheadAttention(32, 3)
-    bool causal[N_TOKENS * N_TOKENS];            // (n, n) the attn_mask
     float out[N_TOKENS * EMBEDDING_DIM];         // (n, d) unmasked
     float weights[N_TOKENS * N_TOKENS];          // (n, n) averaged
     float head_weights[HEADS * N_TOKENS * N_TOKENS];  // (h, n, n)
@@ -272,35 +272,36 @@ typedef struct {
 } standard_part;
 
 static void standard_part_free(standard_part *s) {
-    multihead_free(&s->mha);
+    mha_free(&s->mha);
+    mha_cache_free(&s->cache);
 }
 
 //> small-heads
 // The same layer written as h separate heads, each with its own
 // nn.Linear(d, d_k) for queries, keys and values: rows i d_k .. of the
 // (d, d) blocks of in_proj_weight. x is (n, d), out is (n, d).
-static void heads_one_by_one(float *out, const multihead_attention *m,
-                             const float *x, int n) {
+static void heads_one_by_one(float *out, const mha_layer *m, const float *x,
+                             int n) {
     const int d = m->d, d_k = m->d_k;
-    float z[N_TOKENS * EMBEDDING_DIM];
+    float z[N_TOKENS * EMBEDDING_DIM], scratch[N_TOKENS * EMBEDDING_DIM];
     for (int i = 0; i < m->h; i++) {
         float q[N_TOKENS * EMBEDDING_DIM], k[N_TOKENS * EMBEDDING_DIM];
         float v[N_TOKENS * EMBEDDING_DIM], a[N_TOKENS * N_TOKENS];
         float z_i[N_TOKENS * EMBEDDING_DIM];
-        const float *w = m->in_proj_weight + i * d_k * d;
-        const float *b = m->in_proj_bias + i * d_k;
-        linear_forward(q, x, w, b, n, d, d_k);
-        linear_forward(k, x, w + d * d, b + d, n, d, d_k);
-        linear_forward(v, x, w + 2 * d * d, b + 2 * d, n, d, d_k);
-        for (int e = 0; e < n * d_k; e++) q[e] /= (float)sqrt((double)d_k);
-        matmul_transposed(a, q, k, n, d_k, n);
-        softmax_rows(a, n, n);
-        matmul(z_i, a, v, n, n, d_k);
+        const float *w = m->p.in_proj_weight + i * d_k * d;
+        const float *b = m->p.in_proj_bias + i * d_k;
+        linear_forward(q, x, w, b, n, d, d_k, WEIGHT_OUT_IN);
+        linear_forward(k, x, w + d * d, b + d, n, d, d_k, WEIGHT_OUT_IN);
+        linear_forward(v, x, w + 2 * d * d, b + 2 * d, n, d, d_k, WEIGHT_OUT_IN);
+        for (int e = 0; e < n * d_k; e++) q[e] *= (float)(1.0 / sqrt((double)d_k));
+        // softmax(q k^T) v, as the layer computes each head
+        mha_head_forward(a, z_i, q, k, v, NULL, false, n, n, d_k, scratch);
         for (int t = 0; t < n; t++)
             memcpy(z + t * d + i * d_k, z_i + t * d_k,
                    (size_t)d_k * sizeof(float));
     }
-    linear_forward(out, z, m->out_proj_weight, m->out_proj_bias, n, d, d);
+    linear_forward(out, z, m->p.out_proj_weight, m->p.out_proj_bias, n, d, d,
+                   WEIGHT_OUT_IN);
 }
 //< small-heads
 
@@ -331,21 +332,20 @@ static int standard_part_run(standard_part *s, uint64_t seed) {
     if (embed_the_sentence(s->x, s->ids, s->words, &g, seed) != 0) return -1;
 
     //> standard-run
-    multihead_attention three;  // three heads of 32 / 3 columns: refused
-    s->three_heads = multihead_alloc(&three, d, NOTEBOOK_HEADS);
-    mha_status status = multihead_alloc(&s->mha, d, HEADS);
-    if (status == MHA_OK) {
-        multihead_init(&s->mha, &g);
-        status = multihead_forward(s->out, s->head_weights, s->weights,
-                                   &s->mha, s->x, s->x, s->x, NULL, n, n);
+    s->three_heads = mha_check(d, NOTEBOOK_HEADS);  // 32 / 3 columns: refused
+    mha_status status = mha_alloc(&s->mha, d, HEADS);
+    if (status == MHA_OK && (mha_cache_alloc(&s->cache, 1, n, n, d, HEADS) != 0 ||
+                             mha_init(&g, &s->mha.p, d) != 0))
+        status = MHA_NO_MEMORY;
+    // one sequence, a batch of one; without the causal mask, then with it
+    for (int causal = 0; causal < 2 && status == MHA_OK; causal++) {
+        status = mha_forward(causal ? s->out_causal : s->out, &s->cache, &s->mha.p, s->x, s->x,
+                             NULL, causal, 1, n, n, d, HEADS, NULL, NULL);
+        memcpy(causal ? s->head_weights_causal : s->head_weights, s->cache.w,  // each head's
+               sizeof s->head_weights);
+        mha_mean_weights(causal ? s->weights_causal : s->weights, &s->cache, 0, HEADS, n, n);
     }
-    causal_mask(s->causal, n);
-    if (status == MHA_OK)
-        status = multihead_forward(s->out_causal, s->head_weights_causal,
-                                   s->weights_causal, &s->mha, s->x, s->x,
-                                   s->x, s->causal, n, n);
     //< standard-run
-    if (s->three_heads == MHA_OK) multihead_free(&three);
     if (status != MHA_OK) {
         fprintf(stderr, PROGRAM ": error: multi-head attention: %s\n",
                 mha_status_text(status));

@@ -30,15 +30,14 @@
 
 #include "core/cli.h"
 #include "notebooks/sentence.h"
-#include "nn/layernorm.h"
-#include "nn/linear.h"
+#include "layers/layernorm.h"
+#include "layers/linear.h"
 #include "layers/mask.h"
-#include "nn/multihead.h"
+#include "layers/transformer_layer.h"
 #include "notebooks/notebook_attention.h"
 #include "core/print.h"
 #include "core/rng.h"
 #include "layers/tensor.h"
-#include "nn/transformer.h"
 
 #define PROGRAM "chapter5"
 #define SOURCE "Sorry Dave, I'm afraid I can't do that."
@@ -71,7 +70,7 @@ typedef struct {
 // F.layer_norm(x, x.shape): x is (n, d), normalised as ONE vector of n d
 // numbers, with no gain and no bias. out may be x.
 static void layer_norm_whole(float *out, const float *x, int n, int d) {
-    layernorm_forward(out, x, NULL, NULL, 1, n * d, LAYERNORM_EPS);
+    layernorm_forward(out, NULL, NULL, x, NULL, NULL, 1, n * d);
 }
 
 // x + F.relu(linear_2(linear_1(x))): no ReLU between the two linear maps,
@@ -81,8 +80,8 @@ static void notebook_feedforward(float *out, float *update,
                                  const notebook_linears *w, const float *x,
                                  int n, int d) {
     float hidden[N_TGT * D_FF];
-    linear_forward(hidden, x, w->w1, w->b1, n, d, D_FF);
-    linear_forward(update, hidden, w->w2, w->b2, n, D_FF, d);
+    linear_forward(hidden, x, w->w1, w->b1, n, d, D_FF, WEIGHT_OUT_IN);
+    linear_forward(update, hidden, w->w2, w->b2, n, D_FF, d, WEIGHT_OUT_IN);
     for (int e = 0; e < n * d; e++) update[e] = fmaxf(update[e], 0.0f);
     for (int e = 0; e < n * d; e++) out[e] = x[e] + update[e];
 }
@@ -199,7 +198,7 @@ static void collapse_linears(float *w_eff, float *b_eff,
                              const notebook_linears *w) {
     const int d = EMBEDDING_DIM;
     matmul(w_eff, w->w2, w->w1, d, D_FF, d);           // (d, 2d) @ (2d, d)
-    linear_forward(b_eff, w->b1, w->w2, w->b2, 1, D_FF, d);
+    linear_forward(b_eff, w->b1, w->w2, w->b2, 1, D_FF, d, WEIGHT_OUT_IN);
 }
 //< one-affine-map
 
@@ -215,10 +214,9 @@ static void notebook_part_examine(notebook_part *p) {
     float direct[N_SRC * EMBEDDING_DIM], hidden[N_SRC * D_FF];
     float through[N_SRC * EMBEDDING_DIM];
     collapse_linears(w_eff, b_eff, &p->enc.lin);
-    linear_forward(direct, p->enc.normed, w_eff, b_eff, n, d, d);
-    linear_forward(hidden, p->enc.normed, p->enc.lin.w1, p->enc.lin.b1, n, d,
-                   D_FF);
-    linear_forward(through, hidden, p->enc.lin.w2, p->enc.lin.b2, n, D_FF, d);
+    linear_forward(direct, p->enc.normed, w_eff, b_eff, n, d, d, WEIGHT_OUT_IN);
+    linear_forward(hidden, p->enc.normed, p->enc.lin.w1, p->enc.lin.b1, n, d, D_FF, WEIGHT_OUT_IN);
+    linear_forward(through, hidden, p->enc.lin.w2, p->enc.lin.b2, n, D_FF, d, WEIGHT_OUT_IN);
     p->one_map_diff = max_abs_diff(direct, through, n * d);
     p->update_zeros = 0;
     p->update_low = INFINITY;
@@ -350,9 +348,10 @@ typedef struct {
     int64_t src_ids[N_SRC], tgt_ids[N_TGT];
     float src[N_SRC * EMBEDDING_DIM];            // (n_s, d)
     float tgt[N_TGT * EMBEDDING_DIM];            // (n_t, d)
-    encoder_layer enc;
-    decoder_layer dec;
-    bool tgt_mask[N_TGT * N_TGT];                // (n_t, n_t) causal
+    layer_dims dims;                             // d, h, d_ff, norm_first
+    enc_layer_params enc;
+    dec_layer_params dec;
+    layer_cache enc_cache, dec_cache;            // what their forward passes keep
     float memory[N_SRC * EMBEDDING_DIM];         // (n_s, d) post-norm
     float out[N_TGT * EMBEDDING_DIM];            // (n_t, d)
     float cross[N_TGT * N_SRC];                  // (n_t, n_s)
@@ -370,19 +369,20 @@ typedef struct {
 #define CAUSAL_T 4
 
 static void layers_part_free(layers_part *s) {
-    encoder_layer_free(&s->enc);
-    decoder_layer_free(&s->dec);
+    enc_layer_free(&s->enc);
+    dec_layer_free(&s->dec);
+    layer_cache_free(&s->enc_cache);
+    layer_cache_free(&s->dec_cache);
 }
 
-// Both layers on the source and target, in the placement their norm_first
-// says: memory (n_s, d), out (n_t, d), cross (n_t, n_s).
-static mha_status layers_forward(float *memory, float *out, float *cross,
-                                 const layers_part *s, const float *src,
-                                 const float *tgt) {
-    mha_status st = encoder_layer_forward(memory, &s->enc, src, NULL, N_SRC);
-    if (st == MHA_OK)
-        st = decoder_layer_forward(out, cross, &s->dec, tgt, memory,
-                                   s->tgt_mask, N_TGT, N_SRC);
+// The encoder, then the causal decoder, one sequence each; cross: the heads' mean cross weights.
+static mha_status layers_forward(float *memory, float *out, float *cross, layers_part *s,
+                                 const float *src, const float *tgt) {
+    mha_status st = enc_layer_forward(memory, &s->enc_cache, &s->enc, src, NULL, false, &s->dims,
+                                      1, N_SRC, NULL);
+    if (st == MHA_OK) st = dec_layer_forward(out, &s->dec_cache, &s->dec, tgt, memory, NULL, NULL,
+                                             true, &s->dims, 1, N_TGT, N_SRC, NULL, NULL);
+    mha_mean_weights(cross, &s->dec_cache.cross_attn, 0, HEADS, N_TGT, N_SRC);
     return st;
 }
 
@@ -416,18 +416,18 @@ static int layers_part_run(layers_part *s, uint64_t seed) {
     free(table);
 
     //> layers-run
-    mha_status st = encoder_layer_alloc(&s->enc, d, HEADS, D_FF, false);
-    if (st == MHA_OK) st = decoder_layer_alloc(&s->dec, d, HEADS, D_FF, false);
-    if (st == MHA_OK) {
-        encoder_layer_init(&s->enc, &g);
-        decoder_layer_init(&s->dec, &g);
-        causal_mask(s->tgt_mask, N_TGT);
-        st = layers_forward(s->memory, s->out, s->cross, s, s->src, s->tgt);
-    }
-    if (st == MHA_OK) {  // the same weights, pre-norm
-        s->enc.norm_first = s->dec.norm_first = true;
-        st = layers_forward(s->memory_pre, s->out_pre, s->cross_pre, s,
-                            s->src, s->tgt);
+    s->dims = (layer_dims){ .d = d, .h = HEADS, .d_ff = D_FF };
+    mha_status st = enc_layer_alloc(&s->enc, &s->dims);
+    if (st == MHA_OK) st = dec_layer_alloc(&s->dec, &s->dims);
+    if (st == MHA_OK && (enc_layer_cache_alloc(&s->enc_cache, &s->dims, 1, N_SRC) != 0 ||
+                         dec_layer_cache_alloc(&s->dec_cache, &s->dims, 1, N_TGT, N_SRC) != 0 ||
+                         enc_layer_init(&g, &s->enc, &s->dims) != 0 ||
+                         dec_layer_init(&g, &s->dec, &s->dims) != 0))
+        st = MHA_NO_MEMORY;
+    for (int pre = 0; pre < 2 && st == MHA_OK; pre++) {  // post-norm, then pre-norm:
+        s->dims.norm_first = pre;                       // the same weights
+        st = layers_forward(pre ? s->memory_pre : s->memory, pre ? s->out_pre : s->out,
+                            pre ? s->cross_pre : s->cross, s, s->src, s->tgt);
     }
     //< layers-run
     // [5.10] the target's tokens after CAUSAL_T changed, both placements
@@ -439,7 +439,7 @@ static int layers_part_run(layers_part *s, uint64_t seed) {
     if (st == MHA_OK)
         st = layers_forward(memory, s->out_pre_changed, cross, s, s->src,
                             tgt);
-    s->enc.norm_first = s->dec.norm_first = false;
+    s->dims.norm_first = false;
     if (st == MHA_OK)
         st = layers_forward(memory, s->out_changed, cross, s, s->src, tgt);
     if (st != MHA_OK) {
@@ -458,7 +458,7 @@ static int layers_part_run(layers_part *s, uint64_t seed) {
 // Parameters of a LayerNorm(d), an nn.Linear(i, o) and the layers.
 static int norm_params(int d) { return 2 * d; }
 static int linear_params(int i, int o) { return o * i + o; }
-static int mha_params(int d) {
+static int attention_params(int d) {
     return linear_params(d, 3 * d) + linear_params(d, d);
 }
 
@@ -474,12 +474,12 @@ static void layers_part_print(const layers_part *s, FILE *f) {
     int ff = linear_params(d, D_FF) + linear_params(D_FF, d);
     fputs("parameters     self-attention  cross-attention  feed-forward  "
           "norms  total\n", f);
-    fprintf(f, "encoder layer  %14d  %15s  %12d  %5d  %5d\n", mha_params(d),
+    fprintf(f, "encoder layer  %14d  %15s  %12d  %5d  %5d\n", attention_params(d),
             "-", ff, 2 * norm_params(d),
-            mha_params(d) + ff + 2 * norm_params(d));
-    fprintf(f, "decoder layer  %14d  %15d  %12d  %5d  %5d\n", mha_params(d),
-            mha_params(d), ff, 3 * norm_params(d),
-            2 * mha_params(d) + ff + 3 * norm_params(d));
+            attention_params(d) + ff + 2 * norm_params(d));
+    fprintf(f, "decoder layer  %14d  %15d  %12d  %5d  %5d\n", attention_params(d),
+            attention_params(d), ff, 3 * norm_params(d),
+            2 * attention_params(d) + ff + 3 * norm_params(d));
     fprintf(f, "source: %s (%d tokens)\ntarget: %s (%d tokens)\n", SOURCE,
             N_SRC, TARGET, N_TGT);
 

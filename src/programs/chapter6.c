@@ -39,7 +39,7 @@
 #include "core/cli.h"
 #include "core/grow.h"
 #include "text/glove.h"
-#include "nn/linear.h"
+#include "layers/linear.h"
 #include "core/print.h"
 #include "core/rng.h"
 #include "core/strmap.h"
@@ -310,9 +310,9 @@ static int trainable_attention(float *out, float *weights, const attention_modul
         free(Q); free(K); free(V);
         return -1;
     }
-    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, d, d_h);
-    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, d, d_h);
-    linear_forward(V, values, m->v_weight, m->v_bias, n_k, d, d_h);
+    linear_forward(Q, queries, m->q_weight, m->q_bias, n_q, d, d_h, WEIGHT_OUT_IN);
+    linear_forward(K, keys, m->k_weight, m->k_bias, n_k, d, d_h, WEIGHT_OUT_IN);
+    linear_forward(V, values, m->v_weight, m->v_bias, n_k, d, d_h, WEIGHT_OUT_IN);
     dot_product_attention(out, weights, Q, K, V, n_q, n_k, d_h);
     free(Q); free(K); free(V);
     return 0;

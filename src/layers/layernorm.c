@@ -1,6 +1,6 @@
-// layer_norm.c: nn.LayerNorm, forward and backward. Dimension legend in
-// layer_norm.h.
-#include "layers/layer_norm.h"
+// layernorm.c: layer normalisation, forward and backward. Dimension legend
+// in layernorm.h.
+#include "layers/layernorm.h"
 
 #include <math.h>
 #include <tgmath.h>
@@ -31,32 +31,39 @@ static real row_squares(const real *x, real mu, int d) {
     return sum;
 }
 
-// The loops below are the readable code; the layer_norm_rows kernel
+//> layernorm
+// x and out are (N, d); gain and bias are (d) or NULL; mean and rstd (N)
+// or NULL. The loops are the readable code; the layer_norm_rows kernel
 // (simd_kernels.h) the fast one, with the same bits.
-void layer_norm_forward(real *out, real *mean, real *rstd, const real *inp, const real *gain,
-                        const real *bias, int n, int d) {
-    if (FAST_KERNEL(layer_norm_rows, out, mean, rstd, inp, gain, bias, n, d,
-                    (real)LAYER_NORM_EPS))
+void layernorm_forward(real *out, real *mean, real *rstd, const real *inp, const real *gain,
+                       const real *bias, int n, int d) {
+    if (gain && bias && mean && rstd &&
+        FAST_KERNEL(layer_norm_rows, out, mean, rstd, inp, gain, bias, n, d,
+                    (real)LAYERNORM_EPS))
         return;
     for (int r = 0; r < n; r++) {
         const real *x = inp + (long)r * d;
         real *y = out + (long)r * d;
+        // the row's mean, then the mean square distance from it
         real mu = row_sum(x, d) / d, var = row_squares(x, mu, d) / d;
-        real s = 1 / sqrt(var + (real)LAYER_NORM_EPS);
-        for (int j = 0; j < d; j++) y[j] = (x[j] - mu) * s * gain[j] + bias[j];
-        mean[r] = mu;
-        rstd[r] = s;
+        // centre, scale to unit variance, then the learned gain and bias
+        real s = 1 / sqrt(var + (real)LAYERNORM_EPS);
+        for (int j = 0; j < d; j++)
+            y[j] = gain ? (x[j] - mu) * s * gain[j] + bias[j] : (x[j] - mu) * s;
+        if (mean) mean[r] = mu;
+        if (rstd) rstd[r] = s;
     }
 }
+//< layernorm
 
-//> layer-norm-backward
+//> layernorm-backward
 // With xhat = (x - mean) rstd and g = dout * gain, the gradient of the
 // loss with respect to x is rstd (g - mean(g) - xhat mean(g xhat)): the
 // first term moves x directly, the other two remove what moving x does to
 // the row's mean and to its spread.
-void layer_norm_backward(real *dinp, real *dgain, real *dbias, const real *dout,
-                         const real *inp, const real *mean, const real *rstd, const real *gain,
-                         int n, int d) {
+void layernorm_backward(real *dinp, real *dgain, real *dbias, const real *dout,
+                        const real *inp, const real *mean, const real *rstd, const real *gain,
+                        int n, int d) {
     // the kernel (simd_kernels.h) with the same bits, or these loops
     if (FAST_KERNEL(layer_norm_backward_rows, dinp, dgain, dbias, dout, inp, mean, rstd, gain,
                     n, d))
@@ -81,4 +88,11 @@ void layer_norm_backward(real *dinp, real *dgain, real *dbias, const real *dout,
         }
     }
 }
-//< layer-norm-backward
+//< layernorm-backward
+
+void layernorm_init(real *gain, real *bias, int d) {
+    for (int j = 0; j < d; j++) {
+        gain[j] = 1;
+        bias[j] = 0;
+    }
+}
