@@ -19,8 +19,11 @@
 // Sizes: V vocabulary (10,002), d embedding width (100), L chunk length
 // (32), C chunks, B batch (64), d_k width of queries, keys and values (32).
 //
-// The program around the cells, its command line, modes, main and figure
-// data, is chapter7_main.c; what the two share, chapter7.h.
+// The data pipeline is the IMDb task's (tasks/imdb_task.h): each cell
+// below runs one of its stages and prints what the notebook printed. The
+// program around the cells, its command line, modes and main, is
+// chapter7_main.c, its figure data chapter7_figures.c; what they share,
+// chapter7.h.
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <math.h>
@@ -28,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "core/print.h"
 #include "core/strmap.h"
 #include "programs/chapter7.h"
@@ -41,8 +43,9 @@ void ch7_free(ch7_state *s) {
     memset(s, 0, sizeof *s);
 }
 
-// Each cell_N function below runs one cell of the notebook and prints its
-// block to out. They return 0, or -1 with the reason in err.
+// Each cell_N function below runs one cell of the notebook (a stage of
+// the IMDb task) and prints its block to out. They return 0, or -1 with
+// the reason in err.
 
 // [H60] the reviews and the split
 static int cell_60_split(imdb_task *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
