@@ -44,17 +44,24 @@ static void short_training(ch7_state *s, ch7_options *o) {
     o->limit = 6400;
     o->epochs = 2;
     o->seed = 42;
-    s->data.pool = training_pool(&s->data.n_pool, s->data.n_train, o->limit);
-    ck_assert_ptr_nonnull(s->data.pool);
-    ck_assert_uint_eq(s->data.n_pool, 6400);
+    s->imdb.data.pool = training_pool(&s->imdb.data.n_pool, s->imdb.data.n_train, o->limit);
+    ck_assert_ptr_nonnull(s->imdb.data.pool);
+    ck_assert_uint_eq(s->imdb.data.n_pool, 6400);
     run_result r1 = {.kind = MODEL_BASELINE, .lr = 5e-2}, r2 = r1;
     FILE *quiet = tmpfile();
     stderr_capture cap;
     capture_begin(&cap);  // the progress lines, which go to stderr
-    figure_target target;
-    trainer_options opts = training_options(s, o, &target);
-    int rc1 = train_model(&r1, &s->data, &opts, quiet, err, sizeof err);
-    int rc2 = train_model(&r2, &s->data, &opts, quiet, err, sizeof err);
+    trainer_options opts = training_options(s, o);
+    int rc[2];
+    run_result *rs[2] = {&r1, &r2};
+    for (int k = 0; k < 2; k++) {
+        sentiment_model m;
+        torch_rng g;
+        ck_assert_int_eq(trainer_model(&m, &g, rs[k], &opts, SEQUENCE_LENGTH), 0);
+        rc[k] = train_model(rs[k], &m, &g, &s->imdb.data, &opts, quiet, err, sizeof err);
+        sentiment_free(&m);
+    }
+    int rc1 = rc[0], rc2 = rc[1];
     char *progress_lines = capture_end(&cap);
     ck_assert_ptr_nonnull(strstr(progress_lines, "epoch 2  step 100/100"));
     free(progress_lines);
@@ -87,7 +94,7 @@ static int by_count_down(const void *a, const void *b) {
 // the counts sorted here, the GloVe file's lines by its newlines, and the
 // embedding's zero rows by looking at them.
 static void printed_counts_hold(const char *printed, const ch7_state *s, const char *glove) {
-    const corpus *c = &s->corpus;
+    const corpus *c = &s->imdb.corpus;
     size_t train_tokens = c->doc_start[IMDB_REVIEWS / 2], distinct = 0;
     unsigned char *seen = calloc(c->types.n, 1);
     ck_assert_ptr_nonnull(seen);
@@ -142,9 +149,9 @@ static void printed_counts_hold(const char *printed, const ch7_state *s, const c
     free(cell);
     // [H68]: the rows of zeros
     size_t zero_rows = 0;
-    for (size_t r = 0; r < s->vocab.words.n; r++) {
+    for (size_t r = 0; r < s->imdb.vocab.words.n; r++) {
         bool zero = true;
-        for (int k = 0; k < EMBED_DIM && zero; k++) zero = s->embedding[r * EMBED_DIM + k] == 0;
+        for (int k = 0; k < EMBED_DIM && zero; k++) zero = s->imdb.embedding[r * EMBED_DIM + k] == 0;
         zero_rows += zero;
     }
     cell = cell_text(printed, "H68");
@@ -188,19 +195,19 @@ START_TEST(data_pipeline) {
     expect_in_cell(printed, "H69", "\n(214588, 32) (214588,)\n(210023, 32) (210023,)\n");
     printed_counts_hold(printed, &s, glove);
     free(printed);
-    ck_assert_ptr_nonnull(s.params);  // not the fallback
+    ck_assert_ptr_nonnull(s.imdb.params);  // not the fallback
     // [H60] 25000 25000
-    ck_assert_uint_eq(s.reviews.n, 50000);
+    ck_assert_uint_eq(s.imdb.reviews.n, 50000);
     // [H65], [H68] (10002, 100)
-    ck_assert_uint_eq(s.vocab.words.n, 10002);
-    ck_assert_int_eq(s.vocab.unk, 10000);
-    ck_assert_int_eq(s.vocab.pad, 10001);
+    ck_assert_uint_eq(s.imdb.vocab.words.n, 10002);
+    ck_assert_int_eq(s.imdb.vocab.unk, 10000);
+    ck_assert_int_eq(s.imdb.vocab.pad, 10001);
     // [H136] the notebook prints 0.31886589527130127; we accumulate in double,
     // the notebook in float32: the same to 1e-6
     ck_assert_double_eq_tol(s.cosine, 0.31886589527130127, 1e-6);
     // [H69] (214588, 32) (214588,) and (210023, 32) (210023,)
-    ck_assert_uint_eq(s.data.n_train, 214588);
-    ck_assert_uint_eq(s.data.n_test, 210023);
+    ck_assert_uint_eq(s.imdb.data.n_train, 214588);
+    ck_assert_uint_eq(s.imdb.data.n_test, 210023);
     // every token of every review as NLTK makes it
     size_t len;
     char *golden = read_whole_file(GOLDEN_DIR "/imdb_tokens.txt", &len);
@@ -209,28 +216,28 @@ START_TEST(data_pipeline) {
     ck_assert_ptr_nonnull(d);
     uint64_t want = strtoull(d + 8, NULL, 16);
     uint64_t got;
-    ck_assert_int_eq(reviews_token_digest(&got, &s.corpus, s.train, IMDB_REVIEWS / 2, s.test, IMDB_REVIEWS / 2), 0);
+    ck_assert_int_eq(reviews_token_digest(&got, &s.imdb.corpus, s.imdb.train, IMDB_REVIEWS / 2, s.imdb.test, IMDB_REVIEWS / 2), 0);
     ck_assert_msg(got == want, "token digest %016" PRIx64 ", NLTK's %016" PRIx64, got, want);
     const char *tr = strstr(golden, "\ntrain_tokens ");
     ck_assert_ptr_nonnull(tr);
-    ck_assert_uint_eq(s.corpus.doc_start[IMDB_REVIEWS / 2], strtoull(tr + 14, NULL, 10));
+    ck_assert_uint_eq(s.imdb.corpus.doc_start[IMDB_REVIEWS / 2], strtoull(tr + 14, NULL, 10));
     free(golden);
     // chunk contents: labels by block, padding only at the end of a review
-    ck_assert_int_eq(s.data.Y_train[0], 0);
-    ck_assert_int_eq(s.data.Y_train[s.data.n_train - 1], 1);
-    ck_assert_int_eq(s.data.Y_test[0], 0);
+    ck_assert_int_eq(s.imdb.data.Y_train[0], 0);
+    ck_assert_int_eq(s.imdb.data.Y_train[s.imdb.data.n_train - 1], 1);
+    ck_assert_int_eq(s.imdb.data.Y_test[0], 0);
     // the embedding rows: zeros exactly where GloVe has no vector
     size_t zero_rows = 0;
-    for (size_t i = 0; i < s.vocab.words.n; i++) {
+    for (size_t i = 0; i < s.imdb.vocab.words.n; i++) {
         bool zero = true;
-        for (int k = 0; k < EMBED_DIM && zero; k++) zero = s.embedding[i * EMBED_DIM + k] == 0;
+        for (int k = 0; k < EMBED_DIM && zero; k++) zero = s.imdb.embedding[i * EMBED_DIM + k] == 0;
         zero_rows += zero;
     }
-    ck_assert_uint_eq(zero_rows, s.rows_without_vector);
+    ck_assert_uint_eq(zero_rows, s.imdb.rows_without_vector);
     // every test chunk belongs to a review, in order
-    ck_assert_int_eq(s.data.test_review[0], 0);
-    ck_assert_int_eq(s.data.test_review[s.data.n_test - 1], IMDB_REVIEWS / 2 - 1);
-    for (size_t c = 1; c < s.data.n_test; c++) ck_assert_int_le(s.data.test_review[c - 1], s.data.test_review[c]);
+    ck_assert_int_eq(s.imdb.data.test_review[0], 0);
+    ck_assert_int_eq(s.imdb.data.test_review[s.imdb.data.n_test - 1], IMDB_REVIEWS / 2 - 1);
+    for (size_t c = 1; c < s.imdb.data.n_test; c++) ck_assert_int_le(s.imdb.data.test_review[c - 1], s.imdb.data.test_review[c]);
 
     short_training(&s, &o);
     ch7_free(&s);
@@ -258,17 +265,19 @@ START_TEST(small_pipeline) {
     ck_assert_str_eq(strmap_key(&v.words, 1), "a");
     ck_assert_str_eq(strmap_key(&v.words, 2), "<UNK>");
     ck_assert_str_eq(strmap_key(&v.words, 3), "<PAD>");
-    int32_t *X, *Y;
+    int32_t *X, *Y, *R;
     size_t n;
     size_t which[] = {0, 1, 2, 3};
     int labels[] = {1, 0, 1, 0};
-    ck_assert(make_chunks(&X, &Y, &n, &c, &v, which, labels, 4, 2));
+    ck_assert(make_chunks(&X, &Y, &R, &n, &c, &v, which, labels, 4, 2));
     // "b a" "c a" "b <PAD>" | "c d" | (none) | "a a" "a a" "a <PAD>"
     ck_assert_uint_eq(n, 7);
     int32_t want[] = {0, 1, 2, 1, 0, 3, 2, 2, 1, 1, 1, 1, 1, 3};
     for (int i = 0; i < 14; i++) ck_assert_int_eq(X[i], want[i]);
     int32_t wy[] = {1, 1, 1, 0, 0, 0, 0};
     for (int i = 0; i < 7; i++) ck_assert_int_eq(Y[i], wy[i]);
+    int32_t wr[] = {0, 0, 0, 1, 3, 3, 3};  // each chunk's document: ceil(tokens / L) of each
+    for (int i = 0; i < 7; i++) ck_assert_int_eq(R[i], wr[i]);
     // ranked counts of the counted documents: a 4 (b c before d), then 2, 2, 1
     size_t ntypes;
     int64_t *ranked = counts_by_rank(&c, &ntypes);
@@ -308,6 +317,7 @@ START_TEST(small_pipeline) {
     rmdir(dir);
     free(ranked);
     free(X);
+    free(R);
     free(Y);
     vocab_free(&v);
     token_list_free(&t);
@@ -1017,15 +1027,15 @@ START_TEST(heatmap_chunk_is_the_first_plain_one) {
     enum { C = 4 };
     ch7_state s;
     memset(&s, 0, sizeof s);
-    s.vocab.unk = 5;
-    s.vocab.pad = 6;
+    s.imdb.vocab.unk = 5;
+    s.imdb.vocab.pad = 6;
     static int32_t X[C * SEQUENCE_LENGTH];
     for (int i = 0; i < C * SEQUENCE_LENGTH; i++) X[i] = i % 5;
     X[0 * SEQUENCE_LENGTH + 31] = 6;  // chunk 0 ends in padding
     X[1 * SEQUENCE_LENGTH + 3] = 5;   // chunk 1 holds an unknown word
     X[3 * SEQUENCE_LENGTH + 0] = 6;
-    s.data.X_test = X;
-    s.data.n_test = C;
+    s.imdb.data.X_test = X;
+    s.imdb.data.n_test = C;
     size_t want = C;
     for (size_t c = 0; c < C && want == C; c++) {
         int special = 0;
@@ -1045,12 +1055,12 @@ END_TEST
 START_TEST(heatmap_line_names_the_test_chunk) {
     ch7_state s;
     memset(&s, 0, sizeof s);
-    s.vocab.unk = 5;
-    s.vocab.pad = 6;
+    s.imdb.vocab.unk = 5;
+    s.imdb.vocab.pad = 6;
     static int32_t X[3 * SEQUENCE_LENGTH];
     for (int i = 0; i < 3 * SEQUENCE_LENGTH; i++) X[i] = i < 2 * SEQUENCE_LENGTH ? 6 : 1;
     int32_t Y_test[3] = {0, 0, 1}, Y_train[3] = {1, 1, 0}, review[3] = {3, 5, 7};
-    s.data = (trainer_data){.L = SEQUENCE_LENGTH, .X_test = X, .Y_test = Y_test, .n_test = 3,
+    s.imdb.data = (trainer_data){.L = SEQUENCE_LENGTH, .X_test = X, .Y_test = Y_test, .n_test = 3,
                             .test_review = review, .X_train = X, .Y_train = Y_train, .n_train = 3};
     epoch_result e[1] = {{0.5, 0.6, 0.7, 0.8, 1}};
     run_result r = {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.05, .epochs = 1, .per_epoch = e};
@@ -1132,9 +1142,9 @@ START_TEST(training_helpers) {
     torch_rng g;
     rng_seed(&g, 0);
     sentiment_model m;
-    sentiment_acts a;
-    ck_assert_int_eq(sentiment_model_init(&m, MODEL_BASELINE, table, 3, 1, 1, SEQUENCE_LENGTH, &g), 0);
-    ck_assert_int_eq(sentiment_acts_init(&a, &m, 2), 0);
+    sentiment_config cfg = {.kind = MODEL_BASELINE, .V = 3, .d = 1, .d_k = 1, .L = SEQUENCE_LENGTH,
+                            .B = 2};
+    ck_assert_int_eq(sentiment_init(&m, &cfg, table, &g), 0);
     m.p.wo[0] = 1;
     m.p.bo[0] = 0;
     int32_t X[3 * SEQUENCE_LENGTH], Y[3] = {1, 1, 0}, review[3] = {0, 0, 1};
@@ -1149,7 +1159,7 @@ START_TEST(training_helpers) {
     s.n_test = 3;
     double chunks, reviews;
     float logits[3];
-    ck_assert_int_eq(evaluate(&chunks, &reviews, logits, &m, &a, &s), 0);
+    ck_assert_int_eq(trainer_evaluate(&chunks, &reviews, logits, &m, &s), 0);
     ck_assert_float_eq_tol(logits[0], 2.0f, 1e-6f);
     ck_assert_double_eq_tol(chunks, 2.0 / 3.0, 1e-12);
     // review 0: mean logit 0.5 > 0, positive: right; review 1: right
@@ -1162,11 +1172,10 @@ START_TEST(training_helpers) {
     ck_assert_int_eq(review[0], 0);
     ck_assert_int_eq(review[1], 0);
     ck_assert_int_eq(X[SEQUENCE_LENGTH], 0);  // the second chunk kept in place
-    ck_assert_int_eq(evaluate(&chunks, &reviews, logits, &m, &a, &s), 0);
+    ck_assert_int_eq(trainer_evaluate(&chunks, &reviews, logits, &m, &s), 0);
     ck_assert_double_eq_tol(chunks, 1.0 / 2.0, 1e-12);
     ck_assert_double_eq_tol(reviews, 1.0 / 12500.0, 1e-12);
-    sentiment_acts_free(&a);
-    sentiment_model_free(&m);
+    sentiment_free(&m);
 }
 END_TEST
 
@@ -1182,9 +1191,9 @@ START_TEST(test_limit_scores_n_reviews) {
     torch_rng g;
     rng_seed(&g, 0);
     sentiment_model m;
-    sentiment_acts a;
-    ck_assert_int_eq(sentiment_model_init(&m, MODEL_BASELINE, table, 3, 1, 1, SEQUENCE_LENGTH, &g), 0);
-    ck_assert_int_eq(sentiment_acts_init(&a, &m, 2), 0);
+    sentiment_config cfg = {.kind = MODEL_BASELINE, .V = 3, .d = 1, .d_k = 1, .L = SEQUENCE_LENGTH,
+                            .B = 2};
+    ck_assert_int_eq(sentiment_init(&m, &cfg, table, &g), 0);
     m.p.wo[0] = 1;
     m.p.bo[0] = 0;
     long limits[] = {1000, 12500, 12501, 24999, 7, 25000};
@@ -1208,12 +1217,11 @@ START_TEST(test_limit_scores_n_reviews) {
         if (R % n == 0)
             for (long i = 0; i < n; i++) ck_assert_int_eq(review[i], (int32_t)(i * (R / n)));
         double chunks, reviews;
-        ck_assert_int_eq(evaluate(&chunks, &reviews, logits, &m, &a, &d), 0);
+        ck_assert_int_eq(trainer_evaluate(&chunks, &reviews, logits, &m, &d), 0);
         ck_assert_double_eq(chunks, 1.0);
         ck_assert_double_eq(reviews, 1.0);  // of the n scored, not of all 25,000
     }
-    sentiment_acts_free(&a);
-    sentiment_model_free(&m);
+    sentiment_free(&m);
     free(X);
     free(Y);
     free(review);
@@ -1270,13 +1278,16 @@ START_TEST(trainer_runs) {
     run_result one = {.kind = MODEL_BASELINE, .lr = 0.1};
     out = open_memstream(&text, &len);
     ck_assert_ptr_nonnull(out);
-    ck_assert_int_eq(train_model(&one, &d, &o, out, err, sizeof err), -1);
+    sentiment_model m;
+    torch_rng g;
+    ck_assert_int_eq(trainer_model(&m, &g, &one, &o, SEQUENCE_LENGTH), 0);
+    ck_assert_int_eq(train_model(&one, &m, &g, &d, &o, out, err, sizeof err), -1);
+    sentiment_free(&m);
     fclose(out);
     ck_assert_str_eq(err, "1 training chunk: training needs at least 2, one batch");
     ck_assert_str_eq(text, "");
     free(text);
-    free(one.per_epoch);
-    free(one.tenths);
+    run_result_free(&one);
 }
 END_TEST
 
@@ -1323,11 +1334,10 @@ static void train_by_hand(epoch_result *want, double *step_loss, sentiment_model
     const trainer_data *d = &t->d;
     const trainer_options *o = &t->o;
     torch_rng g;
-    rng_seed(&g, o->seed);
-    ck_assert_int_eq(sentiment_model_init(m, kind, o->embedding, o->V, o->d, o->d_k, d->L, &g), 0);
-    sentiment_acts a;
-    ck_assert_int_eq(sentiment_acts_init(&a, m, o->B), 0);
-    adam_state opt;
+    run_result r = {.kind = kind, .lr = lr};
+    ck_assert_int_eq(trainer_model(m, &g, &r, o, d->L), 0);
+    const sentiment_acts *a = &m->a;
+    adam_state opt;  // this test's own, dense
     ck_assert_int_eq(adam_init(&opt, m->n_params, lr), 0);
     const int B = o->B, L = d->L;
     const size_t steps = d->n_pool / (size_t)B;  // a last partial batch is dropped
@@ -1343,9 +1353,9 @@ static void train_by_hand(epoch_result *want, double *step_loss, sentiment_model
                 memcpy(X + b * L, d->X_train + c * L, (size_t)L * sizeof *X);
                 Y[b] = d->Y_train[c];
             }
-            sentiment_forward(m, &a, X, B);
-            for (int b = 0; b < B; b++) correct += (a.z[b] > 0) == (Y[b] == 1);
-            double loss = sentiment_backward(m, &a, X, Y, B, true);
+            sentiment_forward(m, X, B);
+            for (int b = 0; b < B; b++) correct += (a->z[b] > 0) == (Y[b] == 1);
+            double loss = sentiment_backward(m, X, Y, B);
             adam_step(&opt, m->param_block, m->grad_block);
             step_loss[e * steps + s] = loss;
             loss_sum += loss;
@@ -1355,28 +1365,15 @@ static void train_by_hand(epoch_result *want, double *step_loss, sentiment_model
         double sum[3] = {0};
         int right = 0, reviews_right = 0;
         for (size_t c = 0; c < CHECK_CHUNKS; c++) {
-            sentiment_forward(m, &a, d->X_test + c * L, 1);
-            right += (a.z[0] > 0) == (d->Y_test[c] == 1);
-            sum[d->test_review[c]] += a.z[0];
+            sentiment_forward(m, d->X_test + c * L, 1);
+            right += (a->z[0] > 0) == (d->Y_test[c] == 1);
+            sum[d->test_review[c]] += a->z[0];
         }
         for (int r = 0; r < 3; r++) reviews_right += (sum[r] / 2 > 0) == (d->Y_test[2 * r] == 1);
         want[e].chunk_accuracy = right / (double)CHECK_CHUNKS;
         want[e].review_accuracy = reviews_right / 3.0;
     }
     adam_free(&opt);
-    sentiment_acts_free(&a);
-}
-
-// trainer_options.trained of the test below: keeps a copy of the trained
-// parameters.
-static int keep_parameters(const run_result *r, const sentiment_model *m, sentiment_acts *a,
-                           void *ctx, char *err, size_t errlen) {
-    (void)r, (void)a, (void)err, (void)errlen;
-    real **copy = ctx;
-    *copy = malloc(m->n_params * sizeof **copy);
-    ck_assert_ptr_nonnull(*copy);
-    memcpy(*copy, m->param_block, m->n_params * sizeof **copy);
-    return 0;
 }
 
 // Reads the value after `field` fields of the line that starts with line
@@ -1470,8 +1467,9 @@ static void assert_attended_keys(const char *text, const float *w, const char *c
     ck_assert_msg(strcmp(joined, want) == 0, "queries listed \"%s\", not \"%s\"\n%s", joined, want, text);
 }
 
-// The softmax model's attention over one test chunk, as --data writes it:
-// the chunk's words down and across, the weights of a forward pass on that
+// The softmax model's attention over one test chunk, as the trainer keeps
+// it (trainer_options.probe) and --data writes it: the chunk's words down
+// and across, the weights of the trained model's forward pass on that
 // chunk alone, each row summing to 1.
 START_TEST(attention_figure_data) {
     checked_training t;
@@ -1481,37 +1479,29 @@ START_TEST(attention_figure_data) {
     strmap_init(&v.words);
     const char *names[3] = {"w0", "w1", "w2"};
     for (int i = 0; i < 3; i++) ck_assert_int_ge(strmap_intern(&v.words, names[i], 2, NULL), 0);
-    torch_rng g;
-    rng_seed(&g, 5);
-    sentiment_model m;
-    sentiment_acts a, b;
-    ck_assert_int_eq(sentiment_model_init(&m, MODEL_SOFTMAX_ATTENTION, t.table, 3, 1, 1, SEQUENCE_LENGTH, &g), 0);
-    ck_assert_int_eq(sentiment_acts_init(&a, &m, 2), 0);
-    ck_assert_int_eq(sentiment_acts_init(&b, &m, 1), 0);
     // chunk 4 of the checked data is word 1; make its tokens differ, so
     // that the rows are told apart
     for (int i = 0; i < SEQUENCE_LENGTH; i++) t.X[4 * SEQUENCE_LENGTH + i] = i % 3;
+    const int32_t *ids = t.X + 4 * SEQUENCE_LENGTH;
     char dir[] = "/tmp/chapter7-attention-XXXXXX", err[256] = "";
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    // the run as results[1], so that its weights are kept in slot 1
     run_result results[2] = {{.kind = MODEL_BASELINE, .lr = 0.001}, {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 0.001}};
-    run_result r = results[1];
-    float *kept[2] = {NULL, NULL};
-    figure_target target = {.data = &t.d, .vocab = &v, .chunk = 4, .dir = dir, .results = results, .n = 2,
-                            .attention = kept};
-    ck_assert_msg(write_figure_data(&r, &m, &a, &target, err, sizeof err) == 0, "%s", err);
-    ck_assert_ptr_null(kept[1]);  // r is not one of results: nothing kept
-    ck_assert_msg(write_figure_data(&results[1], &m, &a, &target, err, sizeof err) == 0, "%s", err);
-    ck_assert_ptr_null(kept[0]);
-    ck_assert_ptr_nonnull(kept[1]);
-    const int32_t *ids = t.X + 4 * SEQUENCE_LENGTH;
-    sentiment_forward(&m, &b, ids, 1);
+    trainer_options o = t.o;
+    o.probe = ids;
+    sentiment_model m;
+    torch_rng g;
+    ck_assert_int_eq(trainer_model(&m, &g, &results[1], &o, SEQUENCE_LENGTH), 0);
+    FILE *quiet = tmpfile();
+    ck_assert_msg(train_model(&results[1], &m, &g, &t.d, &o, quiet, err, sizeof err) == 0, "%s", err);
+    fclose(quiet);
+    ck_assert_ptr_nonnull(results[1].attention);
+    sentiment_forward(&m, ids, 1);  // the trained model on the chunk
     float w[SEQUENCE_LENGTH * SEQUENCE_LENGTH];
     const char *labels[SEQUENCE_LENGTH];
     for (int i = 0; i < SEQUENCE_LENGTH; i++) {
         labels[i] = names[ids[i]];
         double sum = 0;
-        for (int j = 0; j < SEQUENCE_LENGTH; j++) sum += w[i * SEQUENCE_LENGTH + j] = (float)b.w[i * SEQUENCE_LENGTH + j];
+        for (int j = 0; j < SEQUENCE_LENGTH; j++) sum += w[i * SEQUENCE_LENGTH + j] = (float)m.a.w[i * SEQUENCE_LENGTH + j];
         ck_assert_double_eq_tol(sum, 1, 1e-5);
     }
     ck_assert(w[0] != w[1]);
@@ -1521,25 +1511,23 @@ START_TEST(attention_figure_data) {
     for (int i = 0; i < SEQUENCE_LENGTH; i++)
         for (int j = 0; j + 3 < SEQUENCE_LENGTH; j++)
             ck_assert_float_eq_tol(w[i * SEQUENCE_LENGTH + j], w[i * SEQUENCE_LENGTH + j + 3], 1e-7f);
-    ck_assert(memcmp(kept[1], w, sizeof w) == 0);  // the weights kept are the figure's
+    ck_assert(memcmp(results[1].attention, w, sizeof w) == 0);  // the weights kept are the model's
+    ck_assert_int_eq(write_figure_data(&results[1], &t.d, &v, 4, dir), 0);
     // [7.1] lists the keys of the matrix the figure draws: a state whose one
     // test chunk is chunk 4 (no word is <PAD> or <UNK> here)
     ch7_state s;
     memset(&s, 0, sizeof s);
-    s.vocab = v;
-    s.vocab.pad = s.vocab.unk = 99;
-    s.data = (trainer_data){.L = SEQUENCE_LENGTH, .X_test = t.X + 4 * SEQUENCE_LENGTH, .Y_test = t.Y + 4,
+    s.imdb.vocab = v;
+    s.imdb.vocab.pad = s.imdb.vocab.unk = 99;
+    s.imdb.data = (trainer_data){.L = SEQUENCE_LENGTH, .X_test = t.X + 4 * SEQUENCE_LENGTH, .Y_test = t.Y + 4,
                             .test_review = t.review + 4, .n_test = 1};
     epoch_result e[1] = {{0.5, 0.6, 0.7, 0.8, 1}};
-    results[0].epochs = results[1].epochs = 1;
-    results[0].per_epoch = results[1].per_epoch = e;
-    s.attention[1] = kept[1];
+    results[0].epochs = 1;
+    results[0].per_epoch = e;
     char *text = results_printed(results, 2, &s);
     ck_assert_msg(strstr(text, "\nsoftmax-attention, lr 0.001, embeddings trained, on that chunk:\n"), "%s", text);
     assert_attended_keys(text, w, labels);
     free(text);
-    free(kept[1]);
-    // written twice, by each call: the file holds the same matrix
     assert_heatmap_file(dir, "chapter7-attention-0.001-trained.dat", w, SEQUENCE_LENGTH, SEQUENCE_LENGTH,
                         labels, labels);
     char path[300];
@@ -1550,9 +1538,8 @@ START_TEST(attention_figure_data) {
         ck_assert_int_eq(remove(path), 0);
     }
     ck_assert_int_eq(rmdir(dir), 0);  // nothing else was written
-    sentiment_acts_free(&a);
-    sentiment_acts_free(&b);
-    sentiment_model_free(&m);
+    run_result_free(&results[1]);
+    sentiment_free(&m);
     strmap_free(&v.words);
 }
 END_TEST
@@ -1601,10 +1588,10 @@ START_TEST(attended_keys_listed) {
     int32_t Y[1] = {1}, review[1] = {0};
     ch7_state s;
     memset(&s, 0, sizeof s);
-    s.vocab = v;
-    s.vocab.pad = s.vocab.unk = L + 5;
-    s.data = (trainer_data){.L = L, .X_test = ids, .Y_test = Y, .test_review = review, .n_test = 1};
-    s.attention[0] = w;
+    s.imdb.vocab = v;
+    s.imdb.vocab.pad = s.imdb.vocab.unk = L + 5;
+    s.imdb.data = (trainer_data){.L = L, .X_test = ids, .Y_test = Y, .test_review = review, .n_test = 1};
+    r.attention = w;
     char *text = results_printed(&r, 1, &s);
     ck_assert_msg(strstr(text, "\nsoftmax-attention, lr 0.001, embeddings frozen, on that chunk:\n"), "%s", text);
     assert_attended_keys(text, w, labels);
@@ -1650,7 +1637,7 @@ START_TEST(punkt_source_named_without_its_folder) {
     size_t len;
     FILE *out = open_memstream(&text, &len);
     ck_assert_ptr_nonnull(out);
-    int rc = cell_63_punkt(&s, out, err, sizeof err);
+    int rc = cell_63_punkt(&s.imdb, out, err, sizeof err);
     fclose(out);
     if (saved) setenv("NLTK_DATA", saved, 1);
     else unsetenv("NLTK_DATA");
@@ -1759,26 +1746,26 @@ START_TEST(zero_rows_named) {
     enum { V = 9 };
     ch7_state s;
     memset(&s, 0, sizeof s);
-    strmap_init(&s.vocab.words);
+    strmap_init(&s.imdb.vocab.words);
     const char *words[V] = {"w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8"};
-    for (int i = 0; i < V; i++) ck_assert_int_ge(strmap_intern(&s.vocab.words, words[i], 2, NULL), 0);
+    for (int i = 0; i < V; i++) ck_assert_int_ge(strmap_intern(&s.imdb.vocab.words, words[i], 2, NULL), 0);
     static float vecs[V * EMBED_DIM];
     bool found[V] = {false};
     for (int i = 0; i < V * EMBED_DIM; i++) vecs[i] = 0.25f;
     found[1] = found[4] = true;
-    glove_rows g = {.vecs = vecs, .found = found};
     char *text, err[256] = "";
     size_t len;
     FILE *out = open_memstream(&text, &len);
     ck_assert_ptr_nonnull(out);
-    ck_assert_msg(cell_68_embedding(&s, &g, out, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(imdb_embedding_matrix(&s.imdb, vecs, found, err, sizeof err) == 0, "%s", err);
+    cell_68_embedding(&s.imdb, out);
     fclose(out);
     // the zero rows, found by looking at the matrix
     char want[256] = "", *p = want;
     int zeros = 0, named = 0;
     for (int i = 0; i < V; i++) {
         bool zero = true;
-        for (int k = 0; k < EMBED_DIM; k++) zero = zero && s.embedding[i * EMBED_DIM + k] == 0;
+        for (int k = 0; k < EMBED_DIM; k++) zero = zero && s.imdb.embedding[i * EMBED_DIM + k] == 0;
         ck_assert(zero == !found[i]);
         if (zero && named++ < 6) p += sprintf(p, "%s'%s'", p == want ? "" : ", ", words[i]);
         zeros += zero;
@@ -1788,10 +1775,10 @@ START_TEST(zero_rows_named) {
     snprintf(line, sizeof line, "\n(%d, %d)\n%d rows are zeros: no GloVe vector for %s, ...\n", V, EMBED_DIM,
              zeros, want);
     ck_assert_msg(strstr(text, line) != NULL, "lacks \"%s\":\n%s", line, text);
-    ck_assert_uint_eq(s.rows_without_vector, 7);
+    ck_assert_uint_eq(s.imdb.rows_without_vector, 7);
     free(text);
-    free(s.embedding);
-    strmap_free(&s.vocab.words);
+    free(s.imdb.embedding);
+    strmap_free(&s.imdb.vocab.words);
 }
 END_TEST
 
@@ -1875,14 +1862,14 @@ START_TEST(batch_words_counted) {
     torch_rng g;
     rng_seed(&g, 1);
     sentiment_model m;
-    sentiment_acts a;
-    ck_assert_int_eq(sentiment_model_init(&m, MODEL_SOFTMAX_ATTENTION, table, V, 1, 1, SEQUENCE_LENGTH, &g), 0);
-    ck_assert_int_eq(sentiment_acts_init(&a, &m, BATCH_SIZE), 0);
+    sentiment_config cfg = {.kind = MODEL_SOFTMAX_ATTENTION, .V = V, .d = 1, .d_k = 1,
+                            .L = SEQUENCE_LENGTH, .B = BATCH_SIZE};
+    ck_assert_int_eq(sentiment_init(&m, &cfg, table, &g), 0);
     char *text;
     size_t len;
     FILE *out = open_memstream(&text, &len);
     ck_assert_ptr_nonnull(out);
-    show_batch_words(&m, &a, &d, perm, out);
+    show_batch_words(&m, &d, perm, out);
     fclose(out);
     int lo, hi, tokens;
     double mean;
@@ -1894,8 +1881,7 @@ START_TEST(batch_words_counted) {
     ck_assert_msg(fabs(mean - total / 3) <= 0.5, "%s: mean %g, not %g", text, mean, total / 3);
     ck_assert_int_ne(lo, hi);
     free(text);
-    sentiment_acts_free(&a);
-    sentiment_model_free(&m);
+    sentiment_free(&m);
 }
 END_TEST
 
@@ -1908,16 +1894,16 @@ START_TEST(trainer_reports_what_it_measured) {
         double step_loss[CHECK_EPOCHS * CHECK_STEPS];
         sentiment_model by_hand;
         train_by_hand(want, step_loss, &by_hand, &t, kinds[k], 0.1);
-        real *trained = NULL;
         trainer_options o = t.o;
-        o.trained = keep_parameters;
-        o.ctx = &trained;
         run_result r = {.kind = kinds[k], .lr = 0.1};
         char *text, err[256] = "";
         size_t len;
         FILE *out = open_memstream(&text, &len);
         ck_assert_ptr_nonnull(out);
-        ck_assert_msg(train_models(&r, 1, &t.d, &o, out, err, sizeof err) == 0, "%s", err);
+        sentiment_model trained;
+        torch_rng g;
+        ck_assert_int_eq(trainer_model(&trained, &g, &r, &o, SEQUENCE_LENGTH), 0);
+        ck_assert_msg(train_model(&r, &trained, &g, &t.d, &o, out, err, sizeof err) == 0, "%s", err);
         fclose(out);
         free(text);
         const char *kn = model_name(kinds[k]);
@@ -1933,8 +1919,7 @@ START_TEST(trainer_reports_what_it_measured) {
                           want[e].review_accuracy);
         }
         // every parameter after training, the lazy rows caught up
-        ck_assert_ptr_nonnull(trained);
-        ck_assert_msg(memcmp(trained, by_hand.param_block, by_hand.n_params * sizeof *trained) == 0,
+        ck_assert_msg(memcmp(trained.param_block, by_hand.param_block, by_hand.n_params * sizeof(real)) == 0,
                       "%s: the trained parameters differ from the dense Adam's", kn);
         // the loss curve: tenth t of an epoch of 2 steps ends at step
         // ceil(2 t / 10) and holds the mean of the steps since the last
@@ -1998,17 +1983,14 @@ START_TEST(trainer_reports_what_it_measured) {
         // is called negative, right for labels 0 only
         memset(by_hand.p.wo, 0, (size_t)(kinds[k] == MODEL_BASELINE ? by_hand.d : by_hand.d_k) * sizeof(real));
         by_hand.p.bo[0] = 0;
-        sentiment_acts a;
-        ck_assert_int_eq(sentiment_acts_init(&a, &by_hand, 2), 0);
         double chunks, reviews;
         float logits[CHECK_CHUNKS];
-        ck_assert_int_eq(evaluate(&chunks, &reviews, logits, &by_hand, &a, &t.d), 0);
+        ck_assert_int_eq(trainer_evaluate(&chunks, &reviews, logits, &by_hand, &t.d), 0);
         for (int c = 0; c < CHECK_CHUNKS; c++) ck_assert(logits[c] == 0);
         ck_assert_double_eq(chunks, 4.0 / 6);   // chunk labels 0 0 1 1 0 0
         ck_assert_double_eq(reviews, 2.0 / 3);  // review labels 0 1 0
-        sentiment_acts_free(&a);
-        sentiment_model_free(&by_hand);
-        free(trained);
+        sentiment_free(&by_hand);
+        sentiment_free(&trained);
         free(r.per_epoch);
         free(r.tenths);
     }

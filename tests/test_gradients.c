@@ -287,15 +287,14 @@ END_TEST
 
 typedef struct {
     sentiment_model *m;
-    sentiment_acts *a;
     const int32_t *ids, *y;
     int B;
 } model_case;
 
 static double model_loss(void *p) {
     model_case *c = p;
-    sentiment_forward(c->m, c->a, c->ids, c->B);
-    return bce_forward(c->a->z, c->y, c->B);
+    sentiment_forward(c->m, c->ids, c->B);
+    return bce_forward(c->m->a.z, c->y, c->B);
 }
 
 // The whole loss of each model against finite differences: every
@@ -307,18 +306,18 @@ static void check_model(model_kind kind, int V, int d, int d_k, int L, int B, in
     ck_assert_ptr_nonnull(table);
     rng_uniform(&g, table, (size_t)V * d, -1, 1);
     sentiment_model m;
-    sentiment_acts a;
-    ck_assert_int_eq(sentiment_model_init(&m, kind, table, V, d, d_k, L, &g), 0);
-    ck_assert_int_eq(sentiment_acts_init(&a, &m, B), 0);
+    sentiment_config cfg = {.kind = kind, .V = V, .d = d, .d_k = d_k, .L = L, .B = B};
+    ck_assert_int_eq(sentiment_init(&m, &cfg, table, &g), 0);
     // non-zero biases, so that their paths are exercised too
     for (size_t i = 0; i < m.n_dense; i++) m.param_block[i] += 0.1 * ((int)(i % 7) - 3);
     int32_t *ids = malloc((size_t)B * L * sizeof *ids), *y = malloc((size_t)B * sizeof *y);
     for (int i = 0; i < B * L; i++) ids[i] = (int32_t)(rng_next_u32(&g) % (uint32_t)V);
     for (int b = 0; b < B; b++) y[b] = b % 2;
-    model_case c = {&m, &a, ids, y, B};
+    model_case c = {&m, ids, y, B};
     for (int train_embedding = 1; train_embedding >= 0; train_embedding--) {
+        m.frozen = !train_embedding;  // what sentiment_backward reads of it
         model_loss(&c);
-        real loss = sentiment_backward(&m, &a, ids, y, B, train_embedding);
+        real loss = sentiment_backward(&m, ids, y, B);
         ck_assert_double_eq_tol(loss, model_loss(&c), 1e-15);
         size_t n = train_embedding ? m.n_params : m.n_dense;
         for (size_t i = 0; i < n; i += (size_t)every) {
@@ -330,13 +329,12 @@ static void check_model(model_kind kind, int V, int d, int d_k, int L, int B, in
     // evaluation by lookup tables gives the very same logits
     double *z = new_zeros(B);
     float *zl = malloc((size_t)B * sizeof *zl);
-    sentiment_forward(&m, &a, ids, B);
-    for (int b = 0; b < B; b++) z[b] = a.z[b];
-    ck_assert_int_eq(sentiment_logits(zl, &m, &a, ids, (size_t)B), 0);
+    sentiment_forward(&m, ids, B);
+    for (int b = 0; b < B; b++) z[b] = m.a.z[b];
+    ck_assert_int_eq(sentiment_logits(zl, &m, ids, (size_t)B), 0);
     for (int b = 0; b < B; b++) ck_assert(zl[b] == (float)z[b]);
     free(z); free(zl); free(ids); free(y); free(table);
-    sentiment_acts_free(&a);
-    sentiment_model_free(&m);
+    sentiment_free(&m);
 }
 
 START_TEST(whole_loss_gradients_small) {

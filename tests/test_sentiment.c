@@ -14,10 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layers/linear.h"
+#include "layers/adam.h"
 #include "layers/embedding.h"
+#include "layers/linear.h"
 #include "core/rng.h"
 #include "models/sentiment.h"
+
+// A model as sentiment_init builds it: n_words words of width d, queries
+// of width d_k, room for batches of `batch` chunks of `length` tokens
+// (defined before the sizes below, whose names are the config's fields).
+static void build(sentiment_model *m, model_kind kind, const float *table, int n_words, int d,
+                  int d_k, int length, int batch, bool frozen, torch_rng *g) {
+    sentiment_config cfg = {.kind = kind, .V = n_words, .d = d, .d_k = d_k, .L = length, .B = batch,
+                            .frozen = frozen};
+    ck_assert_int_eq(sentiment_init(m, &cfg, table, g), 0);
+}
 
 #define SEED 2024
 #define V 24
@@ -71,6 +82,14 @@ static void draw_like_the_script(sentiment_model *m, torch_rng *g) {
     rng_uniform(g, m->p.bo, 1, -0.1f, 0.1f);
 }
 
+// The model's Adam made dense: every parameter every step (adam_step's
+// numbers), no lazy table, so that each step leaves the gradients and
+// parameters that PyTorch's does.
+static void dense_adam(sentiment_model *m) {
+    adam_free(&m->opt);
+    ck_assert_int_eq(adam_init(&m->opt, m->n_params, 0), 0);
+}
+
 // How far apart Adam's first step puts a parameter when the two sides'
 // gradients are a and b: the first step is lr g / (|g| + eps) (the moments
 // are g and g^2 after one step, bias-corrected), so a gradient difference
@@ -89,13 +108,10 @@ START_TEST(one_step_equals_pytorch) {
     torch_rng g;
     rng_seed(&g, SEED);
     sentiment_model m;
-    sentiment_acts a;
-    adam_state opt;
     torch_rng unused;
     rng_seed(&unused, 0);
-    ck_assert_int_eq(sentiment_model_init(&m, (model_kind)kind, zero_table, V, D, DK, L, &unused), 0);
-    ck_assert_int_eq(sentiment_acts_init(&a, &m, B), 0);
-    ck_assert_int_eq(adam_init(&opt, m.n_params, LR), 0);
+    build(&m, (model_kind)kind, zero_table, V, D, DK, L, B, false, &unused);
+    dense_adam(&m);
     draw_like_the_script(&m, &g);
     int64_t ids64[B * L], labels64[B];
     rng_randint(&g, ids64, B * L, 0, V);
@@ -119,10 +135,10 @@ START_TEST(one_step_equals_pytorch) {
     float bk_start[DK];
     if (kind != MODEL_BASELINE) memcpy(bk_start, m.p.bk, sizeof bk_start);
     int correct;
-    float loss = sentiment_train_step(&m, &a, &opt, ids, labels, B, true, &correct);
+    float loss = sentiment_train_step(&m, LR, ids, labels, B, &correct);
     snprintf(key, sizeof key, "%s.logits", kn);
     golden gz = golden_read("sentiment_step.txt", key, "f32");
-    for (int b = 0; b < B; b++) ck_assert_float_eq_tol(a.z[b], gz.f[b], TOL);
+    for (int b = 0; b < B; b++) ck_assert_float_eq_tol(m.a.z[b], gz.f[b], TOL);
     golden_free(&gz);
     snprintf(key, sizeof key, "%s.loss", kn);
     golden gloss = golden_read("sentiment_step.txt", key, "f32");
@@ -172,9 +188,7 @@ START_TEST(one_step_equals_pytorch) {
     }
     printf("%s: one step: largest difference from PyTorch: gradient %.2g, parameter after Adam %.2g\n",
            kn, worst_grad, worst_after);
-    adam_free(&opt);
-    sentiment_acts_free(&a);
-    sentiment_model_free(&m);
+    sentiment_free(&m);
 }
 END_TEST
 
@@ -216,26 +230,21 @@ static void toy_training(model_kind kind, int steps, double *first, double *last
     float table[50 * 16];
     rng_randn(&g, table, 50 * 16);
     sentiment_model m;
-    sentiment_acts a;
-    adam_state opt;
-    ck_assert_int_eq(sentiment_model_init(&m, kind, table, 50, 16, 8, L, &g), 0);
-    ck_assert_int_eq(sentiment_acts_init(&a, &m, 16), 0);
-    ck_assert_int_eq(adam_init(&opt, m.n_params, 1e-2), 0);
+    build(&m, kind, table, 50, 16, 8, L, 16, false, &g);
     int32_t X[16 * L], Y[16];
     *first = *last = 0;
     for (int s = 0; s < steps; s++) {
         toy_data(X, Y, 16, &g);
         int correct;
-        double loss = sentiment_train_step(&m, &a, &opt, X, Y, 16, true, &correct);
+        double loss = sentiment_train_step(&m, 1e-2, X, Y, 16, &correct);
         if (s < 10) *first += loss / 10;
         if (s >= steps - 10) *last += loss / 10;
     }
+    sentiment_catch_up(&m);
     *n = m.n_params;
     *params = malloc(m.n_params * sizeof **params);
     memcpy(*params, m.param_block, m.n_params * sizeof **params);
-    adam_free(&opt);
-    sentiment_acts_free(&a);
-    sentiment_model_free(&m);
+    sentiment_free(&m);
 }
 
 START_TEST(short_training_lowers_the_loss) {
@@ -268,7 +277,7 @@ START_TEST(the_same_seed_gives_the_same_bits) {
 END_TEST
 
 // Training with the embedding as a lazy table (adam_lazy_rows, as
-// ./chapter7 trains) ends, once caught up, with the very bits of training
+// sentiment_init sets a trained embedding up) ends, once caught up, with the very bits of training
 // with the dense Adam step: here from a vocabulary of 300 words, of which a
 // batch of 4 chunks uses some 100, so that most rows sit out most steps.
 START_TEST(lazy_embedding_trains_as_the_dense_one) {
@@ -279,15 +288,12 @@ START_TEST(lazy_embedding_trains_as_the_dense_one) {
         float table[WORDS * D];
         rng_randn(&g, table, WORDS * D);
         sentiment_model m[2];
-        sentiment_acts a[2];
-        adam_state opt[2];
         for (int lazy = 0; lazy < 2; lazy++) {
             torch_rng init;
             rng_seed(&init, 13);
-            ck_assert_int_eq(sentiment_model_init(&m[lazy], (model_kind)kind, table, WORDS, D, DK, L, &init), 0);
-            ck_assert_int_eq(sentiment_acts_init(&a[lazy], &m[lazy], BATCH), 0);
-            ck_assert_int_eq(adam_init(&opt[lazy], m[lazy].n_params, 1e-2), 0);
-            if (lazy) ck_assert_int_eq(adam_lazy_rows(&opt[lazy], WORDS, D), 0);
+            build(&m[lazy], (model_kind)kind, table, WORDS, D, DK, L, BATCH, false, &init);
+            ck_assert_int_eq(m[lazy].opt.width, D);  // a lazy table
+            if (!lazy) dense_adam(&m[lazy]);
         }
         int32_t X[BATCH * L], Y[BATCH];
         for (int step = 0; step < STEPS; step++) {
@@ -296,18 +302,14 @@ START_TEST(lazy_embedding_trains_as_the_dense_one) {
             int correct;
             real loss[2];
             for (int lazy = 0; lazy < 2; lazy++)
-                loss[lazy] = sentiment_train_step(&m[lazy], &a[lazy], &opt[lazy], X, Y, BATCH, true, &correct);
+                loss[lazy] = sentiment_train_step(&m[lazy], 1e-2, X, Y, BATCH, &correct);
             ck_assert_msg(loss[0] == loss[1], "%s, step %d: loss %.9g dense, %.9g lazy", KIND_NAMES[kind], step,
                           loss[0], loss[1]);
         }
-        adam_catch_up(&opt[1], m[1].param_block, m[1].grad_block, NULL, 0);
+        sentiment_catch_up(&m[1]);
         ck_assert_msg(memcmp(m[0].param_block, m[1].param_block, m[0].n_params * sizeof(real)) == 0,
                       "%s: the parameters differ", KIND_NAMES[kind]);
-        for (int lazy = 0; lazy < 2; lazy++) {
-            adam_free(&opt[lazy]);
-            sentiment_acts_free(&a[lazy]);
-            sentiment_model_free(&m[lazy]);
-        }
+        for (int lazy = 0; lazy < 2; lazy++) sentiment_free(&m[lazy]);
     }
 }
 END_TEST
@@ -319,21 +321,18 @@ START_TEST(logits_by_table_are_the_forward_logits) {
     rng_randn(&g, table, 300 * D);
     for (int kind = 0; kind < 3; kind++) {
         sentiment_model m;
-        sentiment_acts a;
-        ck_assert_int_eq(sentiment_model_init(&m, (model_kind)kind, table, 300, D, DK, L, &g), 0);
-        ck_assert_int_eq(sentiment_acts_init(&a, &m, 8), 0);
+        build(&m, (model_kind)kind, table, 300, D, DK, L, 8, false, &g);
         for (size_t i = 0; i < m.n_dense; i++) m.param_block[i] += 0.01f * (float)(i % 5);  // biases too
         int32_t X[21 * L];
         for (int i = 0; i < 21 * L; i++) X[i] = (int32_t)(rng_next_u32(&g) % 300);
         float z[21];
-        ck_assert_int_eq(sentiment_logits(z, &m, &a, X, 21), 0);  // 8 + 8 + 5
+        ck_assert_int_eq(sentiment_logits(z, &m, X, 21), 0);  // 8 + 8 + 5
         for (int c = 0; c < 21; c++) {
-            sentiment_forward(&m, &a, X + c * L, 1);
-            ck_assert_msg(z[c] == a.z[0], "%s chunk %d: %.9g by table, %.9g by forward", KIND_NAMES[kind],
-                          c, z[c], a.z[0]);
+            sentiment_forward(&m, X + c * L, 1);
+            ck_assert_msg(z[c] == m.a.z[0], "%s chunk %d: %.9g by table, %.9g by forward", KIND_NAMES[kind],
+                          c, z[c], m.a.z[0]);
         }
-        sentiment_acts_free(&a);
-        sentiment_model_free(&m);
+        sentiment_free(&m);
     }
 }
 END_TEST
@@ -350,35 +349,33 @@ START_TEST(projecting_words_is_projecting_tokens) {
     static float table[WORDS * D];
     rng_randn(&g, table, WORDS * D);
     sentiment_model m;
-    sentiment_acts a;
-    ck_assert_int_eq(sentiment_model_init(&m, MODEL_SOFTMAX_ATTENTION, table, WORDS, D, DK, L, &g), 0);
-    ck_assert_int_eq(sentiment_acts_init(&a, &m, BATCH), 0);
+    build(&m, MODEL_SOFTMAX_ATTENTION, table, WORDS, D, DK, L, BATCH, false, &g);
+    const sentiment_acts *a = &m.a;
     for (size_t i = 0; i < m.n_dense; i++) m.param_block[i] += 0.01f * (float)(i % 5);  // biases too
     int32_t X[BATCH * L];
     for (int i = 0; i < BATCH * L; i++) X[i] = (int32_t)(rng_next_u32(&g) % 60 * 5);  // repeats
     X[7] = WORDS - 1;  // the last word
-    sentiment_forward(&m, &a, X, BATCH);
+    sentiment_forward(&m, X, BATCH);
     int listed[WORDS] = {0}, used[WORDS] = {0};
     for (int i = 0; i < BATCH * L; i++) used[X[i]] = 1;
-    for (int u = 0; u < a.n_rows; u++) {
-        if (u > 0) ck_assert_int_lt(a.rows[u - 1], a.rows[u]);
-        ck_assert(used[a.rows[u]]);
-        listed[a.rows[u]] = 1;
+    for (int u = 0; u < a->n_rows; u++) {
+        if (u > 0) ck_assert_int_lt(a->rows[u - 1], a->rows[u]);
+        ck_assert(used[a->rows[u]]);
+        listed[a->rows[u]] = 1;
     }
     for (int i = 0; i < BATCH * L; i++) {
         ck_assert(listed[X[i]]);
-        ck_assert_int_eq(a.rows[a.slot[i]], X[i]);
+        ck_assert_int_eq(a->rows[a->slot[i]], X[i]);
     }
-    ck_assert_int_lt(a.n_rows, BATCH * L);
+    ck_assert_int_lt(a->n_rows, BATCH * L);
     static float x[BATCH * L * D], want[BATCH * L * DK];
     embedding_forward(x, X, m.p.embedding, BATCH * L, D);
-    const float *w[] = {m.p.wq, m.p.wk, m.p.wv}, *b[] = {m.p.bq, m.p.bk, m.p.bv}, *got[] = {a.q, a.k, a.v};
+    const float *w[] = {m.p.wq, m.p.wk, m.p.wv}, *b[] = {m.p.bq, m.p.bk, m.p.bv}, *got[] = {a->q, a->k, a->v};
     for (int j = 0; j < 3; j++) {
         linear_forward(want, x, w[j], b[j], BATCH * L, D, DK, WEIGHT_IN_OUT);
         ck_assert_msg(memcmp(want, got[j], sizeof want) == 0, "projection %d differs", j);
     }
-    sentiment_acts_free(&a);
-    sentiment_model_free(&m);
+    sentiment_free(&m);
 }
 END_TEST
 
@@ -389,25 +386,20 @@ START_TEST(frozen_embeddings_do_not_move) {
     float table[50 * 16];
     rng_randn(&g, table, 50 * 16);
     sentiment_model m;
-    sentiment_acts a;
-    adam_state opt;
-    ck_assert_int_eq(sentiment_model_init(&m, kind, table, 50, 16, 8, L, &g), 0);
-    ck_assert_int_eq(sentiment_acts_init(&a, &m, 16), 0);
-    ck_assert_int_eq(adam_init(&opt, m.n_dense, 1e-2), 0);  // as chapter7.c sets it up
+    build(&m, kind, table, 50, 16, 8, L, 16, true, &g);
+    ck_assert_uint_eq(m.opt.n, m.n_dense);  // Adam covers what comes before the embedding
     float *before = malloc(m.n_dense * sizeof *before);
     memcpy(before, m.param_block, m.n_dense * sizeof *before);
     int32_t X[16 * L], Y[16];
     for (int s = 0; s < 20; s++) {
         toy_data(X, Y, 16, &g);
         int correct;
-        sentiment_train_step(&m, &a, &opt, X, Y, 16, false, &correct);
+        sentiment_train_step(&m, 1e-2, X, Y, 16, &correct);
     }
     ck_assert(memcmp(m.p.embedding, table, sizeof table) == 0);  // not a bit changed
     ck_assert(memcmp(m.param_block, before, m.n_dense * sizeof *before) != 0);  // the rest trained
     free(before);
-    adam_free(&opt);
-    sentiment_acts_free(&a);
-    sentiment_model_free(&m);
+    sentiment_free(&m);
 }
 END_TEST
 
@@ -427,19 +419,16 @@ START_TEST(only_the_transformer_sees_order) {
         for (int t = 0; t < L; t++) R[c * L + t] = X[c * L + L - 1 - t];
     for (int kind = 0; kind < MODEL_KINDS; kind++) {
         sentiment_model m;
-        sentiment_acts a;
-        ck_assert_int_eq(sentiment_model_init(&m, (model_kind)kind, table, 50, 16, 8, L, &g), 0);
-        ck_assert_int_eq(sentiment_acts_init(&a, &m, 8), 0);
+        build(&m, (model_kind)kind, table, 50, 16, 8, L, 8, false, &g);
         float z[8], zr[8];
-        ck_assert_int_eq(sentiment_logits(z, &m, &a, X, 8), 0);
-        ck_assert_int_eq(sentiment_logits(zr, &m, &a, R, 8), 0);
+        ck_assert_int_eq(sentiment_logits(z, &m, X, 8), 0);
+        ck_assert_int_eq(sentiment_logits(zr, &m, R, 8), 0);
         double most = 0;  // the largest change of a logit
         for (int c = 0; c < 8; c++) most = fmax(most, fabs((double)z[c] - zr[c]));
         printf("%s: reversing a chunk moves its logit by %.2g at most\n", KIND_NAMES[kind], most);
         if (kind == MODEL_TRANSFORMER) ck_assert_double_gt(most, 1e-2);
         else ck_assert_double_lt(most, 1e-5);
-        sentiment_acts_free(&a);
-        sentiment_model_free(&m);
+        sentiment_free(&m);
     }
 }
 END_TEST

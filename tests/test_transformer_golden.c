@@ -626,8 +626,6 @@ START_TEST(model_step_equals_pytorch) {
     load_ints(tgt_in, MODEL, mc, "tgt_in", MB * NT);
     load_ints(tgt_out, MODEL, mc, "tgt_out", MB * NT);
 
-    adam_state opt;
-    ck_assert_int_eq(adam_init(&opt, m.n_params, LR), 0);
     // seq2seq_forward computes every row, padding included, as PyTorch does:
     // the logits and attention maps are compared at every position. The
     // step computes only the rows that reach the loss (seq2seq_forward_scored),
@@ -636,7 +634,7 @@ START_TEST(model_step_equals_pytorch) {
     double w_loss = expect_close(&loss_all, MODEL, mc, "loss", 1);
     double w_logits = expect_close(m.a.logits, MODEL, mc, "logits", MB * NT * VOCAB);
     double w_attn = expect_attention(&m, mc, MODEL_CASES[_i].layers);
-    real loss = seq2seq_train_step(&m, &opt, src, tgt_in, tgt_out, MB, NS, NT);
+    real loss = seq2seq_train_step(&m, LR, src, tgt_in, tgt_out, MB, NS, NT);
     ck_assert_msg(loss == loss_all, "%s: the step's loss %.9g, seq2seq_forward's %.9g", mc,
                   (double)loss, (double)loss_all);
     double w_grad = 0, w_after = 0;
@@ -651,7 +649,6 @@ START_TEST(model_step_equals_pytorch) {
            "gradient %.2g, parameter after Adam %.2g (key biases aside); greedy decoding "
            "equal\n",
            mc, w_loss, w_logits, w_attn, w_grad, w_after);
-    adam_free(&opt);
     free(start);
     seq2seq_free(&m);
 }

@@ -83,9 +83,13 @@ size_t sentiment_param_count(model_kind kind, int V, int d, int d_k) {
     return lay_out(&none, NULL, &m);
 }
 
-int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table,
-                         int V, int d, int d_k, int L, torch_rng *g) {
-    *m = (sentiment_model){.kind = kind, .V = V, .d = d, .d_k = d_k, .L = L};
+static int acts_init(sentiment_acts *a, const sentiment_model *m, int B);
+static void acts_free(sentiment_acts *a);
+
+// The parameters and their gradients; the starting values are drawn by
+// sentiment_init.
+static int params_alloc(sentiment_model *m) {
+    int V = m->V, d = m->d;
     sentiment_params none;
     m->n_params = lay_out(&none, NULL, m);
     m->n_dense = m->n_params - (size_t)V * d;
@@ -98,14 +102,33 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
     m->grad_rows = calloc((size_t)V, sizeof *m->grad_rows);
     m->seen = calloc((size_t)V, sizeof *m->seen);
     m->slot_of = calloc((size_t)V, sizeof *m->slot_of);
-    if (is_transformer(m)) m->positions = malloc((size_t)L * d_k * sizeof *m->positions);
+    if (is_transformer(m)) m->positions = malloc((size_t)m->L * m->d_k * sizeof *m->positions);
     if (!m->param_block || !m->grad_block || !m->grad_rows || !m->seen || !m->slot_of ||
-        (is_transformer(m) && !m->positions)) {
-        sentiment_model_free(m);
+        (is_transformer(m) && !m->positions))
         return -1;
-    }
     lay_out(&m->p, m->param_block, m);
     lay_out(&m->g, m->grad_block, m);
+    return 0;
+}
+
+// Adam's state: a frozen model's covers the numbers before the embedding;
+// a trained one's the whole block, the embedding's rows a lazy table that
+// updates a row when a batch uses it (adam.h). The learning rate is each
+// step's (sentiment_train_step).
+static int optimiser_init(sentiment_model *m) {
+    if (adam_init(&m->opt, m->frozen ? m->n_dense : m->n_params, 0) < 0) return -1;
+    return m->frozen ? 0 : adam_lazy_rows(&m->opt, m->V, m->d);
+}
+
+int sentiment_init(sentiment_model *m, const sentiment_config *cfg, const float *table,
+                   torch_rng *g) {
+    *m = (sentiment_model){.kind = cfg->kind, .V = cfg->V, .d = cfg->d, .d_k = cfg->d_k,
+                           .L = cfg->L, .frozen = cfg->frozen};
+    int V = m->V, d = m->d, d_k = m->d_k, L = m->L;
+    if (params_alloc(m) < 0 || acts_init(&m->a, m, cfg->B) < 0 || optimiser_init(m) < 0) {
+        sentiment_free(m);
+        return -1;
+    }
     //> model-init
     // nn.Embed(embedding_init=constant(embedding_matrix)): the GloVe rows
     for (size_t i = 0; i < (size_t)V * d; i++) m->p.embedding[i] = table[i];
@@ -119,7 +142,7 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
     if (is_transformer(m)) {
         positions_sinusoidal(m->positions, L, d_k);
         if (sentiment_encoder_init(&m->p.enc, g, d, d_k) < 0) {
-            sentiment_model_free(m);
+            sentiment_free(m);
             return -1;
         }
     }
@@ -128,24 +151,24 @@ int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table
     return 0;
 }
 
-void sentiment_model_free(sentiment_model *m) {
+void sentiment_free(sentiment_model *m) {
     free(m->param_block);
     free(m->grad_block);
     free(m->grad_rows);
     free(m->seen);
     free(m->slot_of);
     free(m->positions);
-    m->param_block = m->grad_block = m->positions = NULL;
-    m->grad_rows = m->slot_of = NULL;
-    m->seen = NULL;
+    acts_free(&m->a);
+    adam_free(&m->opt);
+    memset(m, 0, sizeof *m);
 }
 
 //> batch-words
 // The words are listed in increasing order: the order in which the
 // embedding is laid out, which the processor's prefetching follows best.
 // m->seen is zero before and after; m->slot_of is scratch.
-int sentiment_batch_words(const sentiment_model *m, sentiment_acts *a, const int32_t *ids,
-                          int n) {
+int sentiment_batch_words(sentiment_model *m, const int32_t *ids, int n) {
+    sentiment_acts *a = &m->a;
     int count = 0;
     for (int t = 0; t < n; t++) m->seen[ids[t]] = 1;
     for (int32_t id = 0; id < m->V; id++)
@@ -159,7 +182,7 @@ int sentiment_batch_words(const sentiment_model *m, sentiment_acts *a, const int
 }
 //< batch-words
 
-int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
+static int acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
     *a = (sentiment_acts){.B = B};
     size_t tokens = (size_t)B * m->L, d = (size_t)m->d, dk = (size_t)m->d_k;
     size_t att = has_attention(m) ? 1 : 0, w = (size_t)classifier_input_width(m);
@@ -181,7 +204,7 @@ int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
         if (arrays[i].n == 0) continue;
         *arrays[i].p = calloc(arrays[i].n, sizeof(real));
         if (!*arrays[i].p) {
-            sentiment_acts_free(a);
+            acts_free(a);
             return -1;
         }
     }
@@ -189,13 +212,13 @@ int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
     a->slot = calloc(tokens ? tokens : 1, sizeof *a->slot);
     if (!a->rows || !a->slot ||
         (is_transformer(m) && sentiment_encoder_acts_init(&a->enc, B, m->L, m->d_k) < 0)) {
-        sentiment_acts_free(a);
+        acts_free(a);
         return -1;
     }
     return 0;
 }
 
-void sentiment_acts_free(sentiment_acts *a) {
+static void acts_free(sentiment_acts *a) {
     real *all[] = {a->x, a->word_x, a->word_q, a->word_k, a->word_v, a->q, a->k, a->v, a->w,
                    a->h, a->mean, a->z, a->dx, a->word_dx, a->word_dq, a->word_dk, a->word_dv,
                    a->dq, a->dk, a->dv, a->dh, a->dmean, a->dz, a->scratch};
@@ -208,8 +231,8 @@ void sentiment_acts_free(sentiment_acts *a) {
 
 //> forward
 // The forward pass once a->rows and a->slot list the batch's words.
-static void forward_words(const sentiment_model *m, sentiment_acts *a, const int32_t *ids,
-                          int B) {
+static void forward_words(sentiment_model *m, const int32_t *ids, int B) {
+    sentiment_acts *a = &m->a;
     int L = m->L, d = m->d, d_k = m->d_k, n = B * L, U = a->n_rows;
     const sentiment_params *p = &m->p;
     if (has_attention(m)) {
@@ -237,15 +260,16 @@ static void forward_words(const sentiment_model *m, sentiment_acts *a, const int
                    WEIGHT_IN_OUT);                                     // (B)
 }
 
-void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int B) {
-    sentiment_batch_words(m, a, ids, B * m->L);
-    forward_words(m, a, ids, B);
+void sentiment_forward(sentiment_model *m, const int32_t *ids, int B) {
+    sentiment_batch_words(m, ids, B * m->L);
+    forward_words(m, ids, B);
 }
 //< forward
 
 //> backward
-real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *ids,
-                        const int32_t *labels, int B, bool train_embedding) {
+real sentiment_backward(sentiment_model *m, const int32_t *ids, const int32_t *labels, int B) {
+    sentiment_acts *a = &m->a;
+    bool train_embedding = !m->frozen;
     int L = m->L, d = m->d, d_k = m->d_k, n = B * L, U = a->n_rows;
     int w = classifier_input_width(m);
     const sentiment_params *p = &m->p;
@@ -308,18 +332,19 @@ real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *id
 //< backward
 
 //> train-step
-real sentiment_train_step(sentiment_model *m, sentiment_acts *a, adam_state *opt,
-                          const int32_t *ids, const int32_t *labels, int B,
-                          bool train_embedding, int *correct) {
+real sentiment_train_step(sentiment_model *m, double lr, const int32_t *ids,
+                          const int32_t *labels, int B, int *correct) {
+    adam_state *opt = &m->opt;
     // the embedding rows this batch reads must be up to date
-    int n_rows = sentiment_batch_words(m, a, ids, B * m->L);
-    adam_catch_up(opt, m->param_block, m->grad_block, a->rows, n_rows);
-    forward_words(m, a, ids, B);
-    real loss = sentiment_backward(m, a, ids, labels, B, train_embedding);
+    int n_rows = sentiment_batch_words(m, ids, B * m->L);
+    adam_catch_up(opt, m->param_block, m->grad_block, m->a.rows, n_rows);
+    forward_words(m, ids, B);
+    real loss = sentiment_backward(m, ids, labels, B);
     int right = 0;
-    for (int b = 0; b < B; b++) right += (a->z[b] > 0) == (labels[b] == 1);
+    for (int b = 0; b < B; b++) right += (m->a.z[b] > 0) == (labels[b] == 1);
     *correct = right;
     // opt covers the whole block, or its first n_dense numbers when frozen
+    opt->lr = lr;
     adam_step_rows(opt, m->param_block, m->grad_block, m->grad_rows, m->n_grad_rows);
     // a lazy table keeps the rows' gradients until it applies them, and
     // clears them then: the next backward must leave them alone
@@ -327,6 +352,10 @@ real sentiment_train_step(sentiment_model *m, sentiment_acts *a, adam_state *opt
     return loss;
 }
 //< train-step
+
+void sentiment_catch_up(sentiment_model *m) {
+    adam_catch_up(&m->opt, m->param_block, m->grad_block, NULL, 0);
+}
 
 //> logits-by-table
 // A dense layer applied token by token to an embedding is itself an
@@ -336,8 +365,8 @@ real sentiment_train_step(sentiment_model *m, sentiment_acts *a, adam_state *opt
 // a batch looks its rows up instead of multiplying (B, L, d) by (d, d_k)
 // three times. Each row is the same sum in the same order as in
 // sentiment_forward, so the logits are the same to the last bit.
-int sentiment_logits(float *z, const sentiment_model *m, sentiment_acts *a,
-                     const int32_t *X, size_t n) {
+int sentiment_logits(float *z, sentiment_model *m, const int32_t *X, size_t n) {
+    sentiment_acts *a = &m->a;
     int L = m->L, d_k = m->d_k, V = m->V;
     const sentiment_params *p = &m->p;
     real *table = NULL;
@@ -354,7 +383,7 @@ int sentiment_logits(float *z, const sentiment_model *m, sentiment_acts *a,
         int B = n - at < (size_t)a->B ? (int)(n - at) : a->B;
         const int32_t *ids = X + at * L;
         if (!table) {
-            sentiment_forward(m, a, ids, B);
+            sentiment_forward(m, ids, B);
         } else {
             embedding_forward(a->q, ids, table, B * L, d_k);
             embedding_forward(a->k, ids, table + (size_t)V * d_k, B * L, d_k);

@@ -57,34 +57,6 @@ typedef struct {
     real *embedding;                    // (V, d)
 } sentiment_params;
 
-typedef struct {
-    model_kind kind;
-    int V, d, d_k, L;
-    size_t n_params, n_dense;  // all parameters; those before the embedding
-    real *param_block, *grad_block;
-    sentiment_params p, g;     // views into param_block and grad_block
-    // The embedding's gradient is zero but in these rows, those of the last
-    // batch that sentiment_backward wrote a gradient for, each listed once
-    // (and in the rows a lazy Adam table holds, sentiment_train_step):
-    // so the next backward clears these rows only, not all V.
-    int32_t *grad_rows;        // (V)
-    int n_grad_rows;
-    unsigned char *seen;       // (V) zero between calls; marks rows while listing them
-    int32_t *slot_of;          // (V) where a word stands in the last batch's list of words
-    real *positions;           // (L, d_k) the transformer's sinusoidal table, else NULL
-} sentiment_model;
-
-// The number of parameters of a model of that kind and size.
-size_t sentiment_param_count(model_kind kind, int V, int d, int d_k);
-
-// A model with its embedding copied from table (V, d), its dense kernels
-// drawn with flax's lecun_normal from g in the order q, k, v, out, and zero
-// biases (the transformer: its projection and layer as sentiment_encoder.h
-// says, then out). Returns 0, or -1 when out of memory.
-int sentiment_model_init(sentiment_model *m, model_kind kind, const float *table,
-                         int V, int d, int d_k, int L, torch_rng *g);
-void sentiment_model_free(sentiment_model *m);
-
 // The activations of a batch of up to B chunks, and their gradients.
 //
 // The attention models project words, not tokens: a token's query, key and
@@ -111,42 +83,86 @@ typedef struct {
     sentiment_encoder_acts enc;  // the transformer's, from word_x to mean
 } sentiment_acts;
 
-int sentiment_acts_init(sentiment_acts *a, const sentiment_model *m, int B);
-void sentiment_acts_free(sentiment_acts *a);
+// What to build: the kind, the sizes, room for batches of up to B chunks,
+// and whether the embedding is frozen (kept as it starts: Adam covers the
+// n_dense numbers before it) or trained (Adam covers the whole block and
+// keeps the embedding as a lazy table, adam.h, its rows updated when a
+// batch uses them).
+typedef struct {
+    model_kind kind;
+    int V, d, d_k, L;
+    int B;
+    bool frozen;
+} sentiment_config;
 
-// The distinct words of the n ids of a batch (n <= B L) into a->rows, and
-// where each token's word stands in that list into a->slot; returns their
-// number, also put in a->n_rows.
-int sentiment_batch_words(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int n);
+// A model owns all it needs: its parameters and their gradients, the
+// activations of a batch, and Adam's state.
+typedef struct {
+    model_kind kind;
+    int V, d, d_k, L;
+    bool frozen;
+    size_t n_params, n_dense;  // all parameters; those before the embedding
+    real *param_block, *grad_block;
+    sentiment_params p, g;     // views into param_block and grad_block
+    // The embedding's gradient is zero but in these rows, those of the last
+    // batch that sentiment_backward wrote a gradient for, each listed once
+    // (and in the rows a lazy Adam table holds, sentiment_train_step):
+    // so the next backward clears these rows only, not all V.
+    int32_t *grad_rows;        // (V)
+    int n_grad_rows;
+    unsigned char *seen;       // (V) zero between calls; marks rows while listing them
+    int32_t *slot_of;          // (V) where a word stands in the last batch's list of words
+    real *positions;           // (L, d_k) the transformer's sinusoidal table, else NULL
+    sentiment_acts a;          // the last batch's activations (room for cfg.B chunks)
+    adam_state opt;            // the whole block, or its first n_dense numbers when frozen
+} sentiment_model;
 
-// The logits of B chunks, ids (B, L), into a->z; a->rows, a->slot and
-// a->n_rows get the batch's words.
-void sentiment_forward(const sentiment_model *m, sentiment_acts *a, const int32_t *ids, int B);
+// The number of parameters of a model of that kind and size.
+size_t sentiment_param_count(model_kind kind, int V, int d, int d_k);
+
+// Builds a model with all it owns: its embedding copied from table (V, d),
+// its dense kernels drawn with flax's lecun_normal from g in the order q, k,
+// v, out, and zero biases (the transformer: its projection and layer as
+// sentiment_encoder.h says, then out); its activations; Adam's state with
+// zero moments. Returns 0, or -1 when out of memory (nothing left to free).
+int sentiment_init(sentiment_model *m, const sentiment_config *cfg, const float *table,
+                   torch_rng *g);
+void sentiment_free(sentiment_model *m);
+
+// The distinct words of the n ids of a batch (n <= B L) into m->a.rows, and
+// where each token's word stands in that list into m->a.slot; returns their
+// number, also put in m->a.n_rows.
+int sentiment_batch_words(sentiment_model *m, const int32_t *ids, int n);
+
+// The logits of B chunks, ids (B, L), into m->a.z; m->a.rows, m->a.slot
+// and m->a.n_rows get the batch's words, m->a.w the attention weights of
+// the attention models. Reads the parameters as they stand: after
+// training steps with a lazy table, sentiment_catch_up first.
+void sentiment_forward(sentiment_model *m, const int32_t *ids, int B);
 
 // After sentiment_forward on the same ids: the mean loss over the batch
 // against labels (B), and every gradient into m->grad_block (cleared first;
-// with train_embedding false the embedding's gradient is left alone).
-real sentiment_backward(sentiment_model *m, sentiment_acts *a, const int32_t *ids,
-                        const int32_t *labels, int B, bool train_embedding);
+// a frozen model's embedding gradient is left alone).
+real sentiment_backward(sentiment_model *m, const int32_t *ids, const int32_t *labels, int B);
 
-// One training step on a batch: forward, backward, Adam on every parameter
-// (on all but the embedding when train_embedding is false). Returns the
+// One training step on a batch: forward, backward, Adam with learning rate
+// lr on every parameter (on all but the embedding when frozen). Returns the
 // loss; *correct gets the number of chunks the logits got right (z > 0
 // predicts positive), both before the update.
 //
-// opt covers the whole block, or its first n_dense numbers. When it keeps
-// the embedding as a lazy table (adam_lazy_rows(opt, V, d)), the rows of
-// the batch are brought up to date before the forward pass and the others
-// are left behind: call adam_catch_up(opt, m->param_block, m->grad_block,
-// NULL, 0) before reading the parameters in any other way (evaluating).
-real sentiment_train_step(sentiment_model *m, sentiment_acts *a, adam_state *opt,
-                          const int32_t *ids, const int32_t *labels, int B,
-                          bool train_embedding, int *correct);
+// With the embedding trained, the rows of the batch are brought up to date
+// before the forward pass and the others are left behind (adam.h's lazy
+// table): sentiment_catch_up brings them all.
+real sentiment_train_step(sentiment_model *m, double lr, const int32_t *ids,
+                          const int32_t *labels, int B, int *correct);
 
-// The logits of n chunks X (n, L) into z (n), in batches of a->B: the
-// same numbers as sentiment_forward, bit for bit, computed faster (see
-// sentiment.c). Returns 0, or -1 when out of memory.
-int sentiment_logits(float *z, const sentiment_model *m, sentiment_acts *a,
-                     const int32_t *X, size_t n);
+// Every parameter up to date: the embedding rows a lazy table left behind
+// take the steps they missed. Nothing to do for a frozen model.
+void sentiment_catch_up(sentiment_model *m);
+
+// The logits of n chunks X (n, L) into z (n), in batches of m->a.B, after
+// sentiment_catch_up: the same numbers as sentiment_forward, bit for bit,
+// computed faster (see sentiment.c). Returns 0, or -1 when out of memory.
+int sentiment_logits(float *z, sentiment_model *m, const int32_t *X, size_t n);
 
 #endif

@@ -258,7 +258,7 @@ int seq2seq_init(seq2seq_model *m, const seq2seq_config *cfg, const real *sinuso
     float *tmp = malloc(max_size((size_t)cfg->V * d, (size_t)cfg->n_pos * d) * sizeof(float));
     if (sinusoid) m->sinusoid = malloc((size_t)cfg->n_pos * d * sizeof(real));
     if (!tmp || (sinusoid && !m->sinusoid) || params_alloc(m) != 0 ||
-        acts_alloc(&m->a, cfg, &m->dims, B, n_s, n_t) != 0) {
+        acts_alloc(&m->a, cfg, &m->dims, B, n_s, n_t) != 0 || adam_init(&m->opt, m->n_params, 0) != 0) {
         free(tmp);
         seq2seq_free(m);
         return -1;
@@ -280,6 +280,7 @@ void seq2seq_free(seq2seq_model *m) {
     free(m->p.dec);
     free(m->g.dec);
     free(m->sinusoid);
+    adam_free(&m->opt);
     memset(m, 0, sizeof *m);
 }
 
@@ -459,10 +460,7 @@ static void encode_backward(seq2seq_model *m, int B, int n_s) {
     embed_backward(m, cur, a->src_ids, a->src_len, N, n_s);
 }
 
-void seq2seq_backward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in,
-                      const int32_t *tgt_out) {
-    (void)src;  // the forward pass kept the tokens of the rows it computed
-    (void)tgt_in;
+void seq2seq_backward(seq2seq_model *m, const int32_t *tgt_out) {
     seq2seq_acts *a = &m->a;
     const int B = m->B, n_s = m->n_s, n_t = m->n_t, V = m->cfg.V;
     memset(m->grad_block, 0, m->n_params * sizeof(real));
@@ -480,12 +478,12 @@ void seq2seq_backward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_i
 // sequence's last scored token is left out), its gradient, and Adam on
 // every parameter at once (adam_step_rows without a table: adam_step's
 // numbers, a vector at a time).
-real seq2seq_train_step(seq2seq_model *m, adam_state *opt, const int32_t *src,
-                        const int32_t *tgt_in, const int32_t *tgt_out, int B, int n_s,
-                        int n_t) {
+real seq2seq_train_step(seq2seq_model *m, double lr, const int32_t *src, const int32_t *tgt_in,
+                        const int32_t *tgt_out, int B, int n_s, int n_t) {
     real loss = seq2seq_forward_scored(m, src, tgt_in, tgt_out, B, n_s, n_t);
-    seq2seq_backward(m, src, tgt_in, tgt_out);
-    adam_step_rows(opt, m->param_block, m->grad_block, NULL, 0);
+    seq2seq_backward(m, tgt_out);
+    m->opt.lr = lr;
+    adam_step_rows(&m->opt, m->param_block, m->grad_block, NULL, 0);
     return loss;
 }
 //< train-step

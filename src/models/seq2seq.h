@@ -105,8 +105,9 @@ typedef struct {
     seq2seq_tensor *tensors;          // (n_tensors) every parameter tensor, block order
     int n_tensors;
     real *sinusoid;                   // (n_pos, d) a copy of the caller's table, or NULL
-    seq2seq_acts a;
+    seq2seq_acts a;                   // the last batch's activations
     int B, n_s, n_t;                  // the sizes of the last forward pass
+    adam_state opt;                   // Adam's moments over the whole block
 } seq2seq_model;
 
 // The number of parameters of a model of that configuration.
@@ -117,7 +118,8 @@ size_t seq2seq_param_count(const seq2seq_config *cfg);
 // values from g as PyTorch's constructors do, in the order above (each drawn
 // in float and converted to real); LayerNorms start at gain 1, bias 0.
 // sinusoid (n_pos, d) is the table for the sinusoidal kind (copied), else
-// NULL. Then room for batches of up to B sequences of n_s and n_t tokens.
+// NULL. Then room for batches of up to B sequences of n_s and n_t tokens,
+// and Adam's state (zero moments; the learning rate is each step's).
 // Returns 0, -1 when out of memory, -2 when the sizes make no model.
 int seq2seq_init(seq2seq_model *m, const seq2seq_config *cfg, const real *sinusoid, int B, int n_s,
                  int n_t, torch_rng *g);
@@ -149,15 +151,17 @@ real seq2seq_forward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in
 real seq2seq_forward_scored(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in,
                             const int32_t *tgt_out, int B, int n_s, int n_t);
 
-// After seq2seq_forward or seq2seq_forward_scored on the same batch: clears grad_block and writes the
-// gradient of the loss with respect to every parameter into it.
-void seq2seq_backward(seq2seq_model *m, const int32_t *src, const int32_t *tgt_in,
-                      const int32_t *tgt_out);
+// After seq2seq_forward or seq2seq_forward_scored on a batch whose targets
+// are tgt_out (the forward pass kept the tokens it read): clears grad_block
+// and writes the gradient of the loss with respect to every parameter
+// into it.
+void seq2seq_backward(seq2seq_model *m, const int32_t *tgt_out);
 
-// One training step: seq2seq_forward_scored, backward, adam_step on the whole block (opt
-// made by adam_init(opt, m->n_params, lr)). Returns the loss before the update.
-real seq2seq_train_step(seq2seq_model *m, adam_state *opt, const int32_t *src,
-                        const int32_t *tgt_in, const int32_t *tgt_out, int B, int n_s, int n_t);
+// One training step: seq2seq_forward_scored, backward, and Adam with
+// learning rate lr on the whole block (m->opt). Returns the loss before the
+// update.
+real seq2seq_train_step(seq2seq_model *m, double lr, const int32_t *src, const int32_t *tgt_in,
+                        const int32_t *tgt_out, int B, int n_s, int n_t);
 
 typedef enum { ATTN_ENC_SELF, ATTN_DEC_SELF, ATTN_DEC_CROSS } seq2seq_attention_kind;
 

@@ -16,6 +16,15 @@
 
 const char *embeddings_word(bool frozen) { return frozen ? "frozen" : "trained"; }
 
+void run_result_free(run_result *r) {
+    free(r->per_epoch);
+    free(r->tenths);
+    free(r->attention);
+    r->per_epoch = NULL;
+    r->tenths = NULL;
+    r->attention = NULL;
+}
+
 void trainer_data_free(trainer_data *d) {
     free(d->X_train);
     free(d->Y_train);
@@ -74,9 +83,10 @@ static void progress(FILE *f, const char *who, int epoch, size_t step, size_t st
 //> evaluate
 // The test accuracy per chunk (logit > 0 predicts positive) and per review
 // (the mean logit of the review's chunks). logits holds (n_test).
-int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
-             const sentiment_model *m, sentiment_acts *a, const trainer_data *d) {
-    if (sentiment_logits(logits, m, a, d->X_test, d->n_test) < 0) return -1;
+int trainer_evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
+                     sentiment_model *m, const trainer_data *d) {
+    sentiment_catch_up(m);  // every embedding row up to date
+    if (sentiment_logits(logits, m, d->X_test, d->n_test) < 0) return -1;
     size_t reviews = d->reviews, right = 0, scored = 0;
     double *sum = calloc(reviews, sizeof *sum);       // of each review's logits
     int *count = calloc(reviews, sizeof *count);      // chunks of each review
@@ -127,7 +137,7 @@ static void record_tenths(run_result *r, long epoch, size_t step, size_t steps, 
 }
 
 // Why training stopped at `step` (1 .. steps) of `epoch`, into err: a loss
-// that is not finite, else the caller's o->stop. Returns -2, train_model's
+// that is not finite, else a model before it in train_models failed. Returns -2, train_model's
 // "err says why".
 static int stopped(char *err, size_t errlen, const run_result *r, long epoch, size_t step,
                    size_t steps, double loss) {
@@ -191,77 +201,12 @@ void gather_batch(int32_t *X, int32_t *Y, const trainer_data *d, const int64_t *
 }
 //< batch
 
-int train_model(run_result *r, const trainer_data *d, const trainer_options *o, FILE *out,
-                char *err, size_t errlen) {
-    int V = o->V, L = d->L, B = o->B;
-    sentiment_model m;
-    sentiment_acts a;
-    adam_state opt;
-    torch_rng g;
-    rng_seed(&g, o->seed);
-    int rc_model = sentiment_model_init(&m, r->kind, o->embedding, V, o->d, o->d_k, L, &g);
-    int rc_acts = rc_model < 0 ? -1 : sentiment_acts_init(&a, &m, B);
-    // frozen: Adam sees the parameters before the embedding only; trained:
-    // the embedding's rows are updated when a batch uses them (adam.h)
-    int rc_opt = rc_acts < 0 ? -1 : adam_init(&opt, r->frozen ? m.n_dense : m.n_params, r->lr);
-    if (rc_opt == 0 && !r->frozen) rc_opt = adam_lazy_rows(&opt, V, o->d);
-    int64_t *perm = malloc((d->n_pool ? d->n_pool : 1) * sizeof *perm);
-    int32_t *X = malloc((size_t)B * L * sizeof *X), *Y = malloc((size_t)B * sizeof *Y);
-    float *logits = malloc((d->n_test ? d->n_test : 1) * sizeof *logits);
-    r->per_epoch = calloc((size_t)o->epochs, sizeof *r->per_epoch);
-    r->tenths = calloc((size_t)o->epochs * 10, sizeof *r->tenths);
-    // rc: 0, -1 out of memory, -2 a failure err already describes
-    int rc = rc_opt < 0 || !perm || !X || !Y || !logits || !r->per_epoch || !r->tenths ? -1 : 0;
-    if (rc == 0 && d->n_pool < (size_t)B) {  // not one batch: no step would be taken
-        snprintf(err, errlen, "%zu training chunk%s: training needs at least %d, one batch",
-                 d->n_pool, d->n_pool == 1 ? "" : "s", B);
-        rc = -2;
-    }
-    //> cell-141
-    size_t steps = d->n_pool / B;  // TRAIN_SIZE // BATCH_SIZE: the last partial batch is dropped
-    for (long epoch = 1; rc == 0 && epoch <= o->epochs; epoch++) {
-        double t0 = now_seconds(), last = t0, loss_sum = 0, tenth_sum = 0;
-        long correct_sum = 0, tenth_steps = 0;
-        rng_randperm(&g, perm, d->n_pool);  // a fresh shuffle every epoch
-        for (size_t step = 0; step < steps; step++) {
-            gather_batch(X, Y, d, perm, step, B);
-            int correct;
-            double loss = sentiment_train_step(&m, &a, &opt, X, Y, B, !r->frozen, &correct);
-            if (!isfinite(loss) || (o->stop && o->stop(o->stop_arg))) {
-                rc = stopped(err, errlen, r, epoch, step + 1, steps, loss);
-                break;
-            }
-            loss_sum += loss;
-            correct_sum += correct;
-            record_tenths(r, epoch, step, steps, loss, &tenth_sum, &tenth_steps);
-            progress(o->progress, model_name(r->kind), (int)epoch, step + 1, steps,
-                     loss_sum / (double)(step + 1), t0, &last);
-        }
-        if (rc != 0) break;  // nothing of an epoch cut short is kept
-        epoch_result *e = &r->per_epoch[epoch - 1];
-        e->train_loss = steps ? loss_sum / (double)steps : 0;
-        e->train_accuracy = steps ? (double)correct_sum / ((double)steps * B) : 0;
-        adam_catch_up(&opt, m.param_block, m.grad_block, NULL, 0);  // every row up to date
-        if (evaluate(&e->chunk_accuracy, &e->review_accuracy, logits, &m, &a, d) < 0) rc = -1;
-        e->seconds = now_seconds() - t0;
-        r->epochs = epoch;
-    }
-    //< cell-141
-    if (rc == 0) print_epochs(out, r);
-    if (rc == 0) above_constant_guess(out, r);
-    if (rc == 0 && o->trained)
-        rc = o->trained(r, &m, &a, o->ctx, err, errlen);
-    else if (rc == -1)
-        snprintf(err, errlen, "out of memory training the %s model", model_name(r->kind));
-    rc = rc < 0 ? -1 : 0;
-    free(perm);
-    free(X);
-    free(Y);
-    free(logits);
-    if (rc_acts == 0) adam_free(&opt);
-    if (rc_acts == 0) sentiment_acts_free(&a);
-    if (rc_model == 0) sentiment_model_free(&m);
-    return rc;
+int trainer_model(sentiment_model *m, torch_rng *g, const run_result *r, const trainer_options *o,
+                  int L) {
+    rng_seed(g, o->seed);
+    sentiment_config cfg = {.kind = r->kind, .V = o->V, .d = o->d, .d_k = o->d_k, .L = L,
+                            .B = o->B, .frozen = r->frozen};
+    return sentiment_init(m, &cfg, o->embedding, g);
 }
 
 // One model of train_models, trained into its own output.
@@ -276,25 +221,116 @@ typedef struct {
     char err[256];
 } training_job;
 
-// trainer_options.stop of a job: a model before it in results failed, so
-// its own output would never be printed nor its failure reported.
-static bool earlier_failed(const void *job) {
-    const training_job *j = job;
-    return atomic_load_explicit(j->first_failed, memory_order_relaxed) < j->index;
+// Whether a model before job j in train_models' results failed, so that
+// j's own output would never be printed nor its failure reported: then j
+// stops. Never, for a model trained alone (j NULL).
+static bool earlier_failed(const training_job *j) {
+    return j && atomic_load_explicit(j->first_failed, memory_order_relaxed) < j->index;
+}
+
+// An attention model's weights over o->probe into r->attention (L, L).
+// Returns 0, or -1 when out of memory.
+static int keep_attention(run_result *r, sentiment_model *m, const trainer_options *o) {
+    if (!o->probe || (r->kind != MODEL_NOTEBOOK_ATTENTION && r->kind != MODEL_SOFTMAX_ATTENTION))
+        return 0;
+    int L = m->L;
+    r->attention = malloc((size_t)L * L * sizeof *r->attention);
+    if (!r->attention) return -1;
+    sentiment_forward(m, o->probe, 1);
+    for (int i = 0; i < L * L; i++) r->attention[i] = (float)m->a.w[i];
+    return 0;
+}
+
+//> cell-141
+// The epochs of train_model: rc 0, -1 out of memory, -2 a failure err
+// describes. perm (n_pool), X (B, L), Y (B) and logits (n_test) are room.
+static int run_epochs(run_result *r, sentiment_model *m, torch_rng *g, const trainer_data *d,
+                      const trainer_options *o, const training_job *job, int64_t *perm,
+                      int32_t *X, int32_t *Y, float *logits, char *err, size_t errlen) {
+    int B = o->B, rc = 0;
+    size_t steps = d->n_pool / B;  // TRAIN_SIZE // BATCH_SIZE: a last partial batch is dropped
+    for (long epoch = 1; rc == 0 && epoch <= o->epochs; epoch++) {
+        double t0 = now_seconds(), last = t0, loss_sum = 0, tenth_sum = 0;
+        long correct_sum = 0, tenth_steps = 0;
+        rng_randperm(g, perm, d->n_pool);  // a fresh shuffle every epoch
+        for (size_t step = 0; step < steps; step++) {
+            gather_batch(X, Y, d, perm, step, B);
+            int correct;
+            double loss = sentiment_train_step(m, r->lr, X, Y, B, &correct);
+            if (!isfinite(loss) || earlier_failed(job)) {
+                rc = stopped(err, errlen, r, epoch, step + 1, steps, loss);
+                break;
+            }
+            loss_sum += loss;
+            correct_sum += correct;
+            record_tenths(r, epoch, step, steps, loss, &tenth_sum, &tenth_steps);
+            progress(o->progress, model_name(r->kind), (int)epoch, step + 1, steps,
+                     loss_sum / (double)(step + 1), t0, &last);
+        }
+        if (rc != 0) break;  // nothing of an epoch cut short is kept
+        epoch_result *e = &r->per_epoch[epoch - 1];
+        e->train_loss = steps ? loss_sum / (double)steps : 0;
+        e->train_accuracy = steps ? (double)correct_sum / ((double)steps * B) : 0;
+        if (trainer_evaluate(&e->chunk_accuracy, &e->review_accuracy, logits, m, d) < 0)
+            rc = -1;
+        e->seconds = now_seconds() - t0;
+        r->epochs = epoch;
+    }
+    return rc;
+}
+//< cell-141
+
+// train_model, and each model of train_models (job: it stops when a model
+// before it failed).
+static int train_job_model(run_result *r, sentiment_model *m, torch_rng *g, const trainer_data *d,
+                           const trainer_options *o, const training_job *job, FILE *out, char *err,
+                           size_t errlen) {
+    int B = o->B, L = d->L;
+    int64_t *perm = malloc((d->n_pool ? d->n_pool : 1) * sizeof *perm);
+    int32_t *X = malloc((size_t)B * L * sizeof *X), *Y = malloc((size_t)B * sizeof *Y);
+    float *logits = malloc((d->n_test ? d->n_test : 1) * sizeof *logits);
+    r->per_epoch = calloc((size_t)o->epochs, sizeof *r->per_epoch);
+    r->tenths = calloc((size_t)o->epochs * 10, sizeof *r->tenths);
+    // rc: 0, -1 out of memory, -2 a failure err already describes
+    int rc = !perm || !X || !Y || !logits || !r->per_epoch || !r->tenths ? -1 : 0;
+    if (rc == 0 && d->n_pool < (size_t)B) {  // not one batch: no step would be taken
+        snprintf(err, errlen, "%zu training chunk%s: training needs at least %d, one batch",
+                 d->n_pool, d->n_pool == 1 ? "" : "s", B);
+        rc = -2;
+    }
+    if (rc == 0) rc = run_epochs(r, m, g, d, o, job, perm, X, Y, logits, err, errlen);
+    if (rc == 0) print_epochs(out, r);
+    if (rc == 0) above_constant_guess(out, r);
+    if (rc == 0) rc = keep_attention(r, m, o);
+    if (rc == -1) snprintf(err, errlen, "out of memory training the %s model", model_name(r->kind));
+    free(perm);
+    free(X);
+    free(Y);
+    free(logits);
+    return rc < 0 ? -1 : 0;
+}
+
+int train_model(run_result *r, sentiment_model *m, torch_rng *g, const trainer_data *d,
+                const trainer_options *o, FILE *out, char *err, size_t errlen) {
+    return train_job_model(r, m, g, d, o, NULL, out, err, errlen);
 }
 
 static void run_job(training_job *j, const trainer_data *d, const trainer_options *o) {
     FILE *f = open_memstream(&j->text, &j->len);
+    const run_result *r = j->result;
+    sentiment_model m;
+    torch_rng g;
     if (!f) {
         j->rc = -1;
         snprintf(j->err, sizeof j->err, "out of memory");
+    } else if (trainer_model(&m, &g, r, o, d->L) < 0) {
+        j->rc = -1;
+        snprintf(j->err, sizeof j->err, "out of memory training the %s model", model_name(r->kind));
+        fclose(f);
     } else {
-        const run_result *r = j->result;
-        trainer_options mine = *o;
-        mine.stop = earlier_failed;
-        mine.stop_arg = j;
         fprintf(f, "%s, lr %g, embeddings %s:\n", model_name(r->kind), r->lr, embeddings_word(r->frozen));
-        j->rc = train_model(j->result, d, &mine, f, j->err, sizeof j->err);
+        j->rc = train_job_model(j->result, &m, &g, d, o, j, f, j->err, sizeof j->err);
+        sentiment_free(&m);
         if (fclose(f) != 0 && j->rc == 0) {
             j->rc = -1;
             snprintf(j->err, sizeof j->err, "out of memory");

@@ -7,9 +7,14 @@
 //   B  chunks in a batch (64)
 //   L  tokens in a chunk (32)
 //
-// The trainer prints where it is told: the epoch lines to the stream given
-// it, the progress lines to o->progress. What else is done with a trained
-// model (figure data) is the caller's, in o->trained.
+// The loop has the shape of every training loop of the book (README.md):
+// the model is built by one call and owns its parameters, gradients,
+// activations and Adam's state; each step takes a batch and calls the
+// model's train step, which returns the loss. The trainer prints where it
+// is told: the epoch lines to the stream given it, the progress lines to
+// o->progress. What it keeps of a model comes back in run_result: the
+// numbers of each epoch, and an attention model's weights over a chunk;
+// the caller writes them where it wants (figure data).
 #ifndef ATTN_TRAINER_H
 #define ATTN_TRAINER_H
 
@@ -49,7 +54,12 @@ typedef struct {
     long epochs;              // the epochs done
     epoch_result *per_epoch;  // (epochs)
     double *tenths;           // (10 epochs) the mean training loss of each tenth of an epoch
+    float *attention;         // (L, L) the trained weights over o->probe of an attention
+                              // model (notebook- or softmax-attention), or NULL
 } run_result;
+
+// Frees r's arrays (per_epoch, tenths, attention).
+void run_result_free(run_result *r);
 
 // How to train: the same for every model.
 typedef struct {
@@ -59,15 +69,8 @@ typedef struct {
     const float *embedding;   // (V, d) every model's embedding to start from
     int V, d, d_k;
     FILE *progress;           // the progress lines (stderr), or NULL
-    // Called with each model once trained (may be NULL): returns 0, or -1
-    // with the reason in err. ctx is passed on.
-    int (*trained)(const run_result *r, const sentiment_model *m, sentiment_acts *a, void *ctx,
-                   char *err, size_t errlen);
-    void *ctx;
-    // Asked once a step (may be NULL): true stops the training, which then
-    // fails. train_models sets it.
-    bool (*stop)(const void *arg);
-    const void *stop_arg;
+    const int32_t *probe;     // (L) a chunk whose attention weights each trained attention
+                              // model keeps in run_result.attention, or NULL
 } trainer_options;
 
 // "frozen" or "trained": what happens to a model's embedding.
@@ -94,26 +97,37 @@ bool test_review_scored(const trainer_data *d, size_t r);
 
 // The test accuracy per chunk and per review of a model into
 // *chunk_accuracy and *review_accuracy; logits (n_test) gets its logits.
-// Returns 0, or -1 when out of memory.
-int evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
-             const sentiment_model *m, sentiment_acts *a, const trainer_data *d);
+// Brings every parameter up to date first (sentiment_catch_up). Returns 0,
+// or -1 when out of memory.
+int trainer_evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
+                     sentiment_model *m, const trainer_data *d);
 
 // Batch `step` of an epoch whose order of the pool's chunks is perm: its B
 // chunks' ids into X (B, L) and their labels into Y (B).
 void gather_batch(int32_t *X, int32_t *Y, const trainer_data *d, const int64_t *perm,
                   size_t step, int B);
 
-// Trains one model of r's kind, lr and embedding for o->epochs epochs,
-// printing a line per epoch to out; fills r's results. Returns 0, or -1
-// with the reason in err. A pool of fewer than o->B chunks, which holds no
-// whole batch, is refused. A training loss that is not finite (a learning
-// rate too large) stops it at that step, the model, epoch and step named
-// in err; nothing of that epoch is printed or kept.
-int train_model(run_result *r, const trainer_data *d, const trainer_options *o, FILE *out,
-                char *err, size_t errlen);
+// The model of r's kind and embedding (frozen or trained) that o says,
+// with room for batches of o->B chunks of L tokens, its parameters
+// drawn from g after torch.manual_seed(o->seed). Returns 0, or -1 when out
+// of memory.
+int trainer_model(sentiment_model *m, torch_rng *g, const run_result *r, const trainer_options *o,
+                  int L);
 
-// Trains the n models of results (their kind, lr and frozen set) side by
-// side, one per thread, the attention models (the slowest) first. Each
+// Trains m, built by trainer_model(m, g, r, o, d->L), at r's lr for
+// o->epochs epochs, each epoch's order of the chunks drawn from g,
+// printing a line per epoch to out; fills r's results. m is the trained
+// model afterwards, its parameters up to date. Returns 0, or -1 with the
+// reason in err. A pool of fewer than o->B chunks, which holds no whole
+// batch, is refused. A training loss that is not finite (a learning rate
+// too large) stops it at that step, the model, epoch and step named in
+// err; nothing of that epoch is printed or kept.
+int train_model(run_result *r, sentiment_model *m, torch_rng *g, const trainer_data *d,
+                const trainer_options *o, FILE *out, char *err, size_t errlen);
+
+// Builds and trains the n models of results (their kind, lr and frozen
+// set) side by side, one per thread, each freed once trained (what is kept
+// of it is in its run_result), the attention models (the slowest) first. Each
 // prints into its own buffer, a line naming it and its epochs, and the
 // buffers go to out in the order of results as soon as they and those
 // before them are done: the output is the same whatever the number of

@@ -19,8 +19,11 @@
 // Sizes: V vocabulary (10,002), d embedding width (100), L chunk length
 // (32), C chunks, B batch (64), d_k width of queries, keys and values (32).
 //
-// The program around the cells, its command line, modes, main and figure
-// data, is chapter7_main.c; what the two share, chapter7.h.
+// The data pipeline is the IMDb task's (tasks/imdb_task.h): each cell
+// below runs one of its stages and prints what the notebook printed. The
+// program around the cells, its command line, modes and main, is
+// chapter7_main.c, its figure data chapter7_figures.c; what they share,
+// chapter7.h.
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <math.h>
@@ -28,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "core/print.h"
 #include "core/strmap.h"
 #include "programs/chapter7.h"
@@ -37,42 +39,18 @@
 #include "text/tokenize_documents.h"
 
 void ch7_free(ch7_state *s) {
-    imdb_free(&s->reviews);
-    free(s->train);
-    free(s->test);
-    tokenizer_free(s->tok);
-    punkt_free(s->params);
-    corpus_free(&s->corpus);
-    vocab_free(&s->vocab);
-    free(s->embedding);
-    trainer_data_free(&s->data);
-    for (int i = 0; i < 3 * MAX_RUNS; i++) free(s->attention[i]);
+    imdb_task_free(&s->imdb);
     memset(s, 0, sizeof *s);
 }
 
-// Punkt's English parameters: NLTK's punkt_tab, else Debian's JSON (NULL
-// and *failed false when there are neither).
-punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errlen, bool *failed) {
-    return punkt_load_english(getenv("NLTK_DATA"), getenv("HOME"), PUNKT_DEBIAN_JSON,
-                              where, wlen, err, errlen, failed);
-}
-
-// Each cell_N function below runs one cell of the notebook and prints its
-// block to out. They return 0, or -1 with the reason in err.
+// Each cell_N function below runs one cell of the notebook (a stage of
+// the IMDb task) and prints its block to out. They return 0, or -1 with
+// the reason in err.
 
 // [H60] the reviews and the split
-static int cell_60_split(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
+static int cell_60_split(imdb_task *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
-    if (imdb_load(o->imdb_path, &s->reviews, err, errlen) < 0) return -1;
-    s->train = malloc(half * sizeof *s->train);
-    s->test = malloc(half * sizeof *s->test);
-    if (!s->train || !s->test) { snprintf(err, errlen, "out of memory"); return -1; }
-    if (imdb_split(&s->reviews, s->train, s->test, err, errlen) < 0) {
-        char e2[1024];
-        snprintf(e2, sizeof e2, "%.1000s", err);
-        snprintf(err, errlen, "%.500s: %.1000s", o->imdb_path, e2);
-        return -1;
-    }
+    if (imdb_task_split(s, o->imdb_path, err, errlen) < 0) return -1;
     print_cell(out, "H60", "split into train and test");
     fprintf(out, "%zu %zu\n", half, half);
     return 0;
@@ -80,7 +58,7 @@ static int cell_60_split(ch7_state *s, const ch7_options *o, FILE *out, char *er
 
 // [H62] the first five training reviews with their labels (the notebook shows
 // them whole; we show their first 300 bytes)
-static int cell_62_samples(const ch7_state *s, FILE *out, char *err, size_t errlen) {
+static int cell_62_samples(const imdb_task *s, FILE *out, char *err, size_t errlen) {
     print_cell(out, "H62", "five sample reviews");
     for (size_t i = 0; i < 5; i++) {
         size_t r = s->train[i], n = s->reviews.len[r] < 300 ? s->reviews.len[r] : 300;
@@ -105,13 +83,9 @@ static int cell_62_samples(const ch7_state *s, FILE *out, char *err, size_t errl
 }
 
 // [H63] Punkt's parameters
-static int cell_63_punkt(ch7_state *s, FILE *out, char *err, size_t errlen) {
-    char where[4096], perr[1024];
-    bool failed;
-    s->params = load_punkt(where, sizeof where, perr, sizeof perr, &failed);
-    if (failed) { snprintf(err, errlen, "%s", perr); return -1; }
-    s->tok = tokenizer_new(s->params, err, errlen);
-    if (!s->tok) return -1;
+static int cell_63_punkt(imdb_task *s, FILE *out, char *err, size_t errlen) {
+    const char *where = s->punkt_where;
+    if (imdb_task_tokenizer(s, err, errlen) < 0) return -1;
     print_cell(out, "H63", "Punkt's English parameters");
     if (s->params) {
         size_t a, c, st, or;
@@ -132,12 +106,9 @@ static int cell_63_punkt(ch7_state *s, FILE *out, char *err, size_t errlen) {
 }
 
 // [H64] clean and tokenize every review, and show it on the first one
-static int cell_64_tokens(ch7_state *s, FILE *out, char *err, size_t errlen) {
+static int cell_64_tokens(imdb_task *s, FILE *out, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
-    double t0 = now_seconds();
-    if (tokenize_reviews(&s->corpus, s->tok, &s->reviews, s->train, half, s->test, half, err, errlen) < 0)
-        return -1;
-    s->tokenize_seconds = now_seconds() - t0;
+    if (imdb_task_tokenize(s, err, errlen) < 0) return -1;
     print_cell(out, "H64", "clean_paragraph and word_tokenize");
     size_t first = s->train[0];
     const char *text = s->reviews.arena + s->reviews.off[first];
@@ -191,8 +162,8 @@ static int cell_64_tokens(ch7_state *s, FILE *out, char *err, size_t errlen) {
 }
 
 // [H65] the vocabulary
-static int cell_65_vocab(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
-    if (!vocab_build(&s->vocab, &s->corpus, VOCAB_SIZE)) { snprintf(err, errlen, "out of memory"); return -1; }
+static int cell_65_vocab(imdb_task *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
+    if (imdb_task_vocab(s, err, errlen) < 0) return -1;
     print_cell(out, "H65", "the vocabulary");
     size_t V = s->vocab.words.n;
     fprintf(out, "len(vocab) = %zu\nvocab[:10] = ", V);
@@ -228,81 +199,37 @@ static int cell_65_vocab(ch7_state *s, const ch7_options *o, FILE *out, char *er
     return 0;
 }
 
-// The GloVe vectors cells 67, 136 and 68 use: the vocabulary's and the two
-// words of cell 136, nothing else.
-typedef struct {
-    strmap wanted;    // word -> row of vecs; the vocabulary's words first
-    float *vecs;      // (wanted.n, d)
-    bool *found;      // (wanted.n) whether GloVe has the word
-    long excellent, terrible;
-} glove_rows;
-
-static void glove_rows_free(glove_rows *g) {
-    strmap_free(&g->wanted);
-    free(g->vecs);
-    free(g->found);
-}
-
-// [H67] GloVe: only the vectors we need are kept
-static int cell_67_glove(ch7_state *s, const ch7_options *o, glove_rows *g, FILE *out,
-                         char *err, size_t errlen) {
-    size_t V = s->vocab.words.n;
-    strmap_init(&g->wanted);
-    for (size_t i = 0; i < V; i++)
-        if (strmap_intern(&g->wanted, strmap_key(&s->vocab.words, i), strmap_key_len(&s->vocab.words, i), NULL) < 0) break;
-    g->excellent = strmap_intern(&g->wanted, "excellent", 9, NULL);
-    g->terrible = strmap_intern(&g->wanted, "terrible", 8, NULL);
-    g->vecs = calloc(g->wanted.n * EMBED_DIM, sizeof *g->vecs);
-    g->found = calloc(g->wanted.n, sizeof *g->found);
-    if (g->excellent < 0 || g->terrible < 0 || !g->vecs || !g->found) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (glove_lookup(g->vecs, g->found, &s->glove_words, o->glove_path, EMBED_DIM, &g->wanted, err, errlen) < 0)
+// [H67] GloVe: only the vectors we need are kept, the vocabulary's and
+// the two words of [H136], whose vectors go to cosine_words (2, d) and
+// whether the file has them to found; [H68] the embedding matrix
+static int cell_67_glove(imdb_task *s, const ch7_options *o, float *cosine_words, bool *found,
+                         FILE *out, char *err, size_t errlen) {
+    const char *words[2] = {"excellent", "terrible"};
+    if (imdb_task_vectors(s, o->glove_path, words, 2, cosine_words, found, err, errlen) < 0)
         return -1;
     print_cell(out, "H67", "load the GloVe vectors");
     fprintf(out, "%zu lines read, %d numbers a word\n", s->glove_words, EMBED_DIM);
     return 0;
 }
 
-// [H136] cosine similarity
-static int cell_136_cosine(ch7_state *s, const ch7_options *o, const glove_rows *g, FILE *out,
-                           char *err, size_t errlen) {
-    if (!g->found[g->excellent] || !g->found[g->terrible]) {
+// [H136] cosine similarity of the two words, w (2, d)
+static int cell_136_cosine(ch7_state *s, const ch7_options *o, const float *w, const bool *found,
+                           FILE *out, char *err, size_t errlen) {
+    if (!found[0] || !found[1]) {
         snprintf(err, errlen, "%s: no vector for \"excellent\" or \"terrible\"", o->glove_path);
         return -1;
     }
     print_cell(out, "H136", "cosine similarity");
-    s->cosine = cosine_similarity(g->vecs + (size_t)g->excellent * EMBED_DIM,
-                                  g->vecs + (size_t)g->terrible * EMBED_DIM, EMBED_DIM);
+    s->cosine = cosine_similarity(w, w + EMBED_DIM, EMBED_DIM);
     char repr[40];  // Python's repr() of the float32 value, as numpy prints it after float()
     format_shortest(repr, sizeof repr, s->cosine);
     fprintf(out, "Cosine Similarity: %s\n", repr);
     return 0;
 }
 
-// [H68] the embedding matrix
-static int cell_68_embedding(ch7_state *s, const glove_rows *g, FILE *out, char *err, size_t errlen) {
+// [H68] the embedding matrix (imdb_task.c:embedding-matrix)
+static void cell_68_embedding(const imdb_task *s, FILE *out) {
     size_t V = s->vocab.words.n;
-    const float *vecs = g->vecs;
-    const bool *found = g->found;
-    //> cell-68
-    // [H68] the embedding matrix: a word's GloVe vector, or zeros. (The notebook
-    // first fills the matrix with normal random numbers, then overwrites
-    // every row, so none of them survive.)
-    s->embedding = calloc(V * EMBED_DIM, sizeof *s->embedding);
-    if (!s->embedding) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    for (size_t i = 0; i < V; i++) {
-        if (found[i])
-            memcpy(s->embedding + i * EMBED_DIM, vecs + i * EMBED_DIM,
-                   EMBED_DIM * sizeof *vecs);
-        else
-            s->rows_without_vector++;
-    }
-    //< cell-68
     print_cell(out, "H68", "the embedding matrix");
     fprintf(out, "(%zu, %d)\n", V, EMBED_DIM);
     fprintf(out, "%zu rows are zeros: no GloVe vector for ", s->rows_without_vector);
@@ -313,42 +240,11 @@ static int cell_68_embedding(ch7_state *s, const glove_rows *g, FILE *out, char 
         if (zero) fprintf(out, "%s'%s'", shown++ ? ", " : "", strmap_key(&s->vocab.words, i));
     }
     fputs(", ...\n", out);
-    return 0;
 }
 
-// [H69] chunks: the training reviews are documents 0 .. 24999 of the
-// corpus, the test reviews 25000 .. 49999
-static int cell_69_chunks(ch7_state *s, FILE *out, char *err, size_t errlen) {
-    size_t half = IMDB_REVIEWS / 2;
-    s->data.L = SEQUENCE_LENGTH;
-    s->data.reviews = half;
-    size_t *docs = malloc(half * sizeof *docs);
-    int *labels = malloc(half * sizeof *labels);
-    if (!docs || !labels) { free(docs); free(labels); snprintf(err, errlen, "out of memory"); return -1; }
-    bool ok = true;
-    for (int split = 0; split < 2 && ok; split++) {
-        for (size_t i = 0; i < half; i++) {
-            docs[i] = split * half + i;
-            labels[i] = s->reviews.label[split ? s->test[i] : s->train[i]];
-        }
-        trainer_data *d = &s->data;
-        ok = split == 0 ? make_chunks(&d->X_train, &d->Y_train, &d->n_train, &s->corpus, &s->vocab,
-                                      docs, labels, half, SEQUENCE_LENGTH)
-                        : make_chunks(&d->X_test, &d->Y_test, &d->n_test, &s->corpus, &s->vocab,
-                                      docs, labels, half, SEQUENCE_LENGTH);
-    }
-    free(docs);
-    free(labels);
-    // which test review each test chunk came from: review i gives
-    // ceil(tokens / L) chunks, in order
-    s->data.test_review = ok ? malloc((s->data.n_test ? s->data.n_test : 1) * sizeof *s->data.test_review) : NULL;
-    if (!s->data.test_review) { snprintf(err, errlen, "out of memory"); return -1; }
-    size_t at = 0;
-    for (size_t i = 0; i < half; i++) {
-        size_t len = s->corpus.doc_start[half + i + 1] - s->corpus.doc_start[half + i];
-        for (size_t c = 0; c < (len + SEQUENCE_LENGTH - 1) / SEQUENCE_LENGTH && at < s->data.n_test; c++)
-            s->data.test_review[at++] = (int32_t)i;
-    }
+// [H69] chunks, each test chunk knowing its review
+static int cell_69_chunks(imdb_task *s, FILE *out, char *err, size_t errlen) {
+    if (imdb_task_chunks(s, err, errlen) < 0) return -1;
     print_cell(out, "H69", "chunks of 32 token ids");
     fprintf(out, "(%zu, %d) (%zu,)\n", s->data.n_train, SEQUENCE_LENGTH, s->data.n_train);
     fprintf(out, "(%zu, %d) (%zu,)\n", s->data.n_test, SEQUENCE_LENGTH, s->data.n_test);
@@ -362,19 +258,20 @@ static int cell_69_chunks(ch7_state *s, FILE *out, char *err, size_t errlen) {
 // in err.
 int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen) {
     memset(s, 0, sizeof *s);
-    corpus_init(&s->corpus);
+    imdb_task *t = &s->imdb;
+    imdb_task_init(t);
     fputs("[H60]-[H142]: cells of the notebook \"How and Why does Self Attention Work?\" (H),\n"
           "in the order it runs them; [7.1]: this program's own block.\n", out);
-    if (cell_60_split(s, o, out, err, errlen) < 0) return -1;
-    if (cell_62_samples(s, out, err, errlen) < 0) return -1;
-    if (cell_63_punkt(s, out, err, errlen) < 0 || cell_64_tokens(s, out, err, errlen) < 0 ||
-        cell_65_vocab(s, o, out, err, errlen) < 0)
+    float words[2 * EMBED_DIM];  // [H136]'s two words
+    bool found[2];
+    if (cell_60_split(t, o, out, err, errlen) < 0 || cell_62_samples(t, out, err, errlen) < 0 ||
+        cell_63_punkt(t, out, err, errlen) < 0 || cell_64_tokens(t, out, err, errlen) < 0 ||
+        cell_65_vocab(t, o, out, err, errlen) < 0 ||
+        cell_67_glove(t, o, words, found, out, err, errlen) < 0 ||
+        cell_136_cosine(s, o, words, found, out, err, errlen) < 0)
         return -1;
-    glove_rows g = {0};
-    int rc = cell_67_glove(s, o, &g, out, err, errlen) < 0 || cell_136_cosine(s, o, &g, out, err, errlen) < 0 ||
-             cell_68_embedding(s, &g, out, err, errlen) < 0 ? -1 : 0;
-    glove_rows_free(&g);
-    return rc < 0 ? -1 : cell_69_chunks(s, out, err, errlen);
+    cell_68_embedding(t, out);
+    return cell_69_chunks(t, out, err, errlen);
 }
 
 // ---------------------------------------------------------------- training
@@ -382,7 +279,7 @@ int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_
 // [H142] the models: what each one is and how many numbers it learns
 void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out) {
     print_cell(out, "H142", "the models");
-    int V = (int)s->vocab.words.n;
+    int V = (int)s->imdb.vocab.words.n;
     size_t embedding = (size_t)V * EMBED_DIM;
     for (int kind = 0; kind < MODEL_KINDS; kind++) {
         bool used = false;
@@ -397,11 +294,11 @@ void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out) {
 // The first test chunk without <PAD> or <UNK>: the one whose attention the
 // heatmap shows.
 size_t heatmap_chunk(const ch7_state *s) {
-    for (size_t c = 0; c < s->data.n_test; c++) {
+    for (size_t c = 0; c < s->imdb.data.n_test; c++) {
         bool plain = true;
         for (int t = 0; t < SEQUENCE_LENGTH && plain; t++) {
-            int32_t id = s->data.X_test[c * SEQUENCE_LENGTH + t];
-            plain = id != s->vocab.pad && id != s->vocab.unk;
+            int32_t id = s->imdb.data.X_test[c * SEQUENCE_LENGTH + t];
+            plain = id != s->imdb.vocab.pad && id != s->imdb.vocab.unk;
         }
         if (plain) return c;
     }
@@ -427,15 +324,15 @@ static double broadcast_bce(const float *z, const int32_t *y, int B) {
 // by the models' own sentiment_batch_words. perm orders the pool's chunks
 // as the epoch draws them; m and a are any model's. Says nothing when
 // there is no whole batch.
-static void show_batch_words(const sentiment_model *m, sentiment_acts *a, const trainer_data *d,
-                             const int64_t *perm, FILE *out) {
+static void show_batch_words(sentiment_model *m, const trainer_data *d, const int64_t *perm,
+                             FILE *out) {
     int32_t X[BATCH_SIZE * SEQUENCE_LENGTH], Y[BATCH_SIZE];
     size_t batches = d->n_pool / BATCH_SIZE, total = 0;
     int fewest = 0, most = 0;
     if (batches == 0) return;
     for (size_t step = 0; step < batches; step++) {
         gather_batch(X, Y, d, perm, step, BATCH_SIZE);
-        int words = sentiment_batch_words(m, a, X, BATCH_SIZE * SEQUENCE_LENGTH);
+        int words = sentiment_batch_words(m, X, BATCH_SIZE * SEQUENCE_LENGTH);
         total += (size_t)words;
         if (step == 0 || words < fewest) fewest = words;
         if (step == 0 || words > most) most = words;
@@ -444,68 +341,64 @@ static void show_batch_words(const sentiment_model *m, sentiment_acts *a, const 
             BATCH_SIZE * SEQUENCE_LENGTH, fewest, most, (double)total / (double)batches);
 }
 
-// What the broadcast does, shown on the first batch of the first model;
-// and the words of the first epoch's batches.
-static int show_broadcast(const ch7_state *s, const ch7_options *o, model_kind kind, FILE *out) {
-    int V = (int)s->vocab.words.n, B = BATCH_SIZE, L = SEQUENCE_LENGTH;
+// What the broadcast does, shown on the first batch of the first model,
+// built as the trainer builds it (opts); and the words of the first
+// epoch's batches.
+static int show_broadcast(const ch7_state *s, const trainer_options *opts, model_kind kind,
+                          FILE *out) {
+    int B = BATCH_SIZE;
     torch_rng g;
-    rng_seed(&g, o->seed);
     sentiment_model m;
-    sentiment_acts a;
-    size_t n_pool = s->data.n_pool;
+    size_t n_pool = s->imdb.data.n_pool;
     int64_t *perm = malloc((n_pool ? n_pool : 1) * sizeof *perm);
-    if (!perm || sentiment_model_init(&m, kind, s->embedding, V, EMBED_DIM, ATTENTION_DIM, L, &g) < 0) {
+    run_result r = {.kind = kind};
+    if (!perm || trainer_model(&m, &g, &r, opts, SEQUENCE_LENGTH) < 0) {
         free(perm);
         return -1;
     }
-    int rc = sentiment_acts_init(&a, &m, B);
-    if (rc == 0) {
-        rng_randperm(&g, perm, n_pool);  // as the first epoch draws it
-        int32_t X[BATCH_SIZE * SEQUENCE_LENGTH], Y[BATCH_SIZE];
-        float z[BATCH_SIZE];
-        double share = 0, per_chunk = 0, against_share = 0;
-        gather_batch(X, Y, &s->data, perm, 0, B);
-        for (int b = 0; b < B; b++) share += Y[b] / (double)B;
-        sentiment_forward(&m, &a, X, B);
-        for (int b = 0; b < B; b++) {
-            z[b] = (float)a.z[b];
-            double softplus = log1p(exp(-fabs(z[b]))) + fmax(z[b], 0);  // log(1 + e^z)
-            per_chunk += (softplus - z[b] * Y[b]) / B;
-            against_share += (softplus - z[b] * share) / B;
-        }
-        fprintf(out, "the loss of the untrained %s on the first batch:\n", model_name(kind));
-        fprintf(out, "  the notebook's, logits (64, 1) against labels (64,), broadcast to (64, 64): %.6f\n",
-                broadcast_bce(z, Y, B));
-        fprintf(out, "  each logit against the batch's share of positive labels (%.4f):        %.6f\n",
-                share, against_share);
-        fprintf(out, "  each logit against its own chunk's label, as trained here:               %.6f\n",
-                per_chunk);
-        show_batch_words(&m, &a, &s->data, perm, out);
-        sentiment_acts_free(&a);
+    rng_randperm(&g, perm, n_pool);  // as the first epoch draws it
+    int32_t X[BATCH_SIZE * SEQUENCE_LENGTH], Y[BATCH_SIZE];
+    float z[BATCH_SIZE];
+    double share = 0, per_chunk = 0, against_share = 0;
+    gather_batch(X, Y, &s->imdb.data, perm, 0, B);
+    for (int b = 0; b < B; b++) share += Y[b] / (double)B;
+    sentiment_forward(&m, X, B);
+    for (int b = 0; b < B; b++) {
+        z[b] = (float)m.a.z[b];
+        double softplus = log1p(exp(-fabs(z[b]))) + fmax(z[b], 0);  // log(1 + e^z)
+        per_chunk += (softplus - z[b] * Y[b]) / B;
+        against_share += (softplus - z[b] * share) / B;
     }
-    sentiment_model_free(&m);
+    fprintf(out, "the loss of the untrained %s on the first batch:\n", model_name(kind));
+    fprintf(out, "  the notebook's, logits (64, 1) against labels (64,), broadcast to (64, 64): %.6f\n",
+            broadcast_bce(z, Y, B));
+    fprintf(out, "  each logit against the batch's share of positive labels (%.4f):        %.6f\n",
+            share, against_share);
+    fprintf(out, "  each logit against its own chunk's label, as trained here:               %.6f\n",
+            per_chunk);
+    show_batch_words(&m, &s->imdb.data, perm, out);
+    sentiment_free(&m);
     free(perm);
-    return rc;
+    return 0;
 }
 
 // How chapter 7 trains: the notebook's batch, the models' sizes, the
-// progress lines on stderr, the figure data into t's directory.
-static trainer_options training_options(const ch7_state *s, const ch7_options *o, figure_target *t) {
-    *t = (figure_target){.data = &s->data, .vocab = &s->vocab, .chunk = heatmap_chunk(s),
-                         .dir = o->data_dir};
+// progress lines on stderr, the attention over the heatmap's chunk kept.
+static trainer_options training_options(const ch7_state *s, const ch7_options *o) {
+    const trainer_data *d = &s->imdb.data;
     return (trainer_options){.epochs = o->epochs, .B = BATCH_SIZE, .seed = o->seed,
-                             .embedding = s->embedding, .V = (int)s->vocab.words.n, .d = EMBED_DIM,
-                             .d_k = ATTENTION_DIM, .progress = stderr, .trained = write_figure_data,
-                             .ctx = t};
+                             .embedding = s->imdb.embedding, .V = (int)s->imdb.vocab.words.n,
+                             .d = EMBED_DIM, .d_k = ATTENTION_DIM, .progress = stderr,
+                             .probe = d->X_test + heatmap_chunk(s) * SEQUENCE_LENGTH};
 }
 
 // [H141] every run of o: its models, each trained on its own, side by side
-// (train_models), printed in the order of the runs. The training pool is
-// chosen here, once for them all. results gets one entry per model
-// trained; *nresults how many.
+// (train_models), printed in the order of the runs; then, with --data,
+// their figure data. The training pool is chosen here, once for them all.
+// results gets one entry per model trained; *nresults how many.
 int cell_141_training(run_result *results, int *nresults, ch7_state *s,
-                             const ch7_options *o, FILE *out, char *err, size_t errlen) {
-    trainer_data *d = &s->data;
+                      const ch7_options *o, FILE *out, char *err, size_t errlen) {
+    trainer_data *d = &s->imdb.data;
     // the trainer and show_broadcast's first batch need one whole batch
     if (d->n_train < BATCH_SIZE) {
         snprintf(err, errlen, "%s: the training reviews give %zu chunks of %d tokens; training "
@@ -531,15 +424,7 @@ int cell_141_training(run_result *results, int *nresults, ch7_state *s,
         fprintf(out, "A SHORT TEST: %zu of the %zu test reviews (spread evenly, one in %.2f), "
                 "their %zu chunks\n", d->scored, d->reviews, (double)d->reviews / (double)d->scored,
                 d->n_test);
-    for (int kind = 0; kind < MODEL_KINDS; kind++)
-        if (o->runs[0].models[kind]) {
-            if (show_broadcast(s, o, (model_kind)kind, out) < 0) {
-                snprintf(err, errlen, "out of memory");
-                return -1;
-            }
-            break;
-        }
-    fflush(out);
+    trainer_options opts = training_options(s, o);
     int n = 0;
     for (int r = 0; r < o->nruns; r++)
         for (int kind = 0; kind < MODEL_KINDS; kind++)
@@ -547,12 +432,18 @@ int cell_141_training(run_result *results, int *nresults, ch7_state *s,
                 results[n++] = (run_result){.kind = (model_kind)kind, .lr = o->runs[r].lr,
                                             .frozen = o->runs[r].frozen};
     *nresults = n;
-    figure_target t;
-    trainer_options opts = training_options(s, o, &t);
-    t.results = results;
-    t.n = n;
-    t.attention = s->attention;
-    return train_models(results, n, d, &opts, out, err, errlen);
+    if (n > 0 && show_broadcast(s, &opts, results[0].kind, out) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    fflush(out);
+    if (train_models(results, n, d, &opts, out, err, errlen) < 0) return -1;
+    for (int i = 0; i < n && o->data_dir; i++)
+        if (write_figure_data(&results[i], d, &s->imdb.vocab, heatmap_chunk(s), o->data_dir) < 0) {
+            snprintf(err, errlen, "cannot write the figure data into %s", o->data_dir);
+            return -1;
+        }
+    return 0;
 }
 
 // Appends word to a list on out: after a space when it is the first, else
@@ -573,7 +464,7 @@ static void list_word(FILE *out, const char *word, bool first, int *col) {
 static void show_attended_keys(const run_result *r, const float *w, const ch7_state *s, size_t c,
                                FILE *out) {
     enum { L = SEQUENCE_LENGTH };
-    const int32_t *ids = s->data.X_test + c * L;
+    const int32_t *ids = s->imdb.data.X_test + c * L;
     double received[L] = {0}, self = 0;
     bool taken[L] = {false};
     for (int i = 0; i < L; i++) {
@@ -589,7 +480,7 @@ static void show_attended_keys(const run_result *r, const float *w, const ch7_st
         for (int j = 0; j < L; j++)
             if (!taken[j] && (best < 0 || received[j] > received[best])) best = j;
         taken[best] = true;
-        snprintf(item, sizeof item, "\"%s\" %.2f", strmap_key(&s->vocab.words, (size_t)ids[best]),
+        snprintf(item, sizeof item, "\"%s\" %.2f", strmap_key(&s->imdb.vocab.words, (size_t)ids[best]),
                  received[best]);
         list_word(out, item, k == 0, &col);
     }
@@ -600,8 +491,8 @@ static void show_attended_keys(const run_result *r, const float *w, const ch7_st
     for (int i = 0; i < L; i++)
         for (int j = 0; j < L; j++)
             if (w[i * L + j] >= ONE_KEY_WEIGHT) {
-                snprintf(item, sizeof item, "%s > %s", strmap_key(&s->vocab.words, (size_t)ids[i]),
-                         strmap_key(&s->vocab.words, (size_t)ids[j]));
+                snprintf(item, sizeof item, "%s > %s", strmap_key(&s->imdb.vocab.words, (size_t)ids[i]),
+                         strmap_key(&s->imdb.vocab.words, (size_t)ids[j]));
                 list_word(out, item, listed++ == 0, &col);
             }
     fputs(listed ? "\n" : " none\n", out);
@@ -653,9 +544,9 @@ void print_results_block(const run_result *results, int n, const ch7_state *s, F
     if (!softmax) return;
     size_t c = heatmap_chunk(s);
     fprintf(out, "(the attention heatmap shows test chunk %zu, of review %d, a %s one)\n", c,
-            s->data.test_review[c], s->data.Y_test[c] == 1 ? "positive" : "negative");
-    for (int i = 0; i < n && i < 3 * MAX_RUNS; i++)
-        if (results[i].kind == MODEL_SOFTMAX_ATTENTION && s->attention[i])
-            show_attended_keys(&results[i], s->attention[i], s, c, out);
+            s->imdb.data.test_review[c], s->imdb.data.Y_test[c] == 1 ? "positive" : "negative");
+    for (int i = 0; i < n; i++)
+        if (results[i].kind == MODEL_SOFTMAX_ATTENTION && results[i].attention)
+            show_attended_keys(&results[i], results[i].attention, s, c, out);
 }
 

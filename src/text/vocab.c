@@ -97,7 +97,7 @@ void vocab_free(vocab *v) {
 }
 
 //> chunks
-bool make_chunks(int32_t **X, int32_t **Y, size_t *nchunks, const corpus *c,
+bool make_chunks(int32_t **X, int32_t **Y, int32_t **doc_of, size_t *nchunks, const corpus *c,
                  const vocab *v, const size_t *docs, const int *labels, size_t ndocs,
                  size_t L) {
     size_t C = 0;
@@ -107,9 +107,11 @@ bool make_chunks(int32_t **X, int32_t **Y, size_t *nchunks, const corpus *c,
     }
     *X = malloc((C ? C : 1) * L * sizeof **X);
     *Y = malloc((C ? C : 1) * sizeof **Y);
-    if (!*X || !*Y) {
+    int32_t *of = doc_of ? malloc((C ? C : 1) * sizeof *of) : NULL;
+    if (!*X || !*Y || (doc_of && !of)) {
         free(*X);
         free(*Y);
+        free(of);
         *X = *Y = NULL;
         return false;
     }
@@ -121,8 +123,10 @@ bool make_chunks(int32_t **X, int32_t **Y, size_t *nchunks, const corpus *c,
             for (size_t j = 0; j < L; j++)
                 (*X)[row * L + j] = s + j < n ? v->of_type[ids[s + j]] : v->pad;
             (*Y)[row] = labels[i];
+            if (of) of[row] = (int32_t)i;
         }
     }
+    if (doc_of) *doc_of = of;
     *nchunks = C;
     return true;
 }

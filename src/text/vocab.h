@@ -47,9 +47,11 @@ void vocab_free(vocab *v);
 
 // Documents docs[0 .. ndocs) cut into chunks of L ids, the last chunk of each
 // padded with <PAD>; a document without tokens gives no chunk. X is (C, L)
-// and Y (C) the label of each chunk's document; both are new arrays.
-bool make_chunks(int32_t **X, int32_t **Y, size_t *nchunks, const corpus *c, const vocab *v,
-                 const size_t *docs, const int *labels, size_t ndocs, size_t L);
+// and Y (C) the label of each chunk's document; with doc_of not NULL,
+// *doc_of (C) the index i in docs of each chunk's document. All are new
+// arrays.
+bool make_chunks(int32_t **X, int32_t **Y, int32_t **doc_of, size_t *nchunks, const corpus *c,
+                 const vocab *v, const size_t *docs, const int *labels, size_t ndocs, size_t L);
 
 // Zipf's law: the counts of the counted token types of c, largest first
 // (*n of them, in a new array), and the share of all counted tokens that

@@ -153,8 +153,8 @@ static seq2seq_config reversal_config(void) {
 }
 
 // Step i of the reversal model.
-static void reversal_step(seq2seq_model *m, adam_state *opt, const batches *x, int i) {
-    seq2seq_train_step(m, opt, x->src + (size_t)i * B * S, x->tgt_in + (size_t)i * B * T,
+static void reversal_step(seq2seq_model *m, const batches *x, int i) {
+    seq2seq_train_step(m, 1e-3, x->src + (size_t)i * B * S, x->tgt_in + (size_t)i * B * T,
                        x->tgt_out + (size_t)i * B * T, B, S, T);
 }
 
@@ -164,25 +164,21 @@ static void time_reversal(runs *out, runs *cpu, const options *o, const batches 
     rng_seed(&g, 1);
     seq2seq_config cfg = reversal_config();
     seq2seq_model m;
-    adam_state opt;
     if (seq2seq_init(&m, &cfg, x->pe, B, S, T, &g) != 0) checked(NULL);
-    if (adam_init(&opt, m.n_params, 1e-3) != 0) checked(NULL);
-    for (int s = 0; s < WARMUP; s++) reversal_step(&m, &opt, x, s);
+    for (int s = 0; s < WARMUP; s++) reversal_step(&m, x, s);
     for (int r = 0; r < o->b.repeats; r++) {
         double t0 = now_seconds(), c0 = cpu_seconds();
-        for (int s = 0; s < o->b.steps; s++) reversal_step(&m, &opt, x, WARMUP + s);
+        for (int s = 0; s < o->b.steps; s++) reversal_step(&m, x, WARMUP + s);
         add_run(out, (now_seconds() - t0) * 1e3 / o->b.steps);
         add_run(cpu, (cpu_seconds() - c0) * 1e3 / o->b.steps);
     }
-    adam_free(&opt);
     seq2seq_free(&m);
 }
 
 // Step i of the classifier.
-static void classifier_step(sentiment_model *m, sentiment_acts *a, adam_state *opt,
-                            const batches *x, int i) {
+static void classifier_step(sentiment_model *m, const batches *x, int i) {
     int correct;
-    sentiment_train_step(m, a, opt, x->ids + (size_t)i * B * L, x->labels + (size_t)i * B, B, true,
+    sentiment_train_step(m, 1e-3, x->ids + (size_t)i * B * L, x->labels + (size_t)i * B, B,
                          &correct);
 }
 
@@ -191,23 +187,17 @@ static void time_classifier(runs *out, runs *cpu, const options *o, const batche
     torch_rng g;
     rng_seed(&g, 42);
     sentiment_model m;
-    sentiment_acts a;
-    adam_state opt;
-    if (sentiment_model_init(&m, MODEL_TRANSFORMER, x->glove, V_WORDS, D_GLOVE, W, L, &g) < 0)
-        checked(NULL);
-    if (sentiment_acts_init(&a, &m, B) < 0 || adam_init(&opt, m.n_params, 1e-3) < 0 ||
-        adam_lazy_rows(&opt, V_WORDS, D_GLOVE) < 0)
-        checked(NULL);
-    for (int s = 0; s < WARMUP; s++) classifier_step(&m, &a, &opt, x, s);
+    // kind, V, d, d_k, L, B, frozen
+    sentiment_config cfg = {MODEL_TRANSFORMER, V_WORDS, D_GLOVE, W, L, B, false};
+    if (sentiment_init(&m, &cfg, x->glove, &g) < 0) checked(NULL);
+    for (int s = 0; s < WARMUP; s++) classifier_step(&m, x, s);
     for (int r = 0; r < o->b.repeats; r++) {
         double t0 = now_seconds(), c0 = cpu_seconds();
-        for (int s = 0; s < o->b.steps; s++) classifier_step(&m, &a, &opt, x, WARMUP + s);
+        for (int s = 0; s < o->b.steps; s++) classifier_step(&m, x, WARMUP + s);
         add_run(out, (now_seconds() - t0) * 1e3 / o->b.steps);
         add_run(cpu, (cpu_seconds() - c0) * 1e3 / o->b.steps);
     }
-    adam_free(&opt);
-    sentiment_acts_free(&a);
-    sentiment_model_free(&m);
+    sentiment_free(&m);
 }
 
 // ---------------------------------------------------------------- the table

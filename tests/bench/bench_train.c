@@ -77,28 +77,20 @@ static int time_model(runs *out, model_kind kind, const bench_options *o, const 
     torch_rng g;
     rng_seed(&g, 42);
     sentiment_model m;
-    sentiment_acts a;
-    adam_state opt;
-    if (sentiment_model_init(&m, kind, table, V, D, DK, L, &g) < 0) return -1;
-    if (sentiment_acts_init(&a, &m, B) < 0 || adam_init(&opt, m.n_params, 1e-3) < 0 ||
-        adam_lazy_rows(&opt, V, D) < 0) {
-        sentiment_model_free(&m);
-        return -1;
-    }
+    sentiment_config cfg = {kind, V, D, DK, L, B, false};  // kind, V, d, d_k, L, B, frozen
+    if (sentiment_init(&m, &cfg, table, &g) < 0) return -1;
     int correct;
     for (int s = 0; s < WARMUP; s++)
-        sentiment_train_step(&m, &a, &opt, X + (long)s * B * L, Y + (long)s * B, B, true, &correct);
+        sentiment_train_step(&m, 1e-3, X + (long)s * B * L, Y + (long)s * B, B, &correct);
     for (int r = 0; r < o->repeats; r++) {
         double t0 = now_seconds();
         for (int s = 0; s < o->steps; s++) {
             long at = WARMUP + s;
-            sentiment_train_step(&m, &a, &opt, X + at * B * L, Y + at * B, B, true, &correct);
+            sentiment_train_step(&m, 1e-3, X + at * B * L, Y + at * B, B, &correct);
         }
         add_run(out, (now_seconds() - t0) * 1e3 / o->steps);
     }
-    adam_free(&opt);
-    sentiment_acts_free(&a);
-    sentiment_model_free(&m);
+    sentiment_free(&m);
     return 0;
 }
 
