@@ -48,6 +48,10 @@ static float *golden_f32(const char *name, size_t n) {
 
 // ---------------------------------------------------------------- GELU
 
+// To 1e-6: PyTorch's float kernel computes 0.5 x (1 + tanh(u)), ours x s
+// (gelu.h); measured against PyTorch in double on these inputs, the largest
+// errors are 2.2e-7 (PyTorch's forward), 2.3e-7 (ours), 8.7e-7 (PyTorch's
+// backward), 2.6e-7 (ours).
 START_TEST(gelu_matches_pytorch) {
     free(golden_expect_header(GOLDEN, "gpt_parts_golden.py"));
     enum { N = 64 };
