@@ -1,7 +1,8 @@
 // test_gpt_parts.c: the parts chapter 9's GPT is built from, held to
 // PyTorch (tests/golden/gpt_parts.txt, written by
 // tests/reference/gpt_parts_golden.py): GELU (layers/gelu.h), AdamW
-// (layers/adamw.h), the learning-rate schedule (layers/lr_schedule.h),
+// (layers/adamw.h; and beside optax's Adam, layers/adam.h), the
+// learning-rate schedule (layers/lr_schedule.h),
 // gradient clipping (layers/grad_clip.h), and the batches of the Austen
 // task (tasks/austen.h). Tagged "data": the task on Jane Austen's novels
 // (the vocabulary, the split, the bigram model, the compressors' figures),
@@ -19,6 +20,7 @@
 #include "skip.h"
 #include "suite.h"
 #include "tmpfile.h"
+#include "layers/adam.h"
 #include "layers/adamw.h"
 #include "layers/gelu.h"
 #include "layers/grad_clip.h"
@@ -172,6 +174,28 @@ START_TEST(adamw_decays_only_what_is_marked) {
     ck_assert_int_eq(adamw_decay(&s, 30, 5), -1);
     ck_assert_int_eq(adamw_decay(&s, NPARAM, 0), 0);
     adamw_free(&s);
+}
+END_TEST
+
+// Without weight decay and at a constant rate, AdamW is Adam: the same
+// steps as layers/adam.h's optax Adam, up to how each rounds its constants.
+START_TEST(adamw_without_decay_is_adam) {
+    float *grads = golden_f32("opt.grads", OPT_STEPS * NPARAM);
+    float *p = golden_f32("opt.init", NPARAM), *q = golden_f32("opt.init", NPARAM);
+    adamw_state w;
+    adam_state a;
+    ck_assert_int_eq(adamw_init(&w, NPARAM, 0.1), 0);  // nothing marked: nothing decays
+    ck_assert_int_eq(adam_init(&a, NPARAM, 1e-2), 0);
+    for (int t = 0; t < OPT_STEPS; t++) {
+        adamw_step(&w, p, grads + t * NPARAM, 1e-2);
+        adam_step(&a, q, grads + t * NPARAM);
+        for (int i = 0; i < NPARAM; i++) ck_assert_float_eq_tol(p[i], q[i], 1e-6);
+    }
+    adamw_free(&w);
+    adam_free(&a);
+    free(grads);
+    free(p);
+    free(q);
 }
 END_TEST
 
@@ -366,6 +390,7 @@ int main(void) {
     tcase_add_test(tc, clipping_matches_pytorch);
     tcase_add_test(tc, adamw_ten_steps_match_pytorch);
     tcase_add_test(tc, adamw_decays_only_what_is_marked);
+    tcase_add_test(tc, adamw_without_decay_is_adam);
     tcase_add_test(tc, vocabulary_encode_decode);
     tcase_add_test(tc, batches_are_torch_randint_draws);
     tcase_add_test(tc, bigram_by_hand);

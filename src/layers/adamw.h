@@ -24,11 +24,14 @@
 // one with weight_decay = wd and one with 0.
 //
 // Beside layers/adam.h: adam_step is optax's Adam (chapter 7), with no
-// weight decay, a fixed lr, and the bias corrections folded in as
-// m / c1 / (sqrt(v) / sqrt(c2) + eps) too; it adds a lazy embedding table.
-// AdamW with nothing marked for decay and a constant lr is that same
-// update, with PyTorch's defaults b1 0.9, b2 0.999, eps 1e-8 equal to
-// optax's (the two differ only in how the constants are rounded).
+// weight decay, a learning rate fixed at adam_init, and the same bias
+// corrections, folded into (lr / c1) m / (sqrt(v) (1 / sqrt(c2)) + eps);
+// it adds a lazy embedding table. AdamW with nothing marked for decay and a
+// constant lr is that same update, PyTorch's defaults b1 0.9, b2 0.999,
+// eps 1e-8 being optax's: the two differ only in rounding (adam_step
+// multiplies by 1 / sqrt(c2) where PyTorch divides by sqrt(c2), and takes
+// 1 - b1 in real where PyTorch rounds it from double); test_gpt_parts.c
+// holds them to 1e-6 of each other over ten steps.
 #ifndef ATTN_ADAMW_H
 #define ATTN_ADAMW_H
 
