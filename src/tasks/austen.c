@@ -104,7 +104,7 @@ static int join_novels(austen_corpus *c, const rdb_database *db, size_t val) {
     return 0;
 }
 
-// The ids of c->text, and the vocabulary they are taken from.
+// The ids of c->text, in the vocabulary built from it.
 static int encode_corpus(austen_corpus *c) {
     size_t bytes = c->train_bytes + c->val_bytes;
     c->ids = malloc((bytes ? bytes : 1) * sizeof *c->ids);
