@@ -23,7 +23,6 @@
 #include "layers/mask.h"
 #include "core/print.h"
 #include "core/rng.h"
-#include "layers/softmax.h"
 #include "layers/tensor.h"
 
 #define PROGRAM "chapter2"

@@ -367,8 +367,7 @@ static void qkv_attention(float *z, float *scores, float *weights,
 }
 //< param-attention
 
-// The U form from embeddings x, (n, d): q = u_q x, k = u_k x, v = u_v x;
-// z is (n, d).
+// The U form from embeddings x, (n, d): q = u_q x, k = u_k x, v = u_v x; z (n, d).
 static void u_form_attention(float *z, float *weights, const float *u_q,
                              const float *u_k, const float *u_v,
                              const float *x, int n, int d) {

@@ -34,7 +34,6 @@
 #include "notebooks/notebook_attention.h"
 #include "core/print.h"
 #include "core/rng.h"
-#include "layers/softmax.h"
 #include "layers/tensor.h"
 #include "notebooks/token_order.h"
 

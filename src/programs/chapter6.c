@@ -4,8 +4,7 @@
 // Queries come from one sentence and keys and values from another, each word
 // a GloVe vector. The cells are the notebook's, numbered as it numbers them
 // (its cells that never ran, "In [None]", take the number after the one
-// before: [U4], [U9], [U13], [U16], [U26]); [6.1] to [6.4] are the
-// program's own.
+// before: [U4], [U9], [U13], [U16], [U26]); [6.1] to [6.4] are its own.
 //
 //   [U1], [U4]     the two sentences, split on whitespace
 //   [U8], [U9]     their GloVe vectors; the words that have none
