@@ -32,7 +32,6 @@ int adamw_decay(adamw_state *s, size_t from, size_t count) {
     return 0;
 }
 
-//> adamw
 void adamw_step(adamw_state *s, real *restrict params, const real *restrict grads, double lr) {
     s->t++;
     // The step's constants, in double as PyTorch's Python computes them,
@@ -54,4 +53,3 @@ void adamw_step(adamw_state *s, real *restrict params, const real *restrict grad
         params[i] -= step * m[i] / (sqrt(v[i]) / root_c2 + eps);
     }
 }
-//< adamw

@@ -20,7 +20,6 @@ static inline real gelu_sigmoid(real x, real *rest) {
     return u >= 0 ? larger : smaller;
 }
 
-//> gelu
 void gelu_forward(real *out, const real *inp, size_t n) {
     for (size_t i = 0; i < n; i++) {
         real rest;
@@ -35,4 +34,3 @@ void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
         dinp[i] += dout[i] * (s + 2 * x * s * rest * du_dx);
     }
 }
-//< gelu

@@ -9,7 +9,6 @@ double grad_norm(const real *grads, size_t n) {
     return sqrt(sum);
 }
 
-//> grad_clip
 double grad_clip(real *grads, size_t n, double max_norm) {
     double norm = grad_norm(grads, n);
     double coeff = max_norm / (norm + 1e-6);
@@ -17,4 +16,3 @@ double grad_clip(real *grads, size_t n, double max_norm) {
         for (size_t i = 0; i < n; i++) grads[i] *= (real)coeff;
     return norm;
 }
-//< grad_clip

@@ -5,7 +5,6 @@
 
 #define PI 3.14159265358979323846
 
-//> lr_at
 double lr_at(const lr_schedule *s, long step) {
     if (step < s->warmup) return s->lr_max * (double)(step + 1) / (double)s->warmup;
     if (step >= s->decay_steps) return s->lr_min;
@@ -13,4 +12,3 @@ double lr_at(const lr_schedule *s, long step) {
     double coeff = 0.5 * (1.0 + cos(PI * r));  // from 1 at r = 0 down to 0 at r = 1
     return s->lr_min + coeff * (s->lr_max - s->lr_min);
 }
-//< lr_at

@@ -10,7 +10,6 @@
 #include "text/rdb.h"
 #include "text/utf8.h"
 
-//> vocab
 int austen_vocab_build(austen_vocab *v, const char *text, size_t len) {
     v->size = 0;
     if (!utf8_valid(text, len)) return -1;
@@ -30,7 +29,6 @@ int austen_vocab_build(austen_vocab *v, const char *text, size_t len) {
     }
     return 0;
 }
-//< vocab
 
 int austen_id(const austen_vocab *v, uint32_t cp) {
     int lo = 0, hi = v->size;  // binary search of the sorted chars
@@ -158,7 +156,6 @@ void austen_free(austen_corpus *c) {
     c->ids = NULL;
 }
 
-//> batch
 void austen_batch(int32_t *windows, int64_t *starts, const int32_t *ids, size_t n, int B, int T,
                   torch_rng *g) {
     for (int b = 0; b < B; b++) {  // torch.randint(n - T, (B,)): one draw each
@@ -168,4 +165,3 @@ void austen_batch(int32_t *windows, int64_t *starts, const int32_t *ids, size_t 
         memcpy(windows + (size_t)b * (T + 1), ids + start, (size_t)(T + 1) * sizeof *ids);
     }
 }
-//< batch

@@ -68,7 +68,6 @@ static long long run_compressor(const char *program, const char *path, char *err
     return size;
 }
 
-//> compressed_size
 long long compressed_size(const char *program, const char *text, size_t len, char *err,
                           size_t errlen) {
     char path[4096];
@@ -77,9 +76,7 @@ long long compressed_size(const char *program, const char *text, size_t len, cha
     unlink(path);
     return size;
 }
-//< compressed_size
 
-//> compression_bits
 int austen_compression_bits(austen_compression *out, const austen_corpus *c, char *err,
                             size_t errlen) {
     const char *val = c->text + c->train_bytes;
@@ -97,4 +94,3 @@ int austen_compression_bits(austen_compression *out, const austen_corpus *c, cha
     out->xz_fair_bits = 8.0 * (double)(out->xz_both - out->xz_train) / chars;
     return 0;
 }
-//< compression_bits

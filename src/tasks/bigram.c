@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-//> bigram
 int bigram_fit(bigram_model *m, const int32_t *ids, size_t n, int V) {
     size_t cells = (size_t)V * (size_t)V;
     m->V = V;
@@ -27,7 +26,6 @@ int bigram_fit(bigram_model *m, const int32_t *ids, size_t n, int V) {
     free(row_total);
     return 0;
 }
-//< bigram
 
 void bigram_free(bigram_model *m) {
     free(m->bits);
