@@ -29,7 +29,7 @@ static void product(real *c, const real *a, const real *b, int n, int k, int m, 
 }
 
 // Keys query i sees.
-static int seen_keys(bool causal, int i, int n) { return causal && i + 1 < n ? i + 1 : n; }
+static int visible_keys(bool causal, int i, int n) { return causal && i + 1 < n ? i + 1 : n; }
 
 void naive_attention_forward(real *out, real *w, const real *q, const real *k, const real *v,
                              int n, int d, real scale, bool causal) {
@@ -38,7 +38,7 @@ void naive_attention_forward(real *out, real *w, const real *q, const real *k, c
     PARALLEL_FOR(n >= ROW_BLOCK)
     for (int i = 0; i < n; i++) {
         real *row = w + (long)i * n;
-        int seen = seen_keys(causal, i, n);
+        int seen = visible_keys(causal, i, n);
         for (int j = seen; j < n; j++) row[j] = 0;  // hidden keys
         if (!FAST_KERNEL(scale, row, seen, scale))
             for (int j = 0; j < seen; j++) row[j] *= scale;
