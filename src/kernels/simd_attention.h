@@ -87,8 +87,8 @@ TARGET void KERNEL(attention_rows_forward)(float *o, float *lse, const float *q,
 
 // Replaces backward_tile (tiled_attention.c): the scores of query block i0
 // against key block j0 recomputed, p = e^(scale s - lse), and their
-// gradients added into dq (the query block's rows), dk and dv (the key
-// block's).
+// gradients added into dq (the query block's rows) unless it is NULL, and
+// into dk and dv (the key block's) unless they are NULL.
 TARGET void KERNEL(attention_tile_backward)(float *dq, float *dk, float *dv, const float *dout,
                                             const float *q, const float *k, const float *v,
                                             const float *o, const float *lse, int d, float scale,
@@ -113,7 +113,7 @@ TARGET void KERNEL(attention_tile_backward)(float *dq, float *dk, float *dv, con
             store_part(drow + j, vec_mul(S, vec_mul(pj, vec_sub(load_part(drow + j, C - j), D))), C - j);
         }
     }
-    tile_product(dv + (long)j0 * d, d, p, 1, ATTN_TILE, doi, C, R, d);  // dv += p^T dout
-    tile_product(dq + (long)i0 * d, d, ds, ATTN_TILE, 1, kj, R, C, d);  // dq += ds k
-    tile_product(dk + (long)j0 * d, d, ds, 1, ATTN_TILE, qi, C, R, d);  // dk += ds^T q
+    if (dv) tile_product(dv + (long)j0 * d, d, p, 1, ATTN_TILE, doi, C, R, d);  // dv += p^T dout
+    if (dk) tile_product(dk + (long)j0 * d, d, ds, 1, ATTN_TILE, qi, C, R, d);  // dk += ds^T q
+    if (dq) tile_product(dq + (long)i0 * d, d, ds, ATTN_TILE, 1, kj, R, C, d);  // dq += ds k
 }

@@ -3,6 +3,7 @@
 // replace them in kernels/simd_attention.h.
 #include "layers/tiled_attention.h"
 
+#include <stddef.h>
 #include <tgmath.h>
 
 #include "kernels/attention_tiles.h"
@@ -54,8 +55,9 @@ static void forward_rows(real *out, real *lse, const real *q, const real *k, con
 
 //> tiled-backward-tile
 // Query block i0 (R rows) against key block j0 (C rows): the weights
-// recomputed from lse, their gradients added into the block's rows of dq,
-// dk and dv.
+// recomputed from lse, their gradients added into the query block's rows
+// of dq, and into the key block's rows of dk and dv; NULL for those not
+// wanted.
 static void backward_tile(real *dq, real *dk, real *dv, const real *dout, const real *q,
                           const real *k, const real *v, const real *out, const real *lse, int d,
                           real scale, bool causal, int i0, int R, int j0, int C) {
@@ -67,9 +69,9 @@ static void backward_tile(real *dq, real *dk, real *dv, const real *dout, const 
             real p = exp(scale * dot(qi, kj, d) - lse[i]);  // the weight w_ij, recomputed
             real ds = scale * p * (dot(doi, vj, d) - D);  // the softmax's gradient, times scale
             for (int c = 0; c < d; c++) {
-                dv[(long)j * d + c] += p * doi[c];
-                dq[(long)i * d + c] += ds * kj[c];
-                dk[(long)j * d + c] += ds * qi[c];
+                if (dv) dv[(long)j * d + c] += p * doi[c];
+                if (dk) dk[(long)j * d + c] += ds * qi[c];
+                if (dq) dq[(long)i * d + c] += ds * kj[c];
             }
         }
     }
@@ -90,21 +92,28 @@ void tiled_attention_forward(real *out, real *lse, const real *q, const real *k,
 }
 
 //> tiled-backward
+// The tile of query block i against key block j, as its (i, j) numbers
+// say: gradients into dq, or into dk and dv.
+static void backward_block(real *dq, real *dk, real *dv, const real *dout, const real *q,
+                           const real *k, const real *v, const real *out, const real *lse, int n,
+                           int d, real scale, bool causal, int i, int j) {
+    if (causal && i < j) return;  // a tile above the diagonal: every weight 0
+    int i0 = i * ATTN_TILE, R = min_int(ATTN_TILE, n - i0);
+    int j0 = j * ATTN_TILE, C = min_int(ATTN_TILE, n - j0);
+    if (!kernels_take(d) || !FAST_KERNEL(attention_tile_backward, dq, dk, dv, dout, q, k, v, out, lse, d, scale, causal, i0, R, j0, C))
+        backward_tile(dq, dk, dv, dout, q, k, v, out, lse, d, scale, causal, i0, R, j0, C);
+}
+
 void tiled_attention_backward(real *dq, real *dk, real *dv, const real *dout, const real *q,
                               const real *k, const real *v, const real *out, const real *lse,
                               int n, int d, real scale, bool causal) {
     int blocks = (n + ATTN_TILE - 1) / ATTN_TILE;
-    for (int t = 0; t < blocks; t++) {  // step t: query block (j + t) mod N meets key block j
-        PARALLEL_FOR(blocks > 1)
-        for (int j = 0; j < blocks; j++) {
-            int i = (j + t) % blocks;
-            if (causal && i < j) continue;  // a tile above the diagonal: every weight 0
-            int i0 = i * ATTN_TILE, R = min_int(ATTN_TILE, n - i0);
-            int j0 = j * ATTN_TILE, C = min_int(ATTN_TILE, n - j0);
-            if (!kernels_take(d) || !FAST_KERNEL(attention_tile_backward, dq, dk, dv, dout, q, k, v, out, lse, d, scale, causal, i0, R, j0, C))
-                backward_tile(dq, dk, dv, dout, q, k, v, out, lse, d, scale, causal, i0, R, j0, C);
-        }
-    }
+    PARALLEL_FOR(blocks > 1)
+    for (int j = 0; j < blocks; j++)  // pass 1: a key block's dk, dv, from every query block
+        for (int i = 0; i < blocks; i++) backward_block(NULL, dk, dv, dout, q, k, v, out, lse, n, d, scale, causal, i, j);
+    PARALLEL_FOR(blocks > 1)
+    for (int i = 0; i < blocks; i++)  // pass 2: a query block's dq, from every key block
+        for (int j = 0; j < blocks; j++) backward_block(dq, NULL, NULL, dout, q, k, v, out, lse, n, d, scale, causal, i, j);
 }
 //< tiled-backward
 
