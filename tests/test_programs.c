@@ -249,12 +249,14 @@ END_TEST
 // How long something took, how much memory it peaked at and how many
 // threads it ran on differ between runs; every other number must not. So
 // only a number followed by a unit of time or memory ("9 s", "1106
-// steps/s", "272 MB"), and the count in "threads: N", is blanked out to one
+// steps/s", "272 MB"), a measured rate or its share ("80.1 GFLOP/s",
+// "6.3 GB/s", "25.6 FLOP/B", "68%": chapter 10), and the count in
+// "threads: N", is blanked out to one
 // '#' (a run may take 9 s and the next 10 s); a loss or an accuracy on the
 // same line is compared as printed.
 static void blank_timings(char *text) {
     regex_t re;
-    ck_assert_int_eq(regcomp(&re, "[0-9][0-9.,]* ?(s|ms|us|min|steps/s|it/s|MB)([^a-zA-Z]|$)|threads: [0-9]+",
+    ck_assert_int_eq(regcomp(&re, "[0-9][0-9.,]* ?(s|ms|us|min|steps/s|it/s|MB|GFLOP/s|GB/s|FLOP/B|%)([^a-zA-Z]|$)|threads: [0-9]+",
                              REG_EXTENDED), 0);
     char *to = text, *from = text;  // the text is rewritten in place, never longer
     regmatch_t m;

@@ -266,6 +266,17 @@ static void print_caches(FILE *out, run_options *o) {
         if (caches[i].bytes > o->last_cache) o->last_cache = caches[i].bytes;
 }
 
+// The ceilings for the roofline figure: one line of numbers, FLOP/s and
+// bytes/s.
+static bool write_machine(const run_options *o) {
+    const char *name = PROGRAM "-machine.dat";
+    FILE *f = open_data_file(PROGRAM, o->data_dir, name);
+    if (!f) return false;
+    fputs("# peak_one_core peak_all_cores gemm_one_core gemm_all_cores bandwidth (FLOP/s, B/s)\n", f);
+    fprintf(f, "%.6g %.6g %.6g %.6g %.6g\n", o->peak1, o->peak_all, o->gemm1, o->gemm_all, o->bandwidth);
+    return close_data_file(PROGRAM, f, o->data_dir, name);
+}
+
 // [10.1]: false when a measurement failed.
 static bool machine_block(FILE *out, run_options *o) {
     print_cell(out, "10.1", "the machine's ceilings");
@@ -292,7 +303,7 @@ static bool machine_block(FILE *out, run_options *o) {
             o->bandwidth / 1e9);
     fprintf(out, "ridge point: peak / bandwidth = %.1f FLOP/B (a kernel doing fewer operations per byte "
             "moved waits for memory)\n", o->peak_all / o->bandwidth);
-    return true;
+    return o->data_dir ? write_machine(o) : true;
 }
 
 // [10.2]: the counts at COUNT_N, from the formulas of the chapter.
@@ -345,9 +356,10 @@ static bool write_sizes(const run_options *o, const size_row *rows, int count) {
     fputs("# n naive_ms naive_MB tiled_ms tiled_MB (one head, d = 64, forward)\n", f);
     for (int i = 0; i < count; i++) {
         const measured *a = &rows[i].naive, *b = &rows[i].tiled;
-        bool ran = a->status == 0;
-        fprintf(f, "%d %.6g %.6g %.6g %.6g\n", rows[i].n, ran ? a->wall * 1e3 : NAN, ran ? a->peak_mb : NAN,
-                b->wall * 1e3, b->peak_mb);
+        fprintf(f, "%d ", rows[i].n);
+        if (a->status == 0) fprintf(f, "%.6g %.6g", a->wall * 1e3, a->peak_mb);
+        else fputs("NaN NaN", f);  // gnuplot leaves these points out
+        fprintf(f, " %.6g %.6g\n", b->wall * 1e3, b->peak_mb);
     }
     return close_data_file(PROGRAM, f, o->data_dir, name);
 }
