@@ -80,6 +80,7 @@ static void backward_tile(real *dq, real *dk, real *dv, const real *dout, const 
 
 static bool kernels_take(int d) { return d <= ATTN_TILE_MAX_D; }
 
+//> tiled-forward
 void tiled_attention_forward(real *out, real *lse, const real *q, const real *k, const real *v,
                              int n, int d, real scale, bool causal) {
     int blocks = (n + ATTN_TILE - 1) / ATTN_TILE;
@@ -90,6 +91,7 @@ void tiled_attention_forward(real *out, real *lse, const real *q, const real *k,
             forward_rows(out, lse, q, k, v, n, d, scale, causal, i0, R);
     }
 }
+//< tiled-forward
 
 //> tiled-backward
 // The tile of query block i against key block j, as its (i, j) numbers

@@ -9,7 +9,8 @@
 //   [10.2] counting: the operations and bytes of one pass, at n = 4,096
 //   [10.3] the forward pass against n: naive until its weights pass
 //          --max-memory, tiled to the end
-//   [10.4] causal, and backward: both ways at n = 4,096
+//   [10.4] causal, and backward: both ways at n = 4,096, on all threads
+//          by the clock, then on one thread by its processor time
 //
 // Each measurement runs in a child process of its own (fork), so that its
 // peak memory (getrusage's ru_maxrss) is its own and not the largest of
@@ -320,8 +321,9 @@ static void counting_block(FILE *out) {
             flops / naive);
     fprintf(out, "tiled, blocks of 64: about 4 (2 n d + 2 n d n / 64) = %.3g, %.1f operations a byte,\n", tiled,
             flops / tiled);
-    fprintf(out, "  and most of it from the cache: the block of keys and values (2 x 64 x 64 floats, 32 KiB) "
-            "is read by 64 queries at once\n");
+    fprintf(out, "  from the caches: a block of keys and values (2 x 64 x 64 floats, 32 KiB) serves 64 queries;\n"
+            "  from memory, while k and v (2 n d floats, %.0f MiB) fit in the last cache, 4 (4 n d) = %.3g,\n"
+            "  %.0f operations a byte\n", 8 * n * d / (1 << 20), 16 * n * d, flops / (16 * n * d));
 }
 
 // One row of [10.3]'s table, and of its figure's data.
@@ -330,20 +332,16 @@ typedef struct {
     measured naive, tiled;  // naive.status -2: not run, over the budget
 } size_row;
 
-static void print_side(FILE *out, const measured *m, double peak) {
-    if (m->status == -2) {
-        fputs("       -                  -          -     ", out);
-        return;
-    }
-    fprintf(out, "%8.1f ms %7.1f GFLOP/s %3.0f%% %6.0f MB", m->wall * 1e3, m->value / 1e9, 100 * m->value / peak,
-            m->peak_mb);
+static void print_side(FILE *out, const measured *m) {
+    if (m->status == -2) fputs("       -                -          -  ", out);
+    else fprintf(out, "%8.1f ms %6.1f GFLOP/s %6.0f MB", m->wall * 1e3, m->value / 1e9, m->peak_mb);
 }
 
-static void print_size_row(FILE *out, const size_row *r, double peak) {
+static void print_size_row(FILE *out, const size_row *r) {
     fprintf(out, "%6d | ", r->n);
-    print_side(out, &r->naive, peak);
+    print_side(out, &r->naive);
     fputs(" | ", out);
-    print_side(out, &r->tiled, peak);
+    print_side(out, &r->tiled);
     fputc('\n', out);
 }
 
@@ -370,7 +368,7 @@ static bool sizes_block(FILE *out, const run_options *o) {
     fprintf(out, "naive attention stops where its n x n weights would pass --max-memory (%lld MB);\n"
             "each measurement runs in a process of its own, its peak memory its own (getrusage)\n",
             o->max_memory_mb);
-    fprintf(out, "%6s | %-40s | %s\n", "n", "naive: time, rate, share of peak, memory", "tiled: the same");
+    fprintf(out, "%6s | %-34s | %s\n", "n", "naive: time, rate, peak memory", "tiled: the same");
     size_row rows[16];
     int count = 0;
     bool naive_on = true;
@@ -389,30 +387,32 @@ static bool sizes_block(FILE *out, const run_options *o) {
         r->tiled = in_child(measure_attention, &tiled);
         if ((naive_on && !child_ok(&r->naive, "naive attention")) || !child_ok(&r->tiled, "tiled attention"))
             return false;
-        print_size_row(out, r, o->peak_all);
+        print_size_row(out, r);
         fflush(out);
     }
     return o->data_dir ? write_sizes(o, rows, count) : true;
 }
 
-// One line of [10.4]: naive (when its arrays fit) and tiled attention, a
+// Two lines of [10.4]: naive (when its arrays fit) and tiled attention, a
 // pass on all threads (against the peak of all cores) or on one thread
-// (its rate per processor-second, against one core's peak).
-static bool pass_line(FILE *out, const run_options *o, int n, int pass, bool one_thread) {
-    bool causal = pass % 2, backward = pass >= 2;
-    attention_arg tiled = {n, false, causal, backward, o->seed, one_thread}, naive = tiled;
-    naive.naive = true;
-    size_row r = {n, {-2, 0, 0, 0, 0}, in_child(measure_attention, &tiled)};
-    if (naive_bytes(n, backward) / (1 << 20) <= o->max_memory_mb) r.naive = in_child(measure_attention, &naive);
-    if ((r.naive.status != -2 && !child_ok(&r.naive, "naive attention")) || !child_ok(&r.tiled, "tiled attention"))
-        return false;
+// (timed by its processor time, against one core's peak).
+static bool pass_lines(FILE *out, const run_options *o, int n, int pass, bool one_thread) {
     const char *names[] = {"forward", "forward, causal", "backward", "backward, causal"};
-    fprintf(out, "%-18s | ", names[pass]);
+    bool causal = pass % 2, backward = pass >= 2;
     double peak = one_thread ? o->peak1 : o->peak_all;
-    print_side(out, &r.naive, peak);
-    fputs(" | ", out);
-    print_side(out, &r.tiled, peak);
-    fputc('\n', out);
+    for (int naive = 1; naive >= 0; naive--) {
+        attention_arg a = {n, naive, causal, backward, o->seed, one_thread};
+        char name[40];
+        snprintf(name, sizeof name, "%s %s", naive ? "naive" : "tiled", names[pass]);
+        if (naive && naive_bytes(n, backward) / (1 << 20) > o->max_memory_mb) {
+            fprintf(out, "%-24s its n x n arrays would pass --max-memory\n", name);
+            continue;
+        }
+        measured m = in_child(measure_attention, &a);
+        if (!child_ok(&m, name)) return false;
+        fprintf(out, "%-24s %8.1f ms %6.1f GFLOP/s %3.0f%% of peak %6.0f MB\n", name, m.wall * 1e3, m.value / 1e9,
+                100 * m.value / peak, m.peak_mb);
+    }
     return true;
 }
 
@@ -426,11 +426,10 @@ static bool passes_block(FILE *out, const run_options *o) {
     fputs("backward: 10 n^2 d operations counted (tiled attention does 14: it recomputes the scores twice)\n", out);
     for (int one = 0; one <= 1; one++) {
         fputs(one ? "on one thread, timed by its processor time (the time it ran, whatever else ran\n"
-                    "beside it), shares of one core's peak:\n"
-                  : "on all threads, wall-clock:\n", out);
-        fprintf(out, "%-18s | %-40s | %s\n", "pass", "naive: time, rate, share of peak, memory", "tiled: the same");
+                    "beside it), against one core's peak:\n"
+                  : "on all threads, by the clock, against the peak of all cores:\n", out);
         for (int pass = 0; pass < 4; pass++)
-            if (!pass_line(out, o, n, pass, one)) return false;
+            if (!pass_lines(out, o, n, pass, one)) return false;
     }
     return true;
 }
