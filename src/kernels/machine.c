@@ -1,6 +1,7 @@
 // machine.c: the machine's ceilings, measured. See machine.h.
 #include "kernels/machine.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,15 +128,16 @@ double machine_stream_bandwidth(int threads, size_t bytes, int tries) {
     return best;
 }
 
-// The first line of a small sysfs file, without its newline; false if
-// it cannot be read.
+// The first line of a small sysfs file, without its newline: 1; 0 when
+// there is no such file; -1 when it cannot be read (errno says why).
 static int read_line(const char *path, char *buf, int size) {
     FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    if (!f) return errno == ENOENT ? 0 : -1;
     int ok = fgets(buf, size, f) != NULL;
     fclose(f);
-    if (ok) buf[strcspn(buf, "\n")] = '\0';
-    return ok;
+    if (!ok) return 0;
+    buf[strcspn(buf, "\n")] = '\0';
+    return 1;
 }
 
 int machine_caches(cache_info *caches, int max) {
@@ -143,12 +145,15 @@ int machine_caches(cache_info *caches, int max) {
     for (int index = 0; found < max; index++) {
         char path[96], level[16], type[16], size[32];
         const char *dir = "/sys/devices/system/cpu/cpu0/cache";
-        snprintf(path, sizeof path, "%s/index%d/level", dir, index);
-        if (!read_line(path, level, sizeof level)) break;
-        snprintf(path, sizeof path, "%s/index%d/type", dir, index);
-        if (!read_line(path, type, sizeof type)) break;
-        snprintf(path, sizeof path, "%s/index%d/size", dir, index);
-        if (!read_line(path, size, sizeof size)) break;
+        const char *names[] = {"level", "type", "size"};
+        char *into[] = {level, type, size};
+        int sizes[] = {sizeof level, sizeof type, sizeof size}, got = 1;
+        for (int i = 0; i < 3 && got == 1; i++) {
+            snprintf(path, sizeof path, "%s/index%d/%s", dir, index, names[i]);
+            got = read_line(path, into[i], sizes[i]);
+        }
+        if (got < 0) return -1;
+        if (got == 0) break;
         char *end;
         long bytes = strtol(size, &end, 10);
         if (*end == 'K') bytes *= 1024;

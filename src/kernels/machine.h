@@ -34,7 +34,8 @@ typedef struct {
 } cache_info;
 
 // Up to max caches of cpu0, in sysfs's order; the number found (0 where
-// sysfs does not list them).
+// sysfs does not list them), or -1 when a file that sysfs lists cannot be
+// read (errno says why: ENOMEM, out of memory).
 int machine_caches(cache_info *caches, int max);
 
 #endif

@@ -26,6 +26,7 @@
 //
 // Usage: ./chapter10 [--max-n N] [--max-memory MB] [--seed N] [--data DIR]
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -205,33 +206,31 @@ static void backward_once(const void *arg) {
                                  r->a->causal);
 }
 
-// One pass of attention as arg says, timed; value its rate.
+// One pass of attention as arg says, timed; value its rate. Its arrays
+// are carved from one block.
 static void measure_attention(measured *m, const void *arg) {
     const attention_arg *a = arg;
-    long nd = (long)a->n * D, nn = a->naive ? (long)a->n * a->n : 1;
+    long nd = (long)a->n * D, nn = a->naive ? (long)a->n * a->n : 0;
     attention_run r = {.a = a};
     float **arrays[] = {&r.q, &r.k, &r.v, &r.dout, &r.out, &r.dq, &r.dk, &r.dv};
-    bool ok = true;
-    for (int i = 0; i < 8; i++) ok = (*arrays[i] = calloc(nd, sizeof(float))) && ok;
-    r.lse = calloc(a->n, sizeof(float));
-    r.w = malloc(nn * sizeof(float));  // written whole by the forward pass
-    r.dw = a->backward ? malloc(nn * sizeof(float)) : NULL;
-    if (a->one_thread) parallel_set_threads(1);
-    if (ok && r.lse && r.w && (r.dw || !a->backward)) {
-        torch_rng g;
-        rng_seed(&g, a->seed);
-        for (int i = 0; i < 4; i++) rng_uniform(&g, *arrays[i], nd, -1, 1);
-        if (a->backward) forward_once(&r);
-        time_best(m, a->backward ? backward_once : forward_once, &r);
-        if (a->one_thread) m->wall = m->cpu;  // the time it ran
-        m->value = attention_flops(a->n, D, a->causal, a->backward) / m->wall;
-    } else {
+    float *block = calloc(8 * nd + a->n + (a->backward ? 2 : 1) * nn, sizeof(float));
+    if (!block) {
         m->status = 1;
+        return;
     }
-    for (int i = 0; i < 8; i++) free(*arrays[i]);
-    free(r.lse);
-    free(r.w);
-    free(r.dw);
+    for (int i = 0; i < 8; i++) *arrays[i] = block + i * nd;
+    r.lse = block + 8 * nd;
+    r.w = r.lse + a->n;
+    r.dw = r.w + nn;
+    if (a->one_thread) parallel_set_threads(1);
+    torch_rng g;
+    rng_seed(&g, a->seed);
+    for (int i = 0; i < 4; i++) rng_uniform(&g, *arrays[i], nd, -1, 1);
+    if (a->backward) forward_once(&r);
+    time_best(m, a->backward ? backward_once : forward_once, &r);
+    if (a->one_thread) m->wall = m->cpu;  // the time it ran
+    m->value = attention_flops(a->n, D, a->causal, a->backward) / m->wall;
+    free(block);
 }
 
 // Bytes naive attention's n x n arrays take: w forward, w and dw backward.
@@ -255,9 +254,15 @@ static bool child_ok(const measured *m, const char *what) {
     return false;
 }
 
-static void print_caches(FILE *out, run_options *o) {
+// False when they cannot be read.
+static bool print_caches(FILE *out, run_options *o) {
     cache_info caches[8];
     int found = machine_caches(caches, 8);
+    if (found < 0) {
+        if (errno == ENOMEM) fprintf(stderr, PROGRAM ": error: out of memory\n");
+        else fprintf(stderr, PROGRAM ": error: cannot read the caches from sysfs: %s\n", strerror(errno));
+        return false;
+    }
     fputs("caches of cpu0:", out);
     for (int i = 0; i < found; i++)
         fprintf(out, "%s L%d %s %ld KiB", i ? "," : "", caches[i].level, caches[i].type, caches[i].bytes / 1024);
@@ -265,6 +270,7 @@ static void print_caches(FILE *out, run_options *o) {
     o->last_cache = 0;
     for (int i = 0; i < found; i++)
         if (caches[i].bytes > o->last_cache) o->last_cache = caches[i].bytes;
+    return true;
 }
 
 // The ceilings for the roofline figure: one line of numbers, FLOP/s and
@@ -281,7 +287,7 @@ static bool write_machine(const run_options *o) {
 // [10.1]: false when a measurement failed.
 static bool machine_block(FILE *out, run_options *o) {
     print_cell(out, "10.1", "the machine's ceilings");
-    print_caches(out, o);
+    if (!print_caches(out, o)) return false;
     int all = parallel_threads();
     // the triad's arrays: four times the largest cache each, so that they stream from memory
     long stream = o->last_cache > 0 ? 4 * o->last_cache : 64L << 20;
