@@ -6,7 +6,7 @@
 //
 // Chapter 10 follows no notebook; its blocks are numbered [10.1] to [10.4]:
 //   [10.1] the machine: caches, peak rate, the product, memory bandwidth
-//   [10.2] counting: the operations and bytes of one pass, at n = 4,096
+//   [10.2] counting: the operations and bytes of each pass, at n = 4,096
 //   [10.3] the forward pass against n: naive until its weights pass
 //          --max-memory, tiled to the end
 //   [10.4] causal, and backward: both ways at n = 4,096, on all threads
@@ -41,6 +41,7 @@
 #include "core/clock.h"
 #include "core/print.h"
 #include "core/rng.h"
+#include "kernels/attention_tiles.h"
 #include "kernels/gemm_fast.h"
 #include "kernels/machine.h"
 #include "kernels/parallel.h"
@@ -330,23 +331,32 @@ static bool machine_block(FILE *out, run_options *o) {
     return o->data_dir ? write_machine(o) : true;
 }
 
-// [10.2]: the counts at COUNT_N, from the formulas of the chapter.
+// [10.2]: the counts at COUNT_N, from the formulas of the chapter. Bytes
+// are 4 a float; "naive" counts the n x n arrays' passes, "tiled" the
+// reads of blocks that come from the caches once the inputs are there.
 static void counting_block(FILE *out) {
-    print_cell(out, "10.2", "counting one forward pass, n = 4096, d = 64, float");
-    double n = COUNT_N, d = D, flops = attention_flops(COUNT_N, D, false, false);
-    // naive: q, k, v read and out written once; the n x n weights written by
-    // q k^T, read and written by the softmax, read by w v
-    double naive = 4 * (4 * n * n + 4 * n * d);
-    // tiled: q read and out written once; k and v read once per block of queries
-    double tiled = 4 * (2 * n * d + 2 * n * d * ceil(n / 64));
-    fprintf(out, "operations: 4 n^2 d = %.3g (2 n^2 d with the causal mask)\n", flops);
-    fprintf(out, "naive: bytes to and from memory about 4 (4 n^2 + 4 n d) = %.3g, %.1f operations a byte\n", naive,
-            flops / naive);
-    fprintf(out, "tiled, blocks of 64: about 4 (2 n d + 2 n d n / 64) = %.3g, %.1f operations a byte,\n", tiled,
-            flops / tiled);
-    fprintf(out, "  from the caches: a block of keys and values (2 x 64 x 64 floats, 32 KiB) serves 64 queries;\n"
-            "  from memory, while k and v (2 n d floats, %.0f MiB) fit in the last cache, 4 (4 n d) = %.3g,\n"
-            "  %.0f operations a byte\n", 8 * n * d / (1 << 20), 16 * n * d, flops / (16 * n * d));
+    print_cell(out, "10.2", "counting the operations and the bytes, n = 4096, d = 64, float");
+    double n = COUNT_N, d = D, blocks = ceil(n / ATTN_TILE);
+    fputs("pass              operations          naive bytes, n x n arrays    tiled bytes, blocks of 64\n", out);
+    // forward. naive: s written by q k^T, read and written by the softmax,
+    // read by w v; q, k, v read and out written once. tiled: q read and out
+    // written once, k and v read once per block of queries.
+    fprintf(out, "forward           4 n^2 d  = %.3g   4 (4 n^2 + 4 n d) = %.3g   4 (2 n d + 2 n d N) = %.3g\n",
+            attention_flops(COUNT_N, D, false, false), 4 * (4 * n * n + 4 * n * d), 4 * (2 * n * d + 2 * n * d * blocks));
+    // backward. naive: w read for dv, dw written by dout v^T, then read with
+    // w and written as ds, read and written by the scaling, read for dq and
+    // for dk; q, k, v, dout read and dq, dk, dv written. tiled: pass 1 reads
+    // q, dout, out (and lse) once per block of keys, pass 2 k and v once per
+    // block of queries; each block's own rows read and written once.
+    fprintf(out, "backward         10 n^2 d  = %.3g   4 (9 n^2 + 7 n d) = %.3g   4 (5 n d N + 8 n d) = %.3g\n",
+            attention_flops(COUNT_N, D, false, true), 4 * (9 * n * n + 7 * n * d), 4 * (5 * n * d * blocks + 8 * n * d));
+    fputs("causal: tiled does half the operations (the tiles above the diagonal are skipped) and\n"
+          "moves about half the bytes; naive computes all n^2 scores and moves its n x n arrays whole.\n", out);
+    fprintf(out, "N = n / 64 = %.0f blocks. From memory, tiled reads each input and writes each output\n"
+            "about once while k and v (2 n d floats, %.0f MiB) fit in the last cache: 4 (4 n d) = %.3g\n"
+            "bytes forward, %.0f operations a byte; naive moves its n x n arrays, %.0f a byte.\n",
+            blocks, 8 * n * d / (1 << 20), 16 * n * d, attention_flops(COUNT_N, D, false, false) / (16 * n * d),
+            attention_flops(COUNT_N, D, false, false) / (4 * (4 * n * n + 4 * n * d)));
 }
 
 // One row of [10.3]'s table, and of its figure's data.
