@@ -6,7 +6,6 @@
 
 softmax_state softmax_start(void) { return (softmax_state){-INFINITY, 0}; }
 
-//> online-softmax-block
 real softmax_add_block(softmax_state *s, real *p, const real *x, int n) {
     real top = s->max;
     for (int j = 0; j < n; j++) top = fmax(top, x[j]);
@@ -21,11 +20,9 @@ real softmax_add_block(softmax_state *s, real *p, const real *x, int n) {
     s->max = top;
     return rescale;
 }
-//< online-softmax-block
 
 real softmax_log_sum_exp(softmax_state s) { return s.sum > 0 ? s.max + log(s.sum) : -INFINITY; }
 
-//> online-softmax
 void softmax_online(real *y, const real *x, int n) {
     softmax_state s = softmax_start();
     for (int j = 0; j < n; j++) {  // one pass: the maximum and the sum together
@@ -36,7 +33,6 @@ void softmax_online(real *y, const real *x, int n) {
     }
     for (int j = 0; j < n; j++) y[j] = s.sum > 0 ? exp(x[j] - s.max) / s.sum : 0;
 }
-//< online-softmax
 
 void softmax_two_pass(real *y, const real *x, int n) {
     real top = -INFINITY, sum = 0;

@@ -22,7 +22,6 @@ static real dot(const real *a, const real *b, int d) {
 // under the causal mask those up to i.
 static int seen_keys(bool causal, int i, int j0, int C) { return causal ? min_int(C, i - j0 + 1) : C; }
 
-//> tiled-forward-rows
 // Queries i0 .. i0 + R - 1 against every key block they may see: a tile of
 // scores at a time, each row folded in by the online softmax.
 static void forward_rows(real *out, real *lse, const real *q, const real *k, const real *v, int n,
@@ -51,9 +50,7 @@ static void forward_rows(real *out, real *lse, const real *q, const real *k, con
         lse[i0 + r] = softmax_log_sum_exp(state[r]);
     }
 }
-//< tiled-forward-rows
 
-//> tiled-backward-tile
 // Query block i0 (R rows) against key block j0 (C rows): the weights
 // recomputed from lse, their gradients added into the query block's rows
 // of dq, and into the key block's rows of dk and dv; NULL for those not
@@ -76,11 +73,9 @@ static void backward_tile(real *dq, real *dk, real *dv, const real *dout, const 
         }
     }
 }
-//< tiled-backward-tile
 
 static bool kernels_take(int d) { return d <= ATTN_TILE_MAX_D; }
 
-//> tiled-forward
 void tiled_attention_forward(real *out, real *lse, const real *q, const real *k, const real *v,
                              int n, int d, real scale, bool causal) {
     int blocks = (n + ATTN_TILE - 1) / ATTN_TILE;
@@ -91,9 +86,7 @@ void tiled_attention_forward(real *out, real *lse, const real *q, const real *k,
             forward_rows(out, lse, q, k, v, n, d, scale, causal, i0, R);
     }
 }
-//< tiled-forward
 
-//> tiled-backward
 // The tile of query block i against key block j, as its (i, j) numbers
 // say: gradients into dq, or into dk and dv.
 static void backward_block(real *dq, real *dk, real *dv, const real *dout, const real *q,
@@ -117,7 +110,6 @@ void tiled_attention_backward(real *dq, real *dk, real *dv, const real *dout, co
     for (int i = 0; i < blocks; i++)  // pass 2: a query block's dq, from every key block
         for (int j = 0; j < blocks; j++) backward_block(dq, NULL, NULL, dout, q, k, v, out, lse, n, d, scale, causal, i, j);
 }
-//< tiled-backward
 
 double attention_flops(int n, int d, bool causal, bool backward) {
     double full = (backward ? 10.0 : 4.0) * n * (double)n * d;
