@@ -472,7 +472,7 @@ static bool passes_block(FILE *out, const run_options *o) {
 // The machine's memory in MB, from sysconf; 0 when it does not say.
 static long long machine_memory_mb(void) {
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    return pages > 0 && size > 0 ? (long long)pages / (1 << 20) * size : 0;
+    return pages > 0 && size > 0 ? (long long)pages * size / (1 << 20) : 0;
 }
 
 int main(int argc, char **argv) {
@@ -490,7 +490,8 @@ int main(int argc, char **argv) {
              "\n"
              "  --max-n N        the largest n (default %d); the sizes double from %d\n"
              "  --max-memory MB  naive attention runs only where its n x n weights fit in MB\n"
-             "                   (default %lld: an eighth of this machine's memory, %lld MB)\n"
+             "                   (default %lld: an eighth of this machine's memory, %lld MB;\n"
+             "                   at most half of it)\n"
              "  --seed N         random seed of the inputs (default %d)\n"
              "  --data DIR       also write the figure data (chapter10-*.dat) into DIR\n"
              "  --help           this message\n",
@@ -498,7 +499,8 @@ int main(int argc, char **argv) {
     common_options opts = {DEFAULT_SEED, NULL};
     extra_option extra[] = {
         {"--max-n", OPT_INTEGER, &o.max_n, MIN_N, MAX_N, "queries and keys"},
-        {"--max-memory", OPT_INTEGER, &o.max_memory_mb, 1, 1LL << 40, "MB"},
+        // at most half the machine: the rest for the system and the other arrays, never a swap storm
+        {"--max-memory", OPT_INTEGER, &o.max_memory_mb, 1, memory > 1 ? (double)(memory / 2) : 1e12, "MB"},
     };
     int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, usage, &opts, extra, 2));
     if (done >= 0) return done;
