@@ -74,4 +74,5 @@ VEC_OP float vec_max_all(vec a) {
 }
 
 #include "kernels/simd_kernels.h"
+#include "kernels/simd_attention.h"
 #endif

@@ -87,4 +87,5 @@ VEC_OP float vec_sum(vec a) {  // in a fixed order: halves, then quarters, ...
 VEC_OP float vec_max_all(vec a) { return _mm512_reduce_max_ps(a); }
 
 #include "kernels/simd_kernels.h"
+#include "kernels/simd_attention.h"
 #endif

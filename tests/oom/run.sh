@@ -92,6 +92,7 @@ chapter5|chapter5 --data DATA|-|DATA
 chapter6|chapter6 --glove $in/glove4.txt --data DATA|-|DATA
 chapter8|chapter8 --steps 3 --test-size 8 --imdb $in/reviews.json --glove $in/glove100.txt --data DATA|-|DATA
 chapter7|chapter7 --imdb $in/reviews.json --glove $in/glove100.txt --epochs 1 --data DATA|-|DATA
+chapter10-timing|chapter10 --max-n 512 --max-memory 1 --data DATA|-|DATA
 chapter7-tokenize|chapter7 --tokenize|$in/lines.txt|-
 chapter7-convert|chapter7 --convert-glove $in/wink.json OUT|-|OUT
 chapter7-convert-link|chapter7 --convert-glove $in/wink.json LINK|-|LINK"
@@ -128,6 +129,9 @@ leftovers() {
       case "$f" in
         # times: the table's sizes, and the epochs' numbers without their seconds
         *-timing.dat) echo "$f $(cut -d' ' -f1 "$f" | cksum)" ;;
+        # chapter 10's measurements: the sizes of its table, the ceilings' header
+        */chapter10-memory.dat) echo "$f $(cut -d' ' -f1 "$f" | cksum)" ;;
+        */chapter10-machine.dat) echo "$f $(head -n 1 "$f" | cksum)" ;;
         *-train-*.dat) echo "$f $(sed 's/ [^ ]*$//' "$f" | cksum)" ;;
         *) echo "$f $(cksum < "$f")" ;;
       esac

@@ -1,0 +1,7 @@
+# chapter10.mk: the book runs ./chapter10 with its defaults: the machine's
+# ceilings, then naive and tiled attention from n = 256 to 65,536 (naive
+# until its weights pass an eighth of the machine's memory), under 3
+# minutes on two cores; the tests run it to n = 1024 with naive stopped
+# past 2 MB (its weights at n = 1024 take 4 MB), a few seconds.
+BOOK_ARGS_chapter10 =
+CHECK_ARGS_chapter10 = --max-n 1024 --max-memory 2
