@@ -253,9 +253,11 @@ bench: all
 # tokenizer of chapter 7); texlive-latex-extra has framed.sty and fvextra.sty,
 # which the shaded, wrapped code listings need; python3-nltk is the reference
 # the book's tokenizer timing is measured against; texlive-pictures (TikZ)
-# and dvisvgm draw the diagrams of diagrams/ (book/diagrams.mk).
+# and dvisvgm draw the diagrams of diagrams/ (book/diagrams.mk). gzip and
+# xz-utils: chapter 9 measures the held-out novel's compressed size with
+# them (src/tasks/austen_compress.h).
 BUILD_PKGS := gcc:cc make:make libcjson-dev libpcre2-dev zlib1g-dev golang-gopkg-neurosnap-sentences.v1-dev
-TEST_PKGS := $(BUILD_PKGS) pkg-config:pkg-config check npm:npm
+TEST_PKGS := $(BUILD_PKGS) pkg-config:pkg-config check npm:npm xz-utils:xz gzip:gzip
 BOOK_PKGS := $(TEST_PKGS) python3-nltk gnuplot-nox:gnuplot pandoc:pandoc texlive-latex-base \
              texlive-latex-recommended texlive-fonts-recommended texlive-latex-extra lmodern \
              texlive-pictures dvisvgm:dvisvgm

@@ -1,0 +1,27 @@
+// grad_clip.h: gradient-norm clipping, as torch.nn.utils.clip_grad_norm_
+// does it (the L2 norm), on a model's gradients kept in one flat array.
+//
+//   n      gradients, one flat array: all of the model's parameters
+//
+// The norm is the L2 norm of all n gradients together, as if they were one
+// vector (PyTorch takes each tensor's norm, then the norm of those norms:
+// the same number). When it is too large, every gradient is scaled by the
+// same factor max_norm / (norm + 1e-6), which brings the norm down to just
+// under max_norm and keeps the direction of the step; when the factor is 1
+// or more, nothing changes. One unlucky batch then cannot throw the
+// parameters far.
+#ifndef ATTN_GRAD_CLIP_H
+#define ATTN_GRAD_CLIP_H
+
+#include <stddef.h>
+
+#include "kernels/real.h"
+
+// The L2 norm of grads (n), summed in double.
+double grad_norm(const real *grads, size_t n);
+
+// Scales grads (n) by max_norm / (norm + 1e-6) when that is below 1.
+// Returns the norm before clipping (what clip_grad_norm_ returns).
+double grad_clip(real *grads, size_t n, double max_norm);
+
+#endif
