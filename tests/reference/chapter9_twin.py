@@ -153,15 +153,16 @@ def adamw(model, lr, betas, weight_decay):
 
 
 def train_step(model, opt, x, y, lr):
-    """Forward, backward, clipping at 1, AdamW at lr: the loss before it."""
+    """Forward, backward, clipping at 1, AdamW at lr: the loss before it
+    and the gradients' norm before clipping."""
     for group in opt.param_groups:
         group["lr"] = lr
     opt.zero_grad(set_to_none=False)
     _, loss = model(x, y)
     loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
-    return loss.item()
+    return loss.item(), norm.item()
 
 
 def main():
@@ -188,7 +189,7 @@ def main():
         ix = torch.randint(len(ids) - T, (args.batch,), generator=g)
         x = torch.stack([ids[i:i + T] for i in ix])
         y = torch.stack([ids[i + 1:i + T + 1] for i in ix])
-        loss = train_step(model, opt, x, y, lr_at(step, **sched))
+        loss, _ = train_step(model, opt, x, y, lr_at(step, **sched))
         print(f"step {step:5d}  loss {loss:.6f}")
 
 
