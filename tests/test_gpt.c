@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/rng.h"
+#include "kernels/parallel.h"
 #include "models/gpt.h"
 #include "suite.h"
 
@@ -24,7 +25,7 @@ enum { V = 20, T = 16, D = 32, HEADS = 4, LAYERS = 2 };
 static gpt_model *small_model(uint64_t seed) {
     gpt_config c = { .V = V, .T = T, .d = D, .h = HEADS, .L = LAYERS };
     char err[200];
-    gpt_model *m = gpt_build(&c, 2, seed, NULL, 0.1, NULL, err, sizeof err);
+    gpt_model *m = gpt_build(&c, 2, 1, seed, NULL, 0.1, NULL, err, sizeof err);
     ck_assert_msg(m != NULL, "%s", err);
     for (size_t i = 0; i < m->n_params; i++) m->param_block[i] *= 15;
     return m;
@@ -144,7 +145,7 @@ START_TEST(save_and_load_round_trip) {
     ck_assert_msg(gpt_save(m, path, err, sizeof err) == 0, "%s", err);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     ck_assert_msg(access(tmp, F_OK) != 0, "%s left behind", tmp);
-    gpt_model *back = gpt_load(path, 1, 0.1, NULL, err, sizeof err);
+    gpt_model *back = gpt_load(path, 1, 1, 0.1, NULL, err, sizeof err);
     ck_assert_msg(back != NULL, "%s", err);
     ck_assert_mem_eq(&back->cfg, &m->cfg, sizeof m->cfg);
     ck_assert_uint_eq(back->n_params, m->n_params);
@@ -168,7 +169,7 @@ static void expect_refused(const char *path, const unsigned char *buf, size_t le
                            const char *says) {
     spill(path, buf, len);
     char err[300] = "";
-    gpt_model *m = gpt_load(path, 1, 0.1, NULL, err, sizeof err);
+    gpt_model *m = gpt_load(path, 1, 1, 0.1, NULL, err, sizeof err);
     ck_assert_msg(m == NULL, "a file that should say \"%s\" was loaded", says);
     ck_assert_msg(strstr(err, path) == err, "the message does not start with the file: %s", err);
     ck_assert_msg(strstr(err, says) != NULL, "\"%s\" is not in: %s", says, err);
@@ -205,7 +206,7 @@ START_TEST(damaged_files_are_refused) {
     bad[len / 2] ^= 0x10;  // one bit of a parameter
     expect_refused(path, bad, len, "checksum mismatch");
     remove(path);
-    gpt_model *none = gpt_load(path, 1, 0.1, NULL, err, sizeof err);
+    gpt_model *none = gpt_load(path, 1, 1, 0.1, NULL, err, sizeof err);
     ck_assert_ptr_null(none);
     ck_assert_msg(strstr(err, path) == err && strstr(err, "No such file"), "%s", err);
     // a folder that does not exist: refused by name, nothing left behind
@@ -237,7 +238,7 @@ START_TEST(training_loss_falls) {
     gpt_config c = { .V = Vt, .T = T, .d = D, .h = HEADS, .L = LAYERS };
     lr_schedule s = { .lr_max = 1e-2, .lr_min = 1e-3, .warmup = 10, .decay_steps = 150 };
     char err[200];
-    gpt_model *m = gpt_build(&c, 8, 1, vocab, 0.1, &s, err, sizeof err);
+    gpt_model *m = gpt_build(&c, 8, 2, 1, vocab, 0.1, &s, err, sizeof err);
     ck_assert_msg(m != NULL, "%s", err);
     torch_rng g;
     rng_seed(&g, 3);
@@ -259,14 +260,59 @@ START_TEST(training_loss_falls) {
 }
 END_TEST
 
+// A batch in two shards: the same numbers on one thread or two (each shard
+// computed alike, the gradients summed in order), and within rounding of
+// the batch in one piece.
+START_TEST(shards_and_threads) {
+    gpt_config c = { .V = V, .T = T, .d = D, .h = HEADS, .L = LAYERS };
+    char err[200];
+    gpt_model *one = gpt_build(&c, 4, 1, 6, NULL, 0.1, NULL, err, sizeof err);
+    gpt_model *two = gpt_build(&c, 4, 2, 6, NULL, 0.1, NULL, err, sizeof err);
+    ck_assert(one && two);
+    int32_t windows[4 * (T + 1)];
+    for (int i = 0; i < 4 * (T + 1); i++) windows[i] = (i * 13 + i / 5) % V;
+    size_t size = two->n_params * sizeof(real);
+    real *grads[2] = { malloc(size), malloc(size) };
+    ck_assert(grads[0] && grads[1]);
+    for (int threads = 1; threads <= 2; threads++) {
+        parallel_set_threads(threads);
+        gpt_forward(two, windows, windows + 1, 1, T);  // B 1: shard 0 is empty
+        for (int b = 0; b < 4; b++) {
+            memcpy(two->a.ids + b * T, windows + b * (T + 1), T * sizeof(int32_t));
+            memcpy(two->a.targets + b * T, windows + b * (T + 1) + 1, T * sizeof(int32_t));
+        }
+        gpt_forward(two, two->a.ids, two->a.targets, 4, T);
+        gpt_backward(two);
+        memcpy(grads[threads - 1], two->grad_block, size);
+    }
+    parallel_set_threads(1);
+    ck_assert_mem_eq(grads[0], grads[1], size);
+    free(grads[0]);
+    free(grads[1]);
+    memcpy(one->a.ids, two->a.ids, 4 * T * sizeof(int32_t));
+    memcpy(one->a.targets, two->a.targets, 4 * T * sizeof(int32_t));
+    gpt_forward(one, one->a.ids, one->a.targets, 4, T);
+    gpt_backward(one);
+    double worst = 0;
+    for (size_t i = 0; i < one->n_params; i++)
+        worst = fmax(worst, fabs(one->grad_block[i] - two->grad_block[i]));
+    ck_assert_msg(worst < 1e-6, "one shard and two differ by %g", worst);
+    gpt_free(one);
+    gpt_free(two);
+}
+END_TEST
+
 START_TEST(bad_sizes_are_refused) {
     char err[200];
     gpt_config c = { .V = 10, .T = 8, .d = 30, .h = 4, .L = 1 };
-    ck_assert_ptr_null(gpt_build(&c, 1, 1, NULL, 0, NULL, err, sizeof err));
+    ck_assert_ptr_null(gpt_build(&c, 1, 1, 1, NULL, 0, NULL, err, sizeof err));
     ck_assert_msg(strstr(err, "not divisible"), "%s", err);
     c.h = 3;
+    ck_assert_ptr_null(gpt_build(&c, 2, 3, 1, NULL, 0, NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "3 shards of a batch of 2"), "%s", err);
+    c.h = 3;
     c.L = 0;
-    ck_assert_ptr_null(gpt_build(&c, 1, 1, NULL, 0, NULL, err, sizeof err));
+    ck_assert_ptr_null(gpt_build(&c, 1, 1, 1, NULL, 0, NULL, err, sizeof err));
     ck_assert_msg(strstr(err, "below 1"), "%s", err);
 }
 END_TEST
@@ -286,6 +332,7 @@ int main(void) {
     TCase *train = tcase_create("training");
     tcase_set_timeout(train, 60);
     tcase_add_test(train, training_loss_falls);
+    tcase_add_test(train, shards_and_threads);
     tcase_add_test(train, bad_sizes_are_refused);
     suite_add_tcase(s, train);
     return run_suite(s);

@@ -41,7 +41,7 @@ static golden_case load_case(void) {
     free(cfg);
     lr_schedule s = { .lr_max = 1e-2, .lr_min = 1e-3, .warmup = 3, .decay_steps = 8 };
     char err[200];
-    c.m = gpt_build(&g, c.B, 1, NULL, 0.1, &s, err, sizeof err);
+    c.m = gpt_build(&g, c.B, 1, 1, NULL, 0.1, &s, err, sizeof err);
     ck_assert_msg(c.m != NULL, "%s", err);
     c.m->opt.b2 = 0.95;
     double *init = golden_doubles(FILE_, "init", "f32", c.m->n_params);

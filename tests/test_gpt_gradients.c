@@ -37,10 +37,12 @@ static const int32_t targets[B * N] = { 3, 3, 0, 5, 2, 1, 1, 4 };
 
 static double loss_of(void *ctx) { return gpt_forward(ctx, ids, targets, B, N); }
 
-static gpt_model *tiny(void) {
+// shards 1: the whole batch at once; 2: each sequence on its own, the
+// gradients summed (gpt.h).
+static gpt_model *tiny(int shards) {
     gpt_config c = { .V = V, .T = T, .d = D, .h = HEADS, .L = LAYERS };
     char err[200];
-    gpt_model *m = gpt_build(&c, B, 5, NULL, 0.1, NULL, err, sizeof err);
+    gpt_model *m = gpt_build(&c, B, shards, 5, NULL, 0.1, NULL, err, sizeof err);
     ck_assert_msg(m != NULL, "%s", err);
     // larger than GPT-2's 0.02 starting values, and biases and gains away
     // from 0 and 1, so that every path carries a visible gradient
@@ -55,7 +57,8 @@ static gpt_model *tiny(void) {
 }
 
 START_TEST(every_parameter_tensor) {
-    gpt_model *m = tiny();
+    gpt_model *m = tiny(1 + _i);
+    printf("gpt: %d shard(s)\n", 1 + _i);
     ck_assert_int_eq(m->n_tensors, 2 + 12 * LAYERS + 2);
     ck_assert_uint_eq(m->n_params, gpt_param_count(&m->cfg));
     loss_of(m);
@@ -80,7 +83,7 @@ END_TEST
 // in the input (0 .. 6 but 4 and 5 here: 4 and 5 occur only as targets),
 // and the rest, for the input ids, is the embedding's.
 START_TEST(tied_weight_collects_both_uses) {
-    gpt_model *m = tiny();
+    gpt_model *m = tiny(1);
     loss_of(m);
     gpt_backward(m);
     double *out_part = calloc((size_t)V * D, sizeof *out_part);
@@ -107,7 +110,7 @@ int main(void) {
     Suite *s = suite_create("gpt_gradients");
     TCase *tc = tcase_create("gpt");
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, every_parameter_tensor);
+    tcase_add_loop_test(tc, every_parameter_tensor, 0, 2);
     tcase_add_test(tc, tied_weight_collects_both_uses);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/rng.h"
+#include "kernels/parallel.h"
 #include "layers/cross_entropy.h"
 #include "layers/embedding.h"
 #include "layers/gelu.h"
@@ -164,6 +165,9 @@ static void carve_acts(arena *r, gpt_model *m) {
     kv->scratch = carve(r, (size_t)c->T * d);
 }
 
+// Where shard k of B sequences in `shards` parts ends (k = -1: 0).
+static int shard_end(int B, int shards, int k) { return (int)((long)B * (k + 1) / shards); }
+
 // Everything the model owns but its parameters' values; 0, or -1 when out
 // of memory.
 static int alloc_model(gpt_model *m, int B) {
@@ -175,6 +179,8 @@ static int alloc_model(gpt_model *m, int B) {
     m->g.blocks = calloc(c->L, sizeof(gpt_block));
     m->vocab = calloc(c->V, sizeof *m->vocab);
     m->a.blocks = calloc(c->L, sizeof(gpt_block_acts));
+    m->gs = calloc(m->shards, sizeof *m->gs);
+    if (m->shards > 1) m->shard_grads = calloc((m->shards - 1) * m->n_params, sizeof(real));
     m->a.B = B;
     m->a.ids = calloc((size_t)B * c->T, sizeof(int32_t));
     m->a.targets = calloc((size_t)B * c->T, sizeof(int32_t));
@@ -183,21 +189,34 @@ static int alloc_model(gpt_model *m, int B) {
     walk_layout(&count, &(gpt_params){ 0 }, c);
     m->tensors = calloc(count.n_tensors, sizeof *m->tensors);
     if (!m->param_block || !m->grad_block || !m->p.blocks || !m->g.blocks || !m->vocab ||
-        !m->a.blocks || !m->a.ids || !m->a.targets || !m->kv.probs || !m->tensors)
+        !m->a.blocks || !m->a.ids || !m->a.targets || !m->kv.probs || !m->tensors || !m->gs ||
+        (m->shards > 1 && !m->shard_grads))
         return -1;
     layout_walk wp = { .block = m->param_block, .tensors = m->tensors };
     walk_layout(&wp, &m->p, c);
     m->n_tensors = wp.n_tensors;
     layout_walk wg = { .block = m->grad_block };
     walk_layout(&wg, &m->g, c);
+    m->gs[0] = m->g;
+    for (int k = 1; k < m->shards; k++) {
+        if (!(m->gs[k].blocks = calloc(c->L, sizeof(gpt_block)))) return -1;
+        layout_walk w = { .block = m->shard_grads + (k - 1) * m->n_params };
+        walk_layout(&w, &m->gs[k], c);
+    }
     arena r = { 0 };
     carve_acts(&r, m);
     if (!(r.base = malloc(r.used * sizeof(real)))) return -1;
     r.used = 0;
     carve_acts(&r, m);
     m->a.arena = r.base;
-    for (int l = 0; l < c->L; l++)
-        if (mha_cache_alloc(&m->a.blocks[l].attn, B, c->T, c->T, c->d, c->h) != 0) return -1;
+    for (int l = 0; l < c->L; l++) {
+        gpt_block_acts *b = &m->a.blocks[l];
+        if (!(b->attn = calloc(m->shards, sizeof *b->attn))) return -1;
+        // room for the largest shard of any batch of up to B sequences
+        int most = (B + m->shards - 1) / m->shards;
+        for (int k = 0; k < m->shards; k++)
+            if (mha_cache_alloc(&b->attn[k], most, c->T, c->T, c->d, c->h) != 0) return -1;
+    }
     return 0;
 }
 
@@ -230,12 +249,18 @@ static int mark_decay(gpt_model *m) {
     return 0;
 }
 
-gpt_model *gpt_build(const gpt_config *cfg, int B, uint64_t seed, const uint32_t *vocab,
-                     double wd, const lr_schedule *schedule, char *err, size_t errlen) {
+gpt_model *gpt_build(const gpt_config *cfg, int B, int shards, uint64_t seed,
+                     const uint32_t *vocab, double wd, const lr_schedule *schedule, char *err,
+                     size_t errlen) {
     if (!config_ok(cfg, B, err, errlen)) return NULL;
+    if (shards < 1 || shards > B) {
+        say(err, errlen, "%d shards of a batch of %d sequences", shards, B);
+        return NULL;
+    }
     gpt_model *m = calloc(1, sizeof *m);
     if (!m) return say(err, errlen, "out of memory"), NULL;
     m->cfg = *cfg;
+    m->shards = shards;
     m->clip = 1.0;
     if (schedule) m->schedule = *schedule;
     if (alloc_model(m, B) != 0 || init_params(m, seed) != 0 ||
@@ -250,8 +275,14 @@ gpt_model *gpt_build(const gpt_config *cfg, int B, uint64_t seed, const uint32_t
 
 void gpt_free(gpt_model *m) {
     if (!m) return;
-    if (m->a.blocks)
-        for (int l = 0; l < m->cfg.L; l++) mha_cache_free(&m->a.blocks[l].attn);
+    for (int l = 0; m->a.blocks && l < m->cfg.L; l++) {
+        for (int k = 0; m->a.blocks[l].attn && k < m->shards; k++)
+            mha_cache_free(&m->a.blocks[l].attn[k]);
+        free(m->a.blocks[l].attn);
+    }
+    for (int k = 1; m->gs && k < m->shards; k++) free(m->gs[k].blocks);
+    free(m->gs);
+    free(m->shard_grads);
     adamw_free(&m->opt);
     free(m->a.arena);
     free(m->a.blocks);
@@ -269,96 +300,155 @@ void gpt_free(gpt_model *m) {
 
 // ---------------------------------------------------------------- forward and backward
 
-// Stream l of the last forward pass: (B, n, d), within the room.
-static real *stream(const gpt_model *m, int l) {
-    return m->a.x + (size_t)l * m->a.B * m->cfg.T * m->cfg.d;
+// Sequences b0 .. b0 + B - 1 of the batch (shard k), n positions each: the
+// rows from r0 = b0 n on of every (B, n, ...) array, and the parameters'
+// gradients into g.
+typedef struct {
+    int k, B, n;
+    size_t r0;
+    const gpt_params *g;
+} shard;
+
+// Stream l of the last forward pass, (B, n, d) within the room, from
+// shard s's first row.
+static real *stream(const gpt_model *m, int l, const shard *s) {
+    return m->a.x + (size_t)l * m->a.B * m->cfg.T * m->cfg.d + s->r0 * m->cfg.d;
 }
 
-// x_out = mid + mlp(ln_2(mid)), mid = x_in + attn(ln_1(x_in)).
-static void block_forward(gpt_model *m, int l, int B, int n) {
-    const int d = m->cfg.d, N = B * n;
+// Row r0 of an array of rows of width w.
+#define ROWS(array, w) ((array) + s->r0 * (size_t)(w))
+
+// x_out = mid + mlp(ln_2(mid)), mid = x_in + attn(ln_1(x_in)), for shard s.
+static void block_forward(gpt_model *m, int l, const shard *s) {
+    const int d = m->cfg.d, N = s->B * s->n;
+    const size_t nd = (size_t)N * d;
     const gpt_block *p = &m->p.blocks[l];
     gpt_block_acts *a = &m->a.blocks[l];
-    const real *in = stream(m, l);
-    real *out = stream(m, l + 1);
-    layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, in, p->ln1_w, p->ln1_b, N, d);
-    mha_forward(a->attn_out, &a->attn, &p->attn, a->ln1, a->ln1, NULL, true, B, n, n, d,
+    const real *in = stream(m, l, s);
+    real *out = stream(m, l + 1, s), *ln1 = ROWS(a->ln1, d), *ln2 = ROWS(a->ln2, d);
+    real *mid = ROWS(a->mid, d), *attn_out = ROWS(a->attn_out, d), *fc = ROWS(a->fc, 4 * d);
+    real *gelu = ROWS(a->gelu, 4 * d);
+    layernorm_forward(ln1, ROWS(a->ln1_mean, 1), ROWS(a->ln1_rstd, 1), in, p->ln1_w, p->ln1_b,
+                      N, d);
+    mha_forward(attn_out, &a->attn[s->k], &p->attn, ln1, ln1, NULL, true, s->B, s->n, s->n, d,
                 m->cfg.h, NULL, NULL);
-    for (size_t e = 0; e < (size_t)N * d; e++) a->mid[e] = in[e] + a->attn_out[e];
-    layernorm_forward(a->ln2, a->ln2_mean, a->ln2_rstd, a->mid, p->ln2_w, p->ln2_b, N, d);
-    linear_forward(a->fc, a->ln2, p->fc_w, p->fc_b, N, d, 4 * d, WEIGHT_OUT_IN);
-    gelu_forward(a->gelu, a->fc, (size_t)N * 4 * d);
-    linear_forward(out, a->gelu, p->proj_w, p->proj_b, N, 4 * d, d, WEIGHT_OUT_IN);
-    for (size_t e = 0; e < (size_t)N * d; e++) out[e] = a->mid[e] + out[e];
+    for (size_t e = 0; e < nd; e++) mid[e] = in[e] + attn_out[e];
+    layernorm_forward(ln2, ROWS(a->ln2_mean, 1), ROWS(a->ln2_rstd, 1), mid, p->ln2_w, p->ln2_b,
+                      N, d);
+    linear_forward(fc, ln2, p->fc_w, p->fc_b, N, d, 4 * d, WEIGHT_OUT_IN);
+    gelu_forward(gelu, fc, nd * 4);
+    linear_forward(out, gelu, p->proj_w, p->proj_b, N, 4 * d, d, WEIGHT_OUT_IN);
+    for (size_t e = 0; e < nd; e++) out[e] = mid[e] + out[e];
+}
+
+// Shard s's logits: the embedding, the blocks, ln_f and the tied output layer.
+static void shard_forward(gpt_model *m, const shard *s) {
+    const gpt_config *c = &m->cfg;
+    const int N = s->B * s->n, d = c->d;
+    gpt_acts *a = &m->a;
+    embedding_forward(stream(m, 0, s), ROWS(a->ids, 1), m->p.wte, N, d);
+    positions_forward(stream(m, 0, s), m->p.wpe, NULL, s->B, s->n, d);
+    for (int l = 0; l < c->L; l++) block_forward(m, l, s);
+    layernorm_forward(ROWS(a->lnf, d), ROWS(a->lnf_mean, 1), ROWS(a->lnf_rstd, 1),
+                      stream(m, c->L, s), m->p.lnf_w, m->p.lnf_b, N, d);
+    // the output layer is the token embedding: logits = ln_f(x) wte^T
+    linear_forward(ROWS(a->logits, c->V), ROWS(a->lnf, d), m->p.wte, NULL, N, d, c->V,
+                   WEIGHT_OUT_IN);
+}
+
+// Shard k of the last forward pass.
+static shard shard_of(const gpt_model *m, int k) {
+    int b0 = shard_end(m->B, m->shards, k - 1), b1 = shard_end(m->B, m->shards, k);
+    return (shard){ .k = k, .B = b1 - b0, .n = m->n, .r0 = (size_t)b0 * m->n, .g = &m->gs[k] };
 }
 
 real gpt_forward(gpt_model *m, const int32_t *ids, const int32_t *targets, int B, int n) {
     const gpt_config *c = &m->cfg;
-    const int N = B * n, d = c->d;
+    const int N = B * n;
     m->B = B;
     m->n = n;
     if (ids != m->a.ids) memcpy(m->a.ids, ids, (size_t)N * sizeof *ids);
-    embedding_forward(stream(m, 0), ids, m->p.wte, N, d);
-    positions_forward(stream(m, 0), m->p.wpe, NULL, B, n, d);
-    for (int l = 0; l < c->L; l++) block_forward(m, l, B, n);
-    gpt_acts *a = &m->a;
-    layernorm_forward(a->lnf, a->lnf_mean, a->lnf_rstd, stream(m, c->L), m->p.lnf_w,
-                      m->p.lnf_b, N, d);
-    // the output layer is the token embedding: logits = ln_f(x) wte^T
-    linear_forward(a->logits, a->lnf, m->p.wte, NULL, N, d, c->V, WEIGHT_OUT_IN);
+    PARALLEL_FOR(m->shards > 1)
+    for (int k = 0; k < m->shards; k++) {
+        shard s = shard_of(m, k);
+        if (s.B > 0) shard_forward(m, &s);
+    }
     if (!targets) return 0;
-    if (targets != a->targets) memcpy(a->targets, targets, (size_t)N * sizeof *targets);
-    return cross_entropy_forward(a->logits, targets, N, c->V, -1);
+    if (targets != m->a.targets) memcpy(m->a.targets, targets, (size_t)N * sizeof *targets);
+    return cross_entropy_forward(m->a.logits, targets, N, c->V, -1);
 }
 
-// Given a->dx, the gradient of block l's output, leaves there the gradient
-// of its input, and adds the block's parameters' gradients.
-static void block_backward(gpt_model *m, int l) {
-    const int d = m->cfg.d, B = m->B, n = m->n, N = B * n;
+// Given shard s's rows of a->dx, the gradient of block l's output, leaves
+// there the gradient of its input, and adds the block's parameters'
+// gradients into s->g.
+static void block_backward(gpt_model *m, int l, const shard *s) {
+    const int d = m->cfg.d, N = s->B * s->n;
     const size_t nd = (size_t)N * d, nf = nd * 4;
-    const gpt_block *p = &m->p.blocks[l], *g = &m->g.blocks[l];
+    const gpt_block *p = &m->p.blocks[l], *g = &s->g->blocks[l];
     gpt_block_acts *b = &m->a.blocks[l];
     gpt_acts *a = &m->a;
+    real *dx = ROWS(a->dx, d), *dmid = ROWS(a->dmid, d), *dln = ROWS(a->dln, d);
+    real *dfc = ROWS(a->dfc, 4 * d), *dgelu = ROWS(a->dgelu, 4 * d), *ln1 = ROWS(b->ln1, d);
     // out = mid + c_proj(gelu(c_fc(ln_2(mid))))
-    memset(a->dgelu, 0, nf * sizeof(real));
-    linear_backward(a->dgelu, g->proj_w, g->proj_b, a->dx, b->gelu, p->proj_w, N, 4 * d, d,
+    memset(dgelu, 0, nf * sizeof(real));
+    linear_backward(dgelu, g->proj_w, g->proj_b, dx, ROWS(b->gelu, 4 * d), p->proj_w, N, 4 * d,
+                    d, WEIGHT_OUT_IN);
+    memset(dfc, 0, nf * sizeof(real));
+    gelu_backward(dfc, dgelu, ROWS(b->fc, 4 * d), nf);
+    memset(dln, 0, nd * sizeof(real));
+    linear_backward(dln, g->fc_w, g->fc_b, dfc, ROWS(b->ln2, d), p->fc_w, N, d, 4 * d,
                     WEIGHT_OUT_IN);
-    memset(a->dfc, 0, nf * sizeof(real));
-    gelu_backward(a->dfc, a->dgelu, b->fc, nf);
-    memset(a->dln, 0, nd * sizeof(real));
-    linear_backward(a->dln, g->fc_w, g->fc_b, a->dfc, b->ln2, p->fc_w, N, d, 4 * d,
-                    WEIGHT_OUT_IN);
-    memcpy(a->dmid, a->dx, nd * sizeof(real));  // the residual path
-    layernorm_backward(a->dmid, g->ln2_w, g->ln2_b, a->dln, b->mid, b->ln2_mean, b->ln2_rstd,
-                       p->ln2_w, N, d);
+    memcpy(dmid, dx, nd * sizeof(real));  // the residual path
+    layernorm_backward(dmid, g->ln2_w, g->ln2_b, dln, ROWS(b->mid, d), ROWS(b->ln2_mean, 1),
+                       ROWS(b->ln2_rstd, 1), p->ln2_w, N, d);
     // mid = in + attn(ln_1(in))
-    memset(a->dln, 0, nd * sizeof(real));
-    mha_backward(a->dln, a->dln, &g->attn, &b->attn, a->dmid, b->ln1, b->ln1, &p->attn, B, n, n,
+    memset(dln, 0, nd * sizeof(real));
+    mha_backward(dln, dln, &g->attn, &b->attn[s->k], dmid, ln1, ln1, &p->attn, s->B, s->n, s->n,
                  d, m->cfg.h, NULL, NULL);
-    memcpy(a->dx, a->dmid, nd * sizeof(real));
-    layernorm_backward(a->dx, g->ln1_w, g->ln1_b, a->dln, stream(m, l), b->ln1_mean,
-                       b->ln1_rstd, p->ln1_w, N, d);
+    memcpy(dx, dmid, nd * sizeof(real));
+    layernorm_backward(dx, g->ln1_w, g->ln1_b, dln, stream(m, l, s), ROWS(b->ln1_mean, 1),
+                       ROWS(b->ln1_rstd, 1), p->ln1_w, N, d);
+}
+
+// Shard s's gradients, from its rows of a->dlogits down to the embedding.
+static void shard_backward(gpt_model *m, const shard *s) {
+    const gpt_config *c = &m->cfg;
+    const int N = s->B * s->n, d = c->d;
+    gpt_acts *a = &m->a;
+    real *dln = ROWS(a->dln, d), *dx = ROWS(a->dx, d);
+    // the tied weight: its gradient as the output layer ...
+    memset(dln, 0, (size_t)N * d * sizeof(real));
+    linear_backward(dln, s->g->wte, NULL, ROWS(a->dlogits, c->V), ROWS(a->lnf, d), m->p.wte, N,
+                    d, c->V, WEIGHT_OUT_IN);
+    memset(dx, 0, (size_t)N * d * sizeof(real));
+    layernorm_backward(dx, s->g->lnf_w, s->g->lnf_b, dln, stream(m, c->L, s),
+                       ROWS(a->lnf_mean, 1), ROWS(a->lnf_rstd, 1), m->p.lnf_w, N, d);
+    for (int l = c->L - 1; l >= 0; l--) block_backward(m, l, s);
+    // ... and as the embedding, added to it
+    embedding_backward(s->g->wte, dx, ROWS(a->ids, 1), N, d);
+    positions_backward(s->g->wpe, dx, NULL, s->B, s->n, d);
 }
 
 void gpt_backward(gpt_model *m) {
     const gpt_config *c = &m->cfg;
-    const int N = m->B * m->n, d = c->d;
-    gpt_acts *a = &m->a;
+    const int N = m->B * m->n;
     memset(m->grad_block, 0, m->n_params * sizeof(real));
-    memset(a->dlogits, 0, (size_t)N * c->V * sizeof(real));
-    cross_entropy_backward(a->dlogits, a->logits, a->targets, N, c->V, -1);
-    // the tied weight: its gradient as the output layer ...
-    memset(a->dln, 0, (size_t)N * d * sizeof(real));
-    linear_backward(a->dln, m->g.wte, NULL, a->dlogits, a->lnf, m->p.wte, N, d, c->V,
-                    WEIGHT_OUT_IN);
-    memset(a->dx, 0, (size_t)N * d * sizeof(real));
-    layernorm_backward(a->dx, m->g.lnf_w, m->g.lnf_b, a->dln, stream(m, c->L), a->lnf_mean,
-                       a->lnf_rstd, m->p.lnf_w, N, d);
-    for (int l = c->L - 1; l >= 0; l--) block_backward(m, l);
-    // ... and as the embedding, added to it
-    embedding_backward(m->g.wte, a->dx, a->ids, N, d);
-    positions_backward(m->g.wpe, a->dx, NULL, m->B, m->n, d);
+    if (m->shards > 1)
+        memset(m->shard_grads, 0, (m->shards - 1) * m->n_params * sizeof(real));
+    memset(m->a.dlogits, 0, (size_t)N * c->V * sizeof(real));
+    cross_entropy_backward(m->a.dlogits, m->a.logits, m->a.targets, N, c->V, -1);
+    PARALLEL_FOR(m->shards > 1)
+    for (int k = 0; k < m->shards; k++) {
+        shard s = shard_of(m, k);
+        if (s.B > 0) shard_backward(m, &s);
+    }
+    for (int k = 1; k < m->shards; k++) {  // in order: the same sums with any threads
+        const real *from = m->shard_grads + (k - 1) * m->n_params;
+        for (size_t i = 0; i < m->n_params; i++) m->grad_block[i] += from[i];
+    }
 }
+
+#undef ROWS
 
 real gpt_train_step(gpt_model *m, const int32_t *windows, int B, int n) {
     for (int b = 0; b < B; b++) {

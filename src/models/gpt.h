@@ -81,7 +81,7 @@ typedef struct {
 // One block's activations for a batch.
 typedef struct {
     real *ln1, *ln1_mean, *ln1_rstd;  // (B, T, d), (B, T), (B, T)
-    mha_cache attn;
+    mha_cache *attn;                  // (shards) each shard's attention
     real *attn_out;                   // (B, T, d)
     real *mid;                        // (B, T, d) the stream after the attention
     real *ln2, *ln2_mean, *ln2_rstd;
@@ -118,6 +118,9 @@ typedef struct {
     size_t n_params;
     real *param_block, *grad_block;   // (n_params) each
     gpt_params p, g;                  // views into them
+    int shards;                       // the batch's sequences split into this many parts
+    real *shard_grads;                // (shards - 1, n_params) the other shards' gradients
+    gpt_params *gs;                   // (shards) views: gs[0] = g, gs[s] into shard_grads
     gpt_tensor *tensors;              // (n_tensors), block order
     int n_tensors;
     uint32_t *vocab;                  // (V) the character (code point) of each id
@@ -134,14 +137,23 @@ typedef struct {
 // The number of parameters of that configuration.
 size_t gpt_param_count(const gpt_config *cfg);
 
+// Threads: a batch's sequences are split into `shards` parts of (nearly)
+// equal size, each computed on its own from the embedding to the loss's
+// gradient (OpenMP shares the parts among the threads, kernels/parallel.h);
+// each part adds its parameters' gradients into a block of its own, and the
+// blocks are summed in order, part 0 first. The numbers are the same with
+// any number of threads for a given number of parts; a different number
+// of parts sums the gradients in another order (to rounding).
+//
 // Builds the model, room for batches of up to B sequences: checks the sizes
 // (all positive, d divisible by h), allocates everything it owns, draws the
 // starting values from a generator seeded with seed (the order above), and
 // sets AdamW (weight decay wd on the decayed tensors), the schedule and
 // clipping at 1. vocab (V) is copied, or NULL for code points 0 .. V-1.
 // Returns the model, or NULL with the reason in err.
-gpt_model *gpt_build(const gpt_config *cfg, int B, uint64_t seed, const uint32_t *vocab,
-                     double wd, const lr_schedule *schedule, char *err, size_t errlen);
+gpt_model *gpt_build(const gpt_config *cfg, int B, int shards, uint64_t seed,
+                     const uint32_t *vocab, double wd, const lr_schedule *schedule, char *err,
+                     size_t errlen);
 void gpt_free(gpt_model *m);
 
 // The tensor of that name, or NULL.
@@ -202,11 +214,12 @@ int gpt_generate(gpt_model *m, int32_t *out, const int32_t *prompt, int n_prompt
 // reason (naming the file) in err.
 int gpt_save(const gpt_model *m, const char *path, char *err, size_t errlen);
 
-// Reads a model from path, room for batches of B, optimiser as gpt_build.
+// Reads a model from path, room for batches of B in shards, optimiser as
+// gpt_build.
 // Refuses a wrong magic, version, sizes, a file cut short or too long, a
 // checksum that does not match: NULL with the reason, naming the file, in
 // err.
-gpt_model *gpt_load(const char *path, int B, double wd, const lr_schedule *schedule, char *err,
-                    size_t errlen);
+gpt_model *gpt_load(const char *path, int B, int shards, double wd, const lr_schedule *schedule,
+                    char *err, size_t errlen);
 
 #endif

@@ -122,8 +122,8 @@ static int read_header(gpt_config *c, const unsigned char *buf, size_t len, cons
     return 0;
 }
 
-gpt_model *gpt_load(const char *path, int B, double wd, const lr_schedule *schedule, char *err,
-                    size_t errlen) {
+gpt_model *gpt_load(const char *path, int B, int shards, double wd, const lr_schedule *schedule,
+                    char *err, size_t errlen) {
     size_t len;
     unsigned char *buf = (unsigned char *)read_whole_file(path, &len);
     if (!buf) return say(err, errlen, "%s: %s", path, file_error(errno)), NULL;
@@ -133,7 +133,7 @@ gpt_model *gpt_load(const char *path, int B, double wd, const lr_schedule *sched
         uint32_t *vocab = malloc(c.V * sizeof *vocab);
         for (int v = 0; vocab && v < c.V; v++) vocab[v] = get_u32(buf + HEADER + 4 * v);
         char why[200];
-        m = vocab ? gpt_build(&c, B, 0, vocab, wd, schedule, why, sizeof why) : NULL;
+        m = vocab ? gpt_build(&c, B, shards, 0, vocab, wd, schedule, why, sizeof why) : NULL;
         if (!m) say(err, errlen, "%s: %s", path, vocab ? why : "out of memory");
         const unsigned char *at = buf + HEADER + 4 * (size_t)c.V;
         for (size_t i = 0; m && i < m->n_params; i++) m->param_block[i] = (real)get_f64(at + 8 * i);

@@ -7,7 +7,7 @@
 // batch 32.
 //
 //   bench_gpt [--steps N] [--eval-every N] [--lr X] [--warmup N] [--seed S]
-//             [--threads N] [--save FILE] [--rdb PATH] [--time-only]
+//             [--threads N] [--shards N] [--save FILE] [--rdb PATH] [--time-only]
 //             [--write-init FILE] [--write-ids FILE]
 //
 // --write-init writes the model before its first step (gpt_save) and
@@ -15,6 +15,8 @@
 // tests/reference/chapter9_twin.py starts from, drawing the same batches
 // from the same --seed. The first 20 steps' losses are printed each.
 //
+// --shards splits each batch into that many parts (gpt.h), which --threads
+// threads share; the numbers do not depend on the threads.
 // --time-only times the step (median of the steps after 3 to warm up) and
 // prints nothing else.
 #define _POSIX_C_SOURCE 200809L
@@ -35,14 +37,14 @@ typedef struct {
     long steps, eval_every, warmup;
     double lr;
     unsigned long long seed;
-    int threads;
+    int threads, shards;
     const char *save, *rdb, *write_init, *write_ids;
     int time_only;
 } options;
 
 static void parse(options *o, int argc, char **argv) {
     *o = (options){ .steps = 1250, .eval_every = 250, .warmup = 100, .lr = 2e-3, .seed = 1337,
-                    .threads = 1, .rdb = "data/janeaustenr/data/Rdata.rdb" };
+                    .threads = 1, .shards = 2, .rdb = "data/janeaustenr/data/Rdata.rdb" };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--time-only") == 0) { o->time_only = 1; continue; }
@@ -53,6 +55,7 @@ static void parse(options *o, int argc, char **argv) {
         else if (strcmp(a, "--lr") == 0) o->lr = atof(v);
         else if (strcmp(a, "--seed") == 0) o->seed = strtoull(v, NULL, 10);
         else if (strcmp(a, "--threads") == 0) o->threads = atoi(v);
+        else if (strcmp(a, "--shards") == 0) o->shards = atoi(v);
         else if (strcmp(a, "--save") == 0) o->save = v;
         else if (strcmp(a, "--rdb") == 0) o->rdb = v;
         else if (strcmp(a, "--write-init") == 0) o->write_init = v;
@@ -135,7 +138,7 @@ int main(int argc, char **argv) {
     gpt_config cfg = { .V = c.vocab.size, .T = T, .d = D, .h = HEADS, .L = LAYERS };
     lr_schedule s = { .lr_max = o.lr, .lr_min = o.lr / 10, .warmup = o.warmup,
                       .decay_steps = o.steps };
-    gpt_model *m = gpt_build(&cfg, B, o.seed, c.vocab.chars, 0.1, &s, err, sizeof err);
+    gpt_model *m = gpt_build(&cfg, B, o.shards, o.seed, c.vocab.chars, 0.1, &s, err, sizeof err);
     if (!m) {
         fprintf(stderr, "bench_gpt: %s\n", err);
         return 1;
@@ -153,8 +156,8 @@ int main(int argc, char **argv) {
     if (!windows || !ms) return 1;
     if (!o.time_only)
         printf("bench_gpt: %zu parameters, %zu training and %zu held-out (%s) characters, "
-               "V %d, %d thread(s)\n", m->n_params, c.n_train, c.n_val, c.held_out, cfg.V,
-               o.threads);
+               "V %d, %d thread(s), %d shard(s)\n", m->n_params, c.n_train, c.n_val, c.held_out,
+               cfg.V, o.threads, o.shards);
     double t0 = now_seconds();
     for (long step = 0; step < o.steps; step++) {
         austen_batch(windows, NULL, austen_train_ids(&c), c.n_train, B, T, &g);
