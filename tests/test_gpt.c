@@ -100,6 +100,9 @@ START_TEST(sampling_is_reproducible) {
     gpt_generate(m, c, prompt, 2, 40, 1.0, 0, 8, true);
     ck_assert_mem_eq(a, b, sizeof a);
     ck_assert_msg(memcmp(a, c, sizeof a) != 0, "seeds 7 and 8 gave the same 40 tokens");
+    const int32_t bad[2] = { 4, V };
+    ck_assert_int_eq(gpt_generate(m, a, bad, 2, 5, 1.0, 0, 7, true), -1);
+    ck_assert_int_eq(gpt_generate(m, a, prompt, 0, 5, 1.0, 0, 7, true), -1);
     // top-k 1 is greedy whatever the temperature
     gpt_generate(m, a, prompt, 2, 40, 1.5, 1, 7, true);
     gpt_generate(m, b, prompt, 2, 40, 0, 0, 9, true);

@@ -198,7 +198,8 @@ int gpt_window_start(int start, int n, int T);
 // generator seeded with seed, one uniform number per token. With use_cache,
 // each token is one gpt_forward_cached step (the cache rebuilt from the
 // window when it slides); without, gpt_forward_window over the window.
-// Both give the same tokens (tests/test_gpt.c). Returns 0.
+// Both give the same tokens (tests/test_gpt.c). Returns 0, or -1 (and
+// writes nothing) when the prompt is empty or holds an id outside 0 .. V-1.
 int gpt_generate(gpt_model *m, int32_t *out, const int32_t *prompt, int n_prompt, int n_new,
                  double temperature, int top_k, uint64_t seed, bool use_cache);
 

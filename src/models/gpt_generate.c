@@ -153,6 +153,9 @@ static const real *cached_logits(gpt_model *m, const int32_t *ids, int start, in
 
 int gpt_generate(gpt_model *m, int32_t *out, const int32_t *prompt, int n_prompt, int n_new,
                  double temperature, int top_k, uint64_t seed, bool use_cache) {
+    if (n_prompt < 1 || n_new < 0) return -1;
+    for (int i = 0; i < n_prompt; i++)
+        if (prompt[i] < 0 || prompt[i] >= m->cfg.V) return -1;
     torch_rng g;
     rng_seed(&g, seed);
     memcpy(out, prompt, (size_t)n_prompt * sizeof *out);

@@ -5,7 +5,7 @@ first training losses.
 
     /usr/bin/python3 tests/reference/chapter9_twin.py --model INIT --ids IDS
         [--seed S] [--steps N] [--batch B] [--lr X] [--warmup N]
-        [--decay-steps N]
+        [--decay-steps N] [--threads N]
 
 INIT is a model file the C wrote before its first step (gpt_save's format:
 the sizes, the vocabulary and every parameter), IDS the training text's
@@ -13,7 +13,8 @@ character ids as little-endian int32 (both from tests/bench/bench_gpt.c
 --write-init INIT --write-ids IDS). The batches are drawn as the C draws
 them (src/tasks/austen.h), nanoGPT's get_batch:
     ix = torch.randint(n - T, (B,), generator=torch.Generator().manual_seed(S))
-with the same seed. AdamW (betas 0.9, 0.99, weight decay 0.1 on the
+with the same seed; each step's time is printed beside its loss (torch on
+--threads threads, 1 by default). AdamW (betas 0.9, 0.99, weight decay 0.1 on the
 matrices and embeddings only), the learning rate of lr_schedule.h (linear
 warm-up, cosine decay to a tenth), gradients clipped to norm 1: the C's.
 
@@ -23,8 +24,10 @@ import argparse
 import math
 import struct
 import sys
+import time
 import zlib
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -175,12 +178,13 @@ def main():
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--decay-steps", type=int, default=1250)
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     model, _ = read_c_model(args.model)
     T = model.wpe.weight.shape[0]
     raw = open(args.ids, "rb").read()
-    ids = torch.tensor(struct.unpack(f"<{len(raw) // 4}i", raw), dtype=torch.int64)
+    ids = torch.from_numpy(np.frombuffer(raw, dtype="<i4").astype(np.int64))
     sched = dict(lr_max=args.lr, lr_min=args.lr / 10, warmup=args.warmup,
                  decay_steps=args.decay_steps)
     opt = adamw(model, args.lr, (0.9, 0.99), 0.1)
@@ -189,8 +193,10 @@ def main():
         ix = torch.randint(len(ids) - T, (args.batch,), generator=g)
         x = torch.stack([ids[i:i + T] for i in ix])
         y = torch.stack([ids[i + 1:i + T + 1] for i in ix])
+        start = time.perf_counter()
         loss, _ = train_step(model, opt, x, y, lr_at(step, **sched))
-        print(f"step {step:5d}  loss {loss:.6f}")
+        ms = 1e3 * (time.perf_counter() - start)
+        print(f"step {step:5d}  loss {loss:.6f}  {ms:.1f} ms", flush=True)
 
 
 if __name__ == "__main__":
