@@ -128,6 +128,7 @@ static int cmp_double(const void *a, const void *b) {
 int main(int argc, char **argv) {
     options o;
     parse(&o, argc, argv);
+    setvbuf(stdout, NULL, _IOLBF, 0);  // progress lines as they come, also into a file
     parallel_set_threads(o.threads);
     austen_corpus c;
     char err[400];
