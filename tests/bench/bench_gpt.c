@@ -43,7 +43,7 @@ typedef struct {
 } options;
 
 static void parse(options *o, int argc, char **argv) {
-    *o = (options){ .steps = 1250, .eval_every = 250, .warmup = 100, .lr = 2e-3, .seed = 1337,
+    *o = (options){ .steps = 1250, .eval_every = 250, .warmup = 50, .lr = 4e-3, .seed = 1337,
                     .threads = 1, .shards = 2, .rdb = "data/janeaustenr/data/Rdata.rdb" };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -191,6 +191,12 @@ int main(int argc, char **argv) {
             austen_decode(&c.vocab, text, out, n + 300);
             printf("sample (temperature 0.8, seed 1):\n%s\n", text);
             free(text);
+        }
+        for (int cache = 1; cache >= 0; cache--) {  // the same 300 tokens either way
+            double a = now_seconds();
+            gpt_generate(m, out, prompt, (int)n, 300, 0.8, 0, 1, cache);
+            printf("generation %s the cache: %.0f tokens per second\n",
+                   cache ? "with" : "without", 300 / (now_seconds() - a));
         }
     }
     if (o.save && gpt_save(m, o.save, err, sizeof err) != 0) fprintf(stderr, "bench_gpt: %s\n", err);
