@@ -7,7 +7,7 @@
 // instead when the CPU has neither set, off x86-64, with ATTN_SIMD=none or
 // when real is double: gemm_reference.c for the product, and the loops
 // beside each call in attention_head.c, multihead_attention.c, layernorm.c,
-// embedding.c, linear.c, mean.c and adam.c (and softmax.c for the softmax)
+// embedding.c, linear.c, mean.c, gelu.c and adam.c (and softmax.c for the softmax)
 // for the others. The program is built without -march flags, so it
 // runs on any x86-64 (and on other processors, through that readable code);
 // each compiled version carries its instruction set in a function
@@ -82,7 +82,9 @@ const char *simd_name(simd_level level);
     void layer_norm_backward_rows_##isa(float *dinp, float *dgain, float *dbias,                   \
                                         const float *dout, const float *inp, const float *mean,    \
                                         const float *rstd, const float *gain, int n, int d);     \
-    void add_arrays_##isa(float *y, const float *a, const float *b, long n);
+    void add_arrays_##isa(float *y, const float *a, const float *b, long n);                       \
+    void gelu_forward_##isa(float *out, const float *inp, long n);                                 \
+    void gelu_backward_##isa(float *dinp, const float *dout, const float *inp, long n);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 

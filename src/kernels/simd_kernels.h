@@ -510,3 +510,42 @@ TARGET void KERNEL(add_arrays)(float *y, const float *a, const float *b, long n)
         store_part(y + i, vec_add(load_part(a + i, w), load_part(b + i, w)), w);
     }
 }
+
+// ---------------------------------------------------------------- GELU
+
+// GELU's sigmoid s = 1 / (1 + e), e = exp(-2u), u = sqrt(2/pi) (x + 0.044715
+// x^3) (layers/gelu.h), and 1 - s = e s, both without cancellation: s is
+// a quotient, and e s is e / (1 + e). -2u is capped at 88 so that e stays
+// a float (s is then about 1e-38, as good as 0); vec_exp caps it below.
+INLINE vec gelu_sigmoid_vec(vec x, vec *rest) {
+    vec u = vec_mul(vec_set(0.7978845608028654f),
+                    vec_fma(vec_mul(vec_set(0.044715f), x), vec_mul(x, x), x));
+    vec minus_2u = vec_mul(vec_set(-2), u);
+    minus_2u = vec_sub(vec_set(0), vec_max(vec_sub(vec_set(0), minus_2u), vec_set(-88)));
+    vec e = vec_exp(minus_2u), s = vec_div(vec_set(1), vec_add(vec_set(1), e));
+    *rest = vec_mul(e, s);
+    return s;
+}
+
+// Replaces the loops of gelu_forward and gelu_backward (layers/gelu.c),
+// to a few units in the last place (vec_exp for exp): out = x s for the n
+// numbers (out may be inp); dinp += dout (s + 2 x s (1 - s) du/dx).
+TARGET void KERNEL(gelu_forward)(float *out, const float *inp, long n) {
+    for (long i = 0; i < n; i += VEC) {
+        int w = n - i < VEC ? (int)(n - i) : VEC;
+        vec x = load_part(inp + i, w), rest;
+        store_part(out + i, vec_mul(x, gelu_sigmoid_vec(x, &rest)), w);
+    }
+}
+
+TARGET void KERNEL(gelu_backward)(float *dinp, const float *dout, const float *inp, long n) {
+    for (long i = 0; i < n; i += VEC) {
+        int w = n - i < VEC ? (int)(n - i) : VEC;
+        vec x = load_part(inp + i, w), rest, s = gelu_sigmoid_vec(x, &rest);
+        vec du_dx = vec_mul(vec_set(0.7978845608028654f),
+                            vec_fma(vec_mul(vec_set(3 * 0.044715f), x), x, vec_set(1)));
+        vec two_x_s = vec_mul(vec_mul(vec_set(2), x), s);
+        vec slope = vec_fma(vec_mul(two_x_s, rest), du_dx, s);
+        store_part(dinp + i, vec_fma(load_part(dout + i, w), slope, load_part(dinp + i, w)), w);
+    }
+}

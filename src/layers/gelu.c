@@ -2,6 +2,8 @@
 // equals, forward and backward. The formulas are in gelu.h.
 #include "layers/gelu.h"
 
+#include "kernels/simd.h"
+
 #include <math.h>
 #include <tgmath.h>
 
@@ -21,6 +23,7 @@ static inline real gelu_sigmoid(real x, real *rest) {
 }
 
 void gelu_forward(real *out, const real *inp, size_t n) {
+    if (FAST_KERNEL(gelu_forward, out, inp, (long)n)) return;  // the same, a vector at a time
     for (size_t i = 0; i < n; i++) {
         real rest;
         out[i] = inp[i] * gelu_sigmoid(inp[i], &rest);
@@ -28,6 +31,7 @@ void gelu_forward(real *out, const real *inp, size_t n) {
 }
 
 void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
+    if (FAST_KERNEL(gelu_backward, dinp, dout, inp, (long)n)) return;
     for (size_t i = 0; i < n; i++) {
         real x = inp[i], rest, s = gelu_sigmoid(x, &rest);  // rest = 1 - s
         real du_dx = (real)GELU_SCALE * (1 + 3 * (real)GELU_CUBIC * x * x);

@@ -75,3 +75,18 @@ $(AUSTEN_RDB): | austen-leftovers
 	if [ -e data/janeaustenr ]; then mv data/janeaustenr "$$tmp/old"; fi; \
 	mv "$$tmp/janeaustenr" data/janeaustenr; \
 	echo "data: $(AUSTEN_PKG) unpacked in data/janeaustenr"
+
+# The GPT's driver (tests/bench/bench_gpt.c): trains chapter 9's model on
+# the novels for --steps steps and prints the losses, the held-out bits per
+# character, the step's time and a sample. Built by make all; run by hand
+# (make bench-gpt runs its timing only).
+BENCH_GPT := $(BUILD)/bench/bench_gpt
+all: $(BENCH_GPT)
+$(BENCH_GPT): tests/bench/bench_gpt.c $(BUILD)/libattn.a $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
+
+.PHONY: bench-gpt
+BENCH_TARGETS += bench-gpt
+bench-gpt: $(BENCH_GPT) $(AUSTEN_RDB)
+	@$(BENCH_GPT) --steps 23 --time-only

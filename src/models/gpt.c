@@ -1,0 +1,465 @@
+// gpt.c: the GPT's parameters, activations and optimiser, forward to the
+// loss, backward, and a training step. Dimension legend and layout in
+// gpt.h; generation in gpt_generate.c, files in gpt_file.c.
+#include "models/gpt.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "kernels/parallel.h"
+#include "layers/cross_entropy.h"
+#include "layers/embedding.h"
+#include "layers/gelu.h"
+#include "layers/grad_clip.h"
+#include "layers/layernorm.h"
+#include "layers/linear.h"
+#include "layers/positions.h"
+
+// ---------------------------------------------------------------- the parameters
+
+// Walks the layout of gpt.h: records each tensor (when tensors is not NULL)
+// and points p's views into block (when p is not NULL). Returns the number
+// of parameters.
+typedef struct {
+    real *block;
+    gpt_tensor *tensors;
+    int n_tensors;
+    size_t used;
+} layout_walk;
+
+static real *take(layout_walk *w, const char *name, int rows, int cols, bool decay) {
+    size_t count = (size_t)rows * cols;
+    if (w->tensors) {
+        gpt_tensor *t = &w->tensors[w->n_tensors];
+        *t = (gpt_tensor){ .offset = w->used, .count = count, .rows = rows, .cols = cols,
+                           .decay = decay };
+        snprintf(t->name, sizeof t->name, "%s", name);
+    }
+    w->n_tensors++;
+    real *at = w->block ? w->block + w->used : NULL;
+    w->used += count;
+    return at;
+}
+
+static void walk_layout(layout_walk *w, gpt_params *p, const gpt_config *c) {
+    const int d = c->d;
+    char name[40];
+    p->wte = take(w, "wte", c->V, d, true);
+    p->wpe = take(w, "wpe", c->T, d, true);
+    for (int l = 0; l < c->L; l++) {
+        gpt_block *b = p->blocks ? &p->blocks[l] : &(gpt_block){ 0 };
+#define TAKE(field, what, rows, cols, decay) \
+    (snprintf(name, sizeof name, "h.%d.%s", l, what), b->field = take(w, name, rows, cols, decay))
+        TAKE(ln1_w, "ln_1.weight", d, 1, false);
+        TAKE(ln1_b, "ln_1.bias", d, 1, false);
+        TAKE(attn.in_proj_weight, "attn.c_attn.weight", 3 * d, d, true);
+        TAKE(attn.in_proj_bias, "attn.c_attn.bias", 3 * d, 1, false);
+        TAKE(attn.out_proj_weight, "attn.c_proj.weight", d, d, true);
+        TAKE(attn.out_proj_bias, "attn.c_proj.bias", d, 1, false);
+        TAKE(ln2_w, "ln_2.weight", d, 1, false);
+        TAKE(ln2_b, "ln_2.bias", d, 1, false);
+        TAKE(fc_w, "mlp.c_fc.weight", 4 * d, d, true);
+        TAKE(fc_b, "mlp.c_fc.bias", 4 * d, 1, false);
+        TAKE(proj_w, "mlp.c_proj.weight", d, 4 * d, true);
+        TAKE(proj_b, "mlp.c_proj.bias", d, 1, false);
+#undef TAKE
+    }
+    p->lnf_w = take(w, "ln_f.weight", d, 1, false);
+    p->lnf_b = take(w, "ln_f.bias", d, 1, false);
+}
+
+size_t gpt_param_count(const gpt_config *cfg) {
+    layout_walk w = { 0 };
+    gpt_params p = { 0 };
+    walk_layout(&w, &p, cfg);
+    return w.used;
+}
+
+const gpt_tensor *gpt_find(const gpt_model *m, const char *name) {
+    for (int i = 0; i < m->n_tensors; i++)
+        if (strcmp(m->tensors[i].name, name) == 0) return &m->tensors[i];
+    return NULL;
+}
+
+// GPT-2's starting values (gpt.h), drawn tensor after tensor in block order.
+static int init_params(gpt_model *m, uint64_t seed) {
+    torch_rng g;
+    rng_seed(&g, seed);
+    float *draw = malloc(m->n_params * sizeof *draw);
+    if (!draw) return -1;
+    const double resid = 0.02 / sqrt(2.0 * m->cfg.L);
+    for (int i = 0; i < m->n_tensors; i++) {
+        const gpt_tensor *t = &m->tensors[i];
+        real *at = m->param_block + t->offset;
+        const char *dot = strrchr(t->name, '.');
+        if (t->cols == 1) {  // a bias 0, a LayerNorm's gain 1
+            real v = strstr(t->name, "ln_") && strcmp(dot, ".weight") == 0 ? 1 : 0;
+            for (size_t e = 0; e < t->count; e++) at[e] = v;
+            continue;
+        }
+        double std = strstr(t->name, "c_proj.weight") ? resid : 0.02;
+        rng_randn(&g, draw, t->count);
+        for (size_t e = 0; e < t->count; e++) at[e] = (real)(draw[e] * (float)std);
+    }
+    free(draw);
+    return 0;
+}
+
+// ---------------------------------------------------------------- building
+
+// Carves arrays out of one allocation: a first walk with base NULL counts.
+typedef struct {
+    real *base;
+    size_t used;
+} arena;
+
+static real *carve(arena *a, size_t n) {
+    real *at = a->base ? a->base + a->used : NULL;
+    a->used += n;
+    return at;
+}
+
+static void carve_acts(arena *r, gpt_model *m) {
+    const gpt_config *c = &m->cfg;
+    gpt_acts *a = &m->a;
+    const size_t N = (size_t)a->B * c->T, d = c->d;
+    a->x = carve(r, (c->L + 1) * N * d);
+    for (int l = 0; l < c->L; l++) {
+        gpt_block_acts *b = &a->blocks[l];
+        b->ln1 = carve(r, N * d);
+        b->ln1_mean = carve(r, N);
+        b->ln1_rstd = carve(r, N);
+        b->attn_out = carve(r, N * d);
+        b->mid = carve(r, N * d);
+        b->ln2 = carve(r, N * d);
+        b->ln2_mean = carve(r, N);
+        b->ln2_rstd = carve(r, N);
+        b->fc = carve(r, N * 4 * d);
+        b->gelu = carve(r, N * 4 * d);
+    }
+    a->lnf = carve(r, N * d);
+    a->lnf_mean = carve(r, N);
+    a->lnf_rstd = carve(r, N);
+    a->logits = carve(r, N * c->V);
+    a->dlogits = carve(r, N * c->V);
+    a->dx = carve(r, N * d);
+    a->dmid = carve(r, N * d);
+    a->dln = carve(r, N * d);
+    a->dfc = carve(r, N * 4 * d);
+    a->dgelu = carve(r, N * 4 * d);
+    gpt_kv_cache *kv = &m->kv;
+    const size_t kv_size = (size_t)c->L * c->T * d;
+    kv->k = carve(r, kv_size);
+    kv->v = carve(r, kv_size);
+    kv->x = carve(r, d);
+    kv->ln = carve(r, d);
+    kv->qkv = carve(r, 3 * d);
+    kv->z = carve(r, d);
+    kv->out = carve(r, d);
+    kv->hid = carve(r, 4 * d);
+    kv->logits = carve(r, c->V);
+    kv->w = carve(r, c->T);
+    kv->scratch = carve(r, (size_t)c->T * d);
+}
+
+// Where shard k of B sequences in `shards` parts ends (k = -1: 0).
+static int shard_end(int B, int shards, int k) { return (int)((long)B * (k + 1) / shards); }
+
+// Everything the model owns but its parameters' values; 0, or -1 when out
+// of memory.
+static int alloc_model(gpt_model *m, int B) {
+    const gpt_config *c = &m->cfg;
+    m->n_params = gpt_param_count(c);
+    m->param_block = calloc(m->n_params, sizeof(real));
+    m->grad_block = calloc(m->n_params, sizeof(real));
+    m->p.blocks = calloc(c->L, sizeof(gpt_block));
+    m->g.blocks = calloc(c->L, sizeof(gpt_block));
+    m->vocab = calloc(c->V, sizeof *m->vocab);
+    m->a.blocks = calloc(c->L, sizeof(gpt_block_acts));
+    m->gs = calloc(m->shards, sizeof *m->gs);
+    if (m->shards > 1) m->shard_grads = calloc((m->shards - 1) * m->n_params, sizeof(real));
+    m->a.B = B;
+    m->a.ids = calloc((size_t)B * c->T, sizeof(int32_t));
+    m->a.targets = calloc((size_t)B * c->T, sizeof(int32_t));
+    m->kv.probs = calloc(2 * (size_t)c->V, sizeof(double));
+    layout_walk count = { 0 };
+    walk_layout(&count, &(gpt_params){ 0 }, c);
+    m->tensors = calloc(count.n_tensors, sizeof *m->tensors);
+    if (!m->param_block || !m->grad_block || !m->p.blocks || !m->g.blocks || !m->vocab ||
+        !m->a.blocks || !m->a.ids || !m->a.targets || !m->kv.probs || !m->tensors || !m->gs ||
+        (m->shards > 1 && !m->shard_grads))
+        return -1;
+    layout_walk wp = { .block = m->param_block, .tensors = m->tensors };
+    walk_layout(&wp, &m->p, c);
+    m->n_tensors = wp.n_tensors;
+    layout_walk wg = { .block = m->grad_block };
+    walk_layout(&wg, &m->g, c);
+    m->gs[0] = m->g;
+    for (int k = 1; k < m->shards; k++) {
+        if (!(m->gs[k].blocks = calloc(c->L, sizeof(gpt_block)))) return -1;
+        layout_walk w = { .block = m->shard_grads + (k - 1) * m->n_params };
+        walk_layout(&w, &m->gs[k], c);
+    }
+    arena r = { 0 };
+    carve_acts(&r, m);
+    if (!(r.base = malloc(r.used * sizeof(real)))) return -1;
+    r.used = 0;
+    carve_acts(&r, m);
+    m->a.arena = r.base;
+    for (int l = 0; l < c->L; l++) {
+        gpt_block_acts *b = &m->a.blocks[l];
+        if (!(b->attn = calloc(m->shards, sizeof *b->attn))) return -1;
+        // room for the largest shard of any batch of up to B sequences
+        int most = (B + m->shards - 1) / m->shards;
+        for (int k = 0; k < m->shards; k++)
+            if (mha_cache_alloc(&b->attn[k], most, c->T, c->T, c->d, c->h) != 0) return -1;
+    }
+    return 0;
+}
+
+static void say(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && errlen) vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static bool config_ok(const gpt_config *c, int B, char *err, size_t errlen) {
+    if (c->V < 1 || c->T < 1 || c->d < 1 || c->h < 1 || c->L < 1 || B < 1) {
+        say(err, errlen, "a size below 1 (V %d, T %d, d %d, h %d, L %d, B %d)", c->V, c->T,
+            c->d, c->h, c->L, B);
+        return false;
+    }
+    if (c->d % c->h != 0) {
+        say(err, errlen, "the width %d is not divisible by the %d heads", c->d, c->h);
+        return false;
+    }
+    return true;
+}
+
+// Marks the matrices and embeddings for AdamW's weight decay.
+static int mark_decay(gpt_model *m) {
+    for (int i = 0; i < m->n_tensors; i++)
+        if (m->tensors[i].decay &&
+            adamw_decay(&m->opt, m->tensors[i].offset, m->tensors[i].count) != 0)
+            return -1;
+    return 0;
+}
+
+gpt_model *gpt_build(const gpt_config *cfg, int B, int shards, uint64_t seed,
+                     const uint32_t *vocab, double wd, const lr_schedule *schedule, char *err,
+                     size_t errlen) {
+    if (!config_ok(cfg, B, err, errlen)) return NULL;
+    if (shards < 1 || shards > B) {
+        say(err, errlen, "%d shards of a batch of %d sequences", shards, B);
+        return NULL;
+    }
+    gpt_model *m = calloc(1, sizeof *m);
+    if (!m) return say(err, errlen, "out of memory"), NULL;
+    m->cfg = *cfg;
+    m->shards = shards;
+    m->clip = 1.0;
+    if (schedule) m->schedule = *schedule;
+    if (alloc_model(m, B) != 0 || init_params(m, seed) != 0 ||
+        adamw_init(&m->opt, m->n_params, wd) != 0 || mark_decay(m) != 0) {
+        gpt_free(m);
+        say(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < cfg->V; i++) m->vocab[i] = vocab ? vocab[i] : (uint32_t)i;
+    return m;
+}
+
+void gpt_free(gpt_model *m) {
+    if (!m) return;
+    for (int l = 0; m->a.blocks && l < m->cfg.L; l++) {
+        for (int k = 0; m->a.blocks[l].attn && k < m->shards; k++)
+            mha_cache_free(&m->a.blocks[l].attn[k]);
+        free(m->a.blocks[l].attn);
+    }
+    for (int k = 1; m->gs && k < m->shards; k++) free(m->gs[k].blocks);
+    free(m->gs);
+    free(m->shard_grads);
+    adamw_free(&m->opt);
+    free(m->a.arena);
+    free(m->a.blocks);
+    free(m->a.ids);
+    free(m->a.targets);
+    free(m->kv.probs);
+    free(m->tensors);
+    free(m->vocab);
+    free(m->p.blocks);
+    free(m->g.blocks);
+    free(m->param_block);
+    free(m->grad_block);
+    free(m);
+}
+
+// ---------------------------------------------------------------- forward and backward
+
+// Sequences b0 .. b0 + B - 1 of the batch (shard k), n positions each: the
+// rows from r0 = b0 n on of every (B, n, ...) array, and the parameters'
+// gradients into g.
+typedef struct {
+    int k, B, n;
+    size_t r0;
+    const gpt_params *g;
+} shard;
+
+// Stream l of the last forward pass, (B, n, d) within the room, from
+// shard s's first row.
+static real *stream(const gpt_model *m, int l, const shard *s) {
+    return m->a.x + (size_t)l * m->a.B * m->cfg.T * m->cfg.d + s->r0 * m->cfg.d;
+}
+
+// Row r0 of an array of rows of width w.
+#define ROWS(array, w) ((array) + s->r0 * (size_t)(w))
+
+// x_out = mid + mlp(ln_2(mid)), mid = x_in + attn(ln_1(x_in)), for shard s.
+static void block_forward(gpt_model *m, int l, const shard *s) {
+    const int d = m->cfg.d, N = s->B * s->n;
+    const size_t nd = (size_t)N * d;
+    const gpt_block *p = &m->p.blocks[l];
+    gpt_block_acts *a = &m->a.blocks[l];
+    const real *in = stream(m, l, s);
+    real *out = stream(m, l + 1, s), *ln1 = ROWS(a->ln1, d), *ln2 = ROWS(a->ln2, d);
+    real *mid = ROWS(a->mid, d), *attn_out = ROWS(a->attn_out, d), *fc = ROWS(a->fc, 4 * d);
+    real *gelu = ROWS(a->gelu, 4 * d);
+    layernorm_forward(ln1, ROWS(a->ln1_mean, 1), ROWS(a->ln1_rstd, 1), in, p->ln1_w, p->ln1_b,
+                      N, d);
+    mha_forward(attn_out, &a->attn[s->k], &p->attn, ln1, ln1, NULL, true, s->B, s->n, s->n, d,
+                m->cfg.h, NULL, NULL);
+    for (size_t e = 0; e < nd; e++) mid[e] = in[e] + attn_out[e];
+    layernorm_forward(ln2, ROWS(a->ln2_mean, 1), ROWS(a->ln2_rstd, 1), mid, p->ln2_w, p->ln2_b,
+                      N, d);
+    linear_forward(fc, ln2, p->fc_w, p->fc_b, N, d, 4 * d, WEIGHT_OUT_IN);
+    gelu_forward(gelu, fc, nd * 4);
+    linear_forward(out, gelu, p->proj_w, p->proj_b, N, 4 * d, d, WEIGHT_OUT_IN);
+    for (size_t e = 0; e < nd; e++) out[e] = mid[e] + out[e];
+}
+
+// Shard s's logits: the embedding, the blocks, ln_f and the tied output layer.
+static void shard_forward(gpt_model *m, const shard *s) {
+    const gpt_config *c = &m->cfg;
+    const int N = s->B * s->n, d = c->d;
+    gpt_acts *a = &m->a;
+    embedding_forward(stream(m, 0, s), ROWS(a->ids, 1), m->p.wte, N, d);
+    positions_forward(stream(m, 0, s), m->p.wpe, NULL, s->B, s->n, d);
+    for (int l = 0; l < c->L; l++) block_forward(m, l, s);
+    layernorm_forward(ROWS(a->lnf, d), ROWS(a->lnf_mean, 1), ROWS(a->lnf_rstd, 1),
+                      stream(m, c->L, s), m->p.lnf_w, m->p.lnf_b, N, d);
+    // the output layer is the token embedding: logits = ln_f(x) wte^T
+    linear_forward(ROWS(a->logits, c->V), ROWS(a->lnf, d), m->p.wte, NULL, N, d, c->V,
+                   WEIGHT_OUT_IN);
+}
+
+// Shard k of the last forward pass.
+static shard shard_of(const gpt_model *m, int k) {
+    int b0 = shard_end(m->B, m->shards, k - 1), b1 = shard_end(m->B, m->shards, k);
+    return (shard){ .k = k, .B = b1 - b0, .n = m->n, .r0 = (size_t)b0 * m->n, .g = &m->gs[k] };
+}
+
+real gpt_forward(gpt_model *m, const int32_t *ids, const int32_t *targets, int B, int n) {
+    const gpt_config *c = &m->cfg;
+    const int N = B * n;
+    m->B = B;
+    m->n = n;
+    if (ids != m->a.ids) memcpy(m->a.ids, ids, (size_t)N * sizeof *ids);
+    PARALLEL_FOR(m->shards > 1)
+    for (int k = 0; k < m->shards; k++) {
+        shard s = shard_of(m, k);
+        if (s.B > 0) shard_forward(m, &s);
+    }
+    if (!targets) return 0;
+    if (targets != m->a.targets) memcpy(m->a.targets, targets, (size_t)N * sizeof *targets);
+    return cross_entropy_forward(m->a.logits, targets, N, c->V, -1);
+}
+
+// Given shard s's rows of a->dx, the gradient of block l's output, leaves
+// there the gradient of its input, and adds the block's parameters'
+// gradients into s->g.
+static void block_backward(gpt_model *m, int l, const shard *s) {
+    const int d = m->cfg.d, N = s->B * s->n;
+    const size_t nd = (size_t)N * d, nf = nd * 4;
+    const gpt_block *p = &m->p.blocks[l], *g = &s->g->blocks[l];
+    gpt_block_acts *b = &m->a.blocks[l];
+    gpt_acts *a = &m->a;
+    real *dx = ROWS(a->dx, d), *dmid = ROWS(a->dmid, d), *dln = ROWS(a->dln, d);
+    real *dfc = ROWS(a->dfc, 4 * d), *dgelu = ROWS(a->dgelu, 4 * d), *ln1 = ROWS(b->ln1, d);
+    // out = mid + c_proj(gelu(c_fc(ln_2(mid))))
+    memset(dgelu, 0, nf * sizeof(real));
+    linear_backward(dgelu, g->proj_w, g->proj_b, dx, ROWS(b->gelu, 4 * d), p->proj_w, N, 4 * d,
+                    d, WEIGHT_OUT_IN);
+    memset(dfc, 0, nf * sizeof(real));
+    gelu_backward(dfc, dgelu, ROWS(b->fc, 4 * d), nf);
+    memset(dln, 0, nd * sizeof(real));
+    linear_backward(dln, g->fc_w, g->fc_b, dfc, ROWS(b->ln2, d), p->fc_w, N, d, 4 * d,
+                    WEIGHT_OUT_IN);
+    memcpy(dmid, dx, nd * sizeof(real));  // the residual path
+    layernorm_backward(dmid, g->ln2_w, g->ln2_b, dln, ROWS(b->mid, d), ROWS(b->ln2_mean, 1),
+                       ROWS(b->ln2_rstd, 1), p->ln2_w, N, d);
+    // mid = in + attn(ln_1(in))
+    memset(dln, 0, nd * sizeof(real));
+    mha_backward(dln, dln, &g->attn, &b->attn[s->k], dmid, ln1, ln1, &p->attn, s->B, s->n, s->n,
+                 d, m->cfg.h, NULL, NULL);
+    memcpy(dx, dmid, nd * sizeof(real));
+    layernorm_backward(dx, g->ln1_w, g->ln1_b, dln, stream(m, l, s), ROWS(b->ln1_mean, 1),
+                       ROWS(b->ln1_rstd, 1), p->ln1_w, N, d);
+}
+
+// Shard s's gradients, from its rows of a->dlogits down to the embedding.
+static void shard_backward(gpt_model *m, const shard *s) {
+    const gpt_config *c = &m->cfg;
+    const int N = s->B * s->n, d = c->d;
+    gpt_acts *a = &m->a;
+    real *dln = ROWS(a->dln, d), *dx = ROWS(a->dx, d);
+    // the tied weight: its gradient as the output layer ...
+    memset(dln, 0, (size_t)N * d * sizeof(real));
+    linear_backward(dln, s->g->wte, NULL, ROWS(a->dlogits, c->V), ROWS(a->lnf, d), m->p.wte, N,
+                    d, c->V, WEIGHT_OUT_IN);
+    memset(dx, 0, (size_t)N * d * sizeof(real));
+    layernorm_backward(dx, s->g->lnf_w, s->g->lnf_b, dln, stream(m, c->L, s),
+                       ROWS(a->lnf_mean, 1), ROWS(a->lnf_rstd, 1), m->p.lnf_w, N, d);
+    for (int l = c->L - 1; l >= 0; l--) block_backward(m, l, s);
+    // ... and as the embedding, added to it
+    embedding_backward(s->g->wte, dx, ROWS(a->ids, 1), N, d);
+    positions_backward(s->g->wpe, dx, NULL, s->B, s->n, d);
+}
+
+void gpt_backward(gpt_model *m) {
+    const gpt_config *c = &m->cfg;
+    const int N = m->B * m->n;
+    memset(m->grad_block, 0, m->n_params * sizeof(real));
+    if (m->shards > 1)
+        memset(m->shard_grads, 0, (m->shards - 1) * m->n_params * sizeof(real));
+    memset(m->a.dlogits, 0, (size_t)N * c->V * sizeof(real));
+    cross_entropy_backward(m->a.dlogits, m->a.logits, m->a.targets, N, c->V, -1);
+    PARALLEL_FOR(m->shards > 1)
+    for (int k = 0; k < m->shards; k++) {
+        shard s = shard_of(m, k);
+        if (s.B > 0) shard_backward(m, &s);
+    }
+    for (int k = 1; k < m->shards; k++) {  // in order: the same sums with any threads
+        const real *from = m->shard_grads + (k - 1) * m->n_params;
+        for (size_t i = 0; i < m->n_params; i++) m->grad_block[i] += from[i];
+    }
+}
+
+#undef ROWS
+
+real gpt_train_step(gpt_model *m, const int32_t *windows, int B, int n) {
+    for (int b = 0; b < B; b++) {
+        const int32_t *w = windows + (size_t)b * (n + 1);
+        memcpy(m->a.ids + (size_t)b * n, w, (size_t)n * sizeof *w);
+        memcpy(m->a.targets + (size_t)b * n, w + 1, (size_t)n * sizeof *w);
+    }
+    real loss = gpt_forward(m, m->a.ids, m->a.targets, B, n);
+    gpt_backward(m);
+    m->last_norm = grad_clip(m->grad_block, m->n_params, m->clip);
+    adamw_step(&m->opt, m->param_block, m->grad_block, lr_at(&m->schedule, m->step));
+    m->step++;
+    return loss;
+}

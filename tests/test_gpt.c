@@ -1,0 +1,342 @@
+// test_gpt.c: the float GPT of src/models/gpt.h: generation with the cache
+// of keys and values gives the same logits, bit for bit, and the same
+// tokens as recomputing the whole window, for several prompts,
+// temperatures, top-k and seeds, also after the window slides; sampling is
+// reproducible for a seed; a model saved and loaded is the same model, and
+// every damaged file is refused by name; a short training run's loss
+// falls. test_gpt_gradients.c holds the backward pass to finite
+// differences, test_gpt_golden.c the model to PyTorch.
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/rng.h"
+#include "kernels/parallel.h"
+#include "models/gpt.h"
+#include "suite.h"
+
+enum { V = 20, T = 16, D = 32, HEADS = 4, LAYERS = 2 };
+
+// A model whose parameters are larger than GPT-2's starting values, so that
+// its distributions over the next token are far from uniform.
+static gpt_model *small_model(uint64_t seed) {
+    gpt_config c = { .V = V, .T = T, .d = D, .h = HEADS, .L = LAYERS };
+    char err[200];
+    gpt_model *m = gpt_build(&c, 2, 1, seed, NULL, 0.1, NULL, err, sizeof err);
+    ck_assert_msg(m != NULL, "%s", err);
+    for (size_t i = 0; i < m->n_params; i++) m->param_block[i] *= 15;
+    return m;
+}
+
+START_TEST(cached_logits_are_the_windows) {
+    gpt_model *m = small_model(1);
+    int32_t ids[T];
+    for (int i = 0; i < T; i++) ids[i] = (i * 7 + 3) % V;
+    m->kv.len = 0;
+    for (int n = 1; n <= T; n++) {
+        real cached[V];
+        memcpy(cached, gpt_forward_cached(m, ids[n - 1]), sizeof cached);
+        const real *window = gpt_forward_window(m, ids, n);
+        ck_assert_msg(memcmp(cached, window, sizeof cached) == 0,
+                      "position %d: cached logit[0] %.9g, whole window %.9g", n - 1, cached[0],
+                      window[0]);
+    }
+    gpt_free(m);
+}
+END_TEST
+
+START_TEST(window_slides_by_half) {
+    ck_assert_int_eq(gpt_window_start(0, 16, 16), 0);   // full: still from 0
+    ck_assert_int_eq(gpt_window_start(0, 17, 16), 9);   // one more: the last 8
+    ck_assert_int_eq(gpt_window_start(9, 24, 16), 9);
+    ck_assert_int_eq(gpt_window_start(9, 26, 16), 18);
+    ck_assert_int_eq(gpt_window_start(0, 40, 16), 32);  // a long prompt
+    ck_assert_int_eq(gpt_window_start(0, 2, 1), 1);
+}
+END_TEST
+
+// Several prompts (one token, a few, longer than the context), temperatures
+// (greedy, cool, 1, hot), top-k and seeds; 50 tokens each, so the window
+// slides (and the cache is rebuilt) a few times.
+START_TEST(cache_gives_the_same_tokens) {
+    gpt_model *m = small_model(2);
+    const int32_t prompts[3][24] = { { 5 }, { 1, 2, 3, 4, 5 },
+                                     { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 19, 18, 17, 16, 15, 14, 13,
+                                       12, 11, 10, 1, 1, 2, 3 } };
+    const int lengths[3] = { 1, 5, 24 };
+    const double temperatures[4] = { 0, 0.7, 1.0, 1.5 };
+    const int top_ks[2] = { 0, 5 };
+    for (int p = 0; p < 3; p++)
+        for (int t = 0; t < 4; t++)
+            for (int k = 0; k < 2; k++)
+                for (uint64_t seed = 1; seed <= 3; seed++) {
+                    int32_t with[80], without[80];
+                    int n = lengths[p], total = n + 50;
+                    gpt_generate(m, with, prompts[p], n, 50, temperatures[t], top_ks[k], seed,
+                                 true);
+                    gpt_generate(m, without, prompts[p], n, 50, temperatures[t], top_ks[k],
+                                 seed, false);
+                    for (int i = 0; i < total; i++)
+                        ck_assert_msg(with[i] == without[i],
+                                      "prompt %d, temperature %g, top-k %d, seed %d: token %d "
+                                      "is %d with the cache, %d without",
+                                      p, temperatures[t], top_ks[k], (int)seed, i, with[i],
+                                      without[i]);
+                    ck_assert_int_le(m->kv.len, T);
+                }
+    gpt_free(m);
+}
+END_TEST
+
+START_TEST(sampling_is_reproducible) {
+    gpt_model *m = small_model(3);
+    const int32_t prompt[2] = { 4, 2 };
+    int32_t a[42], b[42], c[42];
+    gpt_generate(m, a, prompt, 2, 40, 1.0, 0, 7, true);
+    gpt_generate(m, b, prompt, 2, 40, 1.0, 0, 7, true);
+    gpt_generate(m, c, prompt, 2, 40, 1.0, 0, 8, true);
+    ck_assert_mem_eq(a, b, sizeof a);
+    ck_assert_msg(memcmp(a, c, sizeof a) != 0, "seeds 7 and 8 gave the same 40 tokens");
+    const int32_t bad[2] = { 4, V };
+    ck_assert_int_eq(gpt_generate(m, a, bad, 2, 5, 1.0, 0, 7, true), -1);
+    ck_assert_int_eq(gpt_generate(m, a, prompt, 0, 5, 1.0, 0, 7, true), -1);
+    // top-k 1 is greedy whatever the temperature
+    gpt_generate(m, a, prompt, 2, 40, 1.5, 1, 7, true);
+    gpt_generate(m, b, prompt, 2, 40, 0, 0, 9, true);
+    ck_assert_mem_eq(a, b, sizeof a);
+    gpt_free(m);
+}
+END_TEST
+
+// ---------------------------------------------------------------- files
+
+static char *tmp_path(void) {
+    char tmpl[] = "/tmp/attn_gpt.XXXXXX";
+    int fd = mkstemp(tmpl);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    return strdup(tmpl);
+}
+
+static unsigned char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    rewind(f);
+    unsigned char *buf = malloc(*len + 16);
+    ck_assert_uint_eq(fread(buf, 1, *len, f), *len);
+    fclose(f);
+    return buf;
+}
+
+static void spill(const char *path, const unsigned char *buf, size_t len) {
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+    fclose(f);
+}
+
+START_TEST(save_and_load_round_trip) {
+    gpt_model *m = small_model(4);
+    for (int v = 0; v < V; v++) m->vocab[v] = 'a' + v;
+    m->vocab[V - 1] = 0xA3;  // the pound sign
+    char *path = tmp_path(), err[300], tmp[300];
+    ck_assert_msg(gpt_save(m, path, err, sizeof err) == 0, "%s", err);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    ck_assert_msg(access(tmp, F_OK) != 0, "%s left behind", tmp);
+    gpt_model *back = gpt_load(path, 1, 1, 0.1, NULL, err, sizeof err);
+    ck_assert_msg(back != NULL, "%s", err);
+    ck_assert_mem_eq(&back->cfg, &m->cfg, sizeof m->cfg);
+    ck_assert_uint_eq(back->n_params, m->n_params);
+    ck_assert_mem_eq(back->param_block, m->param_block, m->n_params * sizeof(real));
+    ck_assert_mem_eq(back->vocab, m->vocab, V * sizeof *m->vocab);
+    const int32_t prompt[3] = { 1, 2, 3 };
+    int32_t a[33], b[33];
+    gpt_generate(m, a, prompt, 3, 30, 0.8, 0, 5, true);
+    gpt_generate(back, b, prompt, 3, 30, 0.8, 0, 5, true);
+    ck_assert_mem_eq(a, b, sizeof a);
+    remove(path);
+    free(path);
+    gpt_free(back);
+    gpt_free(m);
+}
+END_TEST
+
+// The file damaged by change, then gpt_load's message: it names the file
+// and says what is wrong.
+static void expect_refused(const char *path, const unsigned char *buf, size_t len,
+                           const char *says) {
+    spill(path, buf, len);
+    char err[300] = "";
+    gpt_model *m = gpt_load(path, 1, 1, 0.1, NULL, err, sizeof err);
+    ck_assert_msg(m == NULL, "a file that should say \"%s\" was loaded", says);
+    ck_assert_msg(strstr(err, path) == err, "the message does not start with the file: %s", err);
+    ck_assert_msg(strstr(err, says) != NULL, "\"%s\" is not in: %s", says, err);
+}
+
+static void put_u32(unsigned char *b, uint32_t v) {
+    for (int i = 0; i < 4; i++) b[i] = (unsigned char)(v >> (8 * i));
+}
+
+START_TEST(damaged_files_are_refused) {
+    gpt_model *m = small_model(5);
+    char *path = tmp_path(), err[300];
+    ck_assert_msg(gpt_save(m, path, err, sizeof err) == 0, "%s", err);
+    size_t len;
+    unsigned char *good = slurp(path, &len), *bad = malloc(len + 16);
+    memcpy(bad, good, len);
+    bad[0] = 'X';
+    expect_refused(path, bad, len, "not a GPT model file");
+    memcpy(bad, good, len);
+    put_u32(bad + 8, 2);
+    expect_refused(path, bad, len, "version 2");
+    memcpy(bad, good, len);
+    put_u32(bad + 24, 3);  // 3 heads do not split the width 32
+    expect_refused(path, bad, len, "sizes out of range");
+    memcpy(bad, good, len);
+    put_u32(bad + 12, 0);  // V 0
+    expect_refused(path, bad, len, "sizes out of range");
+    expect_refused(path, good, len - 9, "truncated");
+    expect_refused(path, good, 20, "truncated");
+    memcpy(bad, good, len);
+    memset(bad + len, 0, 8);
+    expect_refused(path, bad, len + 8, "bytes after the end");
+    memcpy(bad, good, len);
+    bad[len / 2] ^= 0x10;  // one bit of a parameter
+    expect_refused(path, bad, len, "checksum mismatch");
+    remove(path);
+    gpt_model *none = gpt_load(path, 1, 1, 0.1, NULL, err, sizeof err);
+    ck_assert_ptr_null(none);
+    ck_assert_msg(strstr(err, path) == err && strstr(err, "No such file"), "%s", err);
+    // a folder that does not exist: refused by name, nothing left behind
+    ck_assert_int_eq(gpt_save(m, "/nonexistent-folder/model.gpt", err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "/nonexistent-folder/model.gpt") == err, "%s", err);
+    free(good);
+    free(bad);
+    free(path);
+    gpt_free(m);
+}
+END_TEST
+
+// ---------------------------------------------------------------- training
+
+// A short run on a small text learns it: the loss of the last steps is far
+// below the first (the uniform guess, log V).
+START_TEST(training_loss_falls) {
+    const char *text = "it is a truth universally acknowledged, that a single man in "
+                       "possession of a good fortune, must be in want of a wife. ";
+    int len = (int)strlen(text);
+    uint32_t vocab[64];
+    int Vt = 0, ids[256];
+    for (int i = 0; i < len; i++) {
+        int v = 0;
+        while (v < Vt && vocab[v] != (uint32_t)text[i]) v++;
+        if (v == Vt) vocab[Vt++] = (uint32_t)text[i];
+        ids[i] = v;
+    }
+    gpt_config c = { .V = Vt, .T = T, .d = D, .h = HEADS, .L = LAYERS };
+    lr_schedule s = { .lr_max = 1e-2, .lr_min = 1e-3, .warmup = 10, .decay_steps = 150 };
+    char err[200];
+    gpt_model *m = gpt_build(&c, 8, 2, 1, vocab, 0.1, &s, err, sizeof err);
+    ck_assert_msg(m != NULL, "%s", err);
+    torch_rng g;
+    rng_seed(&g, 3);
+    int32_t windows[8 * (T + 1)];
+    double first = 0, last = 0;
+    for (int step = 0; step < 150; step++) {
+        int64_t starts[8];
+        rng_randint(&g, starts, 8, 0, len - T);
+        for (int b = 0; b < 8; b++)
+            for (int i = 0; i <= T; i++) windows[b * (T + 1) + i] = ids[starts[b] + i];
+        double loss = gpt_train_step(m, windows, 8, T);
+        if (step == 0) first = loss;
+        if (step >= 140) last += loss / 10;
+    }
+    printf("gpt: a short run's loss %.3f -> %.3f (log V = %.3f)\n", first, last, log(Vt));
+    ck_assert_double_eq_tol(first, log(Vt), 0.1);
+    ck_assert_msg(last < 0.3 * first, "loss %g -> %g", first, last);
+    gpt_free(m);
+}
+END_TEST
+
+// A batch in two shards: the same numbers on one thread or two (each shard
+// computed alike, the gradients summed in order), and within rounding of
+// the batch in one piece.
+START_TEST(shards_and_threads) {
+    gpt_config c = { .V = V, .T = T, .d = D, .h = HEADS, .L = LAYERS };
+    char err[200];
+    gpt_model *one = gpt_build(&c, 4, 1, 6, NULL, 0.1, NULL, err, sizeof err);
+    gpt_model *two = gpt_build(&c, 4, 2, 6, NULL, 0.1, NULL, err, sizeof err);
+    ck_assert(one && two);
+    int32_t windows[4 * (T + 1)];
+    for (int i = 0; i < 4 * (T + 1); i++) windows[i] = (i * 13 + i / 5) % V;
+    size_t size = two->n_params * sizeof(real);
+    real *grads[2] = { malloc(size), malloc(size) };
+    ck_assert(grads[0] && grads[1]);
+    for (int threads = 1; threads <= 2; threads++) {
+        parallel_set_threads(threads);
+        gpt_forward(two, windows, windows + 1, 1, T);  // B 1: shard 0 is empty
+        for (int b = 0; b < 4; b++) {
+            memcpy(two->a.ids + b * T, windows + b * (T + 1), T * sizeof(int32_t));
+            memcpy(two->a.targets + b * T, windows + b * (T + 1) + 1, T * sizeof(int32_t));
+        }
+        gpt_forward(two, two->a.ids, two->a.targets, 4, T);
+        gpt_backward(two);
+        memcpy(grads[threads - 1], two->grad_block, size);
+    }
+    parallel_set_threads(1);
+    ck_assert_mem_eq(grads[0], grads[1], size);
+    free(grads[0]);
+    free(grads[1]);
+    memcpy(one->a.ids, two->a.ids, 4 * T * sizeof(int32_t));
+    memcpy(one->a.targets, two->a.targets, 4 * T * sizeof(int32_t));
+    gpt_forward(one, one->a.ids, one->a.targets, 4, T);
+    gpt_backward(one);
+    double worst = 0;
+    for (size_t i = 0; i < one->n_params; i++)
+        worst = fmax(worst, fabs(one->grad_block[i] - two->grad_block[i]));
+    ck_assert_msg(worst < 1e-6, "one shard and two differ by %g", worst);
+    gpt_free(one);
+    gpt_free(two);
+}
+END_TEST
+
+START_TEST(bad_sizes_are_refused) {
+    char err[200];
+    gpt_config c = { .V = 10, .T = 8, .d = 30, .h = 4, .L = 1 };
+    ck_assert_ptr_null(gpt_build(&c, 1, 1, 1, NULL, 0, NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "not divisible"), "%s", err);
+    c.h = 3;
+    ck_assert_ptr_null(gpt_build(&c, 2, 3, 1, NULL, 0, NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "3 shards of a batch of 2"), "%s", err);
+    c.h = 3;
+    c.L = 0;
+    ck_assert_ptr_null(gpt_build(&c, 1, 1, 1, NULL, 0, NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "below 1"), "%s", err);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("gpt");
+    TCase *gen = tcase_create("generation");
+    tcase_add_test(gen, cached_logits_are_the_windows);
+    tcase_add_test(gen, window_slides_by_half);
+    tcase_add_test(gen, cache_gives_the_same_tokens);
+    tcase_add_test(gen, sampling_is_reproducible);
+    suite_add_tcase(s, gen);
+    TCase *files = tcase_create("files");
+    tcase_add_test(files, save_and_load_round_trip);
+    tcase_add_test(files, damaged_files_are_refused);
+    suite_add_tcase(s, files);
+    TCase *train = tcase_create("training");
+    tcase_set_timeout(train, 60);
+    tcase_add_test(train, training_loss_falls);
+    tcase_add_test(train, shards_and_threads);
+    tcase_add_test(train, bad_sizes_are_refused);
+    suite_add_tcase(s, train);
+    return run_suite(s);
+}
