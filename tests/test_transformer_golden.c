@@ -293,35 +293,47 @@ END_TEST
 
 // ---------------------------------------------------------------- layers
 
-// Points the tensors of an encoder layer (p) at consecutive stretches of
-// block, in ENC_PARAMS order; returns the pointers in that order in at.
-static void enc_views(enc_layer_params *p, real **at, real *block) {
-    real **slot[N_ENC_PARAMS] = {
-        &p->self_attn.in_proj_weight, &p->self_attn.in_proj_bias,
-        &p->self_attn.out_proj_weight, &p->self_attn.out_proj_bias,
-        &p->ff.w1, &p->ff.b1, &p->ff.w2, &p->ff.b2,
-        &p->norm_weight[0], &p->norm_bias[0], &p->norm_weight[1], &p->norm_bias[1]};
-    for (size_t k = 0; k < N_ENC_PARAMS; k++) {
-        *slot[k] = at[k] = block;
-        block += ENC_PARAMS[k].n;
+// Points the tensors of a layer at consecutive stretches of block, in the
+// order of the layer's own table (transformer_layer.h), which
+// layer_tables_follow_state_dict holds to ENC_PARAMS and DEC_PARAMS;
+// returns the pointers in that order in at.
+static void table_views(layer_tensor *t, int n, real **at, real *block) {
+    for (int k = 0; k < n; k++) {
+        *t[k].view = at[k] = block;
+        block += (size_t)t[k].rows * t[k].cols;
     }
 }
 
-// The same for a decoder layer, in DEC_PARAMS order.
+static const layer_dims TABLE_DIMS = { .d = D, .h = H, .d_ff = D_FF };
+
+static void enc_views(enc_layer_params *p, real **at, real *block) {
+    layer_tensor t[ENC_LAYER_TENSORS];
+    table_views(t, enc_layer_tensors(t, p, &TABLE_DIMS), at, block);
+}
+
 static void dec_views(dec_layer_params *p, real **at, real *block) {
-    real **slot[N_DEC_PARAMS] = {
-        &p->self_attn.in_proj_weight, &p->self_attn.in_proj_bias,
-        &p->self_attn.out_proj_weight, &p->self_attn.out_proj_bias,
-        &p->cross_attn.in_proj_weight, &p->cross_attn.in_proj_bias,
-        &p->cross_attn.out_proj_weight, &p->cross_attn.out_proj_bias,
-        &p->ff.w1, &p->ff.b1, &p->ff.w2, &p->ff.b2,
-        &p->norm_weight[0], &p->norm_bias[0], &p->norm_weight[1], &p->norm_bias[1],
-        &p->norm_weight[2], &p->norm_bias[2]};
+    layer_tensor t[DEC_LAYER_TENSORS];
+    table_views(t, dec_layer_tensors(t, p, &TABLE_DIMS), at, block);
+}
+
+// The layers' tables name their tensors as PyTorch's state_dict does, in
+// its order, with its sizes.
+START_TEST(layer_tables_follow_state_dict) {
+    enc_layer_params e;
+    dec_layer_params dl;
+    layer_tensor t[DEC_LAYER_TENSORS];
+    ck_assert_int_eq(enc_layer_tensors(t, &e, &TABLE_DIMS), (int)N_ENC_PARAMS);
+    for (size_t k = 0; k < N_ENC_PARAMS; k++) {
+        ck_assert_str_eq(t[k].name, ENC_PARAMS[k].name);
+        ck_assert_uint_eq((size_t)t[k].rows * t[k].cols, ENC_PARAMS[k].n);
+    }
+    ck_assert_int_eq(dec_layer_tensors(t, &dl, &TABLE_DIMS), (int)N_DEC_PARAMS);
     for (size_t k = 0; k < N_DEC_PARAMS; k++) {
-        *slot[k] = at[k] = block;
-        block += DEC_PARAMS[k].n;
+        ck_assert_str_eq(t[k].name, DEC_PARAMS[k].name);
+        ck_assert_uint_eq((size_t)t[k].rows * t[k].cols, DEC_PARAMS[k].n);
     }
 }
+END_TEST
 
 static size_t total_size(const param_name *ps, size_t n) {
     size_t t = 0;
@@ -661,6 +673,7 @@ int main(void) {
     tcase_add_loop_test(tc, cross_entropy_equals_pytorch, 0, N_MODEL_CASES);
     suite_add_tcase(s, tc);
     tc = tcase_create("layers");
+    tcase_add_test(tc, layer_tables_follow_state_dict);
     tcase_add_loop_test(tc, encoder_layer_equals_pytorch, 0, 2);
     tcase_add_loop_test(tc, decoder_layer_equals_pytorch, 0, 2);
     suite_add_tcase(s, tc);

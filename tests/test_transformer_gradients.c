@@ -142,6 +142,26 @@ static double ffn_loss(void *p) {
     return weighted_sum(c->y, c->r, (size_t)c->n * D);
 }
 
+// The parameters of one sub-layer on their own, one tensor after another in
+// PyTorch's order; returns how many numbers they take.
+static size_t ffn_views(ffn_params *f, double *at) {
+    double *start = at;
+    f->w1 = at, at += D_FF * D;
+    f->b1 = at, at += D_FF;
+    f->w2 = at, at += D * D_FF;
+    f->b2 = at, at += D;
+    return (size_t)(at - start);
+}
+
+static size_t mha_views(mha_params *p, double *at) {
+    double *start = at;
+    p->in_proj_weight = at, at += 3 * D * D;
+    p->in_proj_bias = at, at += 3 * D;
+    p->out_proj_weight = at, at += D * D;
+    p->out_proj_bias = at, at += D;
+    return (size_t)(at - start);
+}
+
 START_TEST(ffn_gradients) {
     torch_rng g;
     rng_seed(&g, 3);
@@ -153,11 +173,8 @@ START_TEST(ffn_gradients) {
     c.block = new_random(&g, count, -0.5, 0.5);
     double *grad = new_zeros(count), *dx = new_zeros(nd);
     ffn_params gp;
-    real *gain[1], *bias[1];
-    walker w = {.block = c.block, .prefix = ""}, wg = {.block = grad, .prefix = ""};
-    take_ffn_and_norms(&w, &c.p, gain, bias, 0, D, D_FF);
-    take_ffn_and_norms(&wg, &gp, gain, bias, 0, D, D_FF);
-    ck_assert_uint_eq(w.size, count);
+    ck_assert_uint_eq(ffn_views(&c.p, c.block), count);
+    ffn_views(&gp, grad);
     ck_assert_int_eq(ffn_cache_alloc(&c.c, c.n, D_FF), 0);
     ffn_loss(&c);
     int active = 0;  // ReLU must pass some units and stop others
@@ -205,8 +222,7 @@ static void mha_case_init(mha_case *c, torch_rng *g, bool self, int n_q, int n_k
     c->y = new_zeros((size_t)B * n_q * D);
     c->r = new_random(g, (size_t)B * n_q * D, -1, 1);
     c->block = new_random(g, mha_count(D), -0.5, 0.5);
-    walker w = {.block = c->block, .prefix = ""};
-    take_mha(&w, &c->p, "a", D);
+    ck_assert_uint_eq(mha_views(&c->p, c->block), mha_count(D));
     ck_assert_int_eq(mha_cache_alloc(&c->c, B, n_q, n_k, D, HEADS), 0);
 }
 
@@ -227,8 +243,7 @@ START_TEST(attention_gradients) {
         size_t count = mha_count(D), nq = (size_t)B * c.n_q * D, nk = (size_t)B * c.n_k * D;
         double *grad = new_zeros(count), *dq = new_zeros(nq), *dkv = new_zeros(nk);
         mha_params gp;
-        walker w = {.block = grad, .prefix = ""};
-        take_mha(&w, &gp, "a", D);
+        mha_views(&gp, grad);
         mha_loss(&c);
         mha_backward(dq, self ? dq : dkv, &gp, &c.c, c.r, c.q, self ? c.q : c.kv, &c.p, B, c.n_q,
                      c.n_k, D, HEADS, NULL, NULL);
@@ -296,8 +311,7 @@ START_TEST(attention_hidden_keys_get_no_gradient) {
             if (e / D != (size_t)(b * c.n_q + q)) c.r[e] = 0;
         double *grad = new_zeros(mha_count(D)), *dq = new_zeros(nq), *dkv = new_zeros(nk);
         mha_params gp;
-        walker w = {.block = grad, .prefix = ""};
-        take_mha(&w, &gp, "a", D);
+        mha_views(&gp, grad);
         mha_loss(&c);
         mha_backward(dq, self ? dq : dkv, &gp, &c.c, c.r, c.q, self ? c.q : c.kv, &c.p, B, c.n_q,
                      c.n_k, D, HEADS, NULL, NULL);
@@ -342,18 +356,18 @@ static size_t layer_count(bool decoder) {
     return (decoder ? 2 : 1) * mha_count(D) + ffn_count(D, D_FF) + (decoder ? 6 : 4) * D;
 }
 
-// The layer's parameter views into block, in state_dict order.
+// The layer's parameter views into block, in the order of its table
+// (transformer_layer.h).
 static void layer_views(enc_layer_params *ep, dec_layer_params *dp, double *block, bool decoder) {
-    walker w = {.block = block, .prefix = ""};
-    if (decoder) {
-        take_mha(&w, &dp->self_attn, "self_attn", D);
-        take_mha(&w, &dp->cross_attn, "multihead_attn", D);
-        take_ffn_and_norms(&w, &dp->ff, dp->norm_weight, dp->norm_bias, 3, D, D_FF);
-    } else {
-        take_mha(&w, &ep->self_attn, "self_attn", D);
-        take_ffn_and_norms(&w, &ep->ff, ep->norm_weight, ep->norm_bias, 2, D, D_FF);
+    layer_tensor t[DEC_LAYER_TENSORS];
+    const layer_dims dims = {.d = D, .h = HEADS, .d_ff = D_FF};
+    int n = decoder ? dec_layer_tensors(t, dp, &dims) : enc_layer_tensors(t, ep, &dims);
+    size_t at = 0;
+    for (int k = 0; k < n; k++) {
+        *t[k].view = block + at;
+        at += (size_t)t[k].rows * t[k].cols;
     }
-    ck_assert_uint_eq(w.size, layer_count(decoder));
+    ck_assert_uint_eq(at, layer_count(decoder));
 }
 
 static void layer_case_init(layer_case *c, torch_rng *g, bool decoder, bool norm_first) {

@@ -20,50 +20,78 @@ mha_status layer_dims_check(const layer_dims *dims) {
     return s == MHA_OK && dims->d_ff < 1 ? MHA_BAD_SIZE : s;
 }
 
-static real *layer_view(real **at, size_t count) {
-    real *view = *at;
-    *at += count;
-    return view;
+static int mha_tensors(layer_tensor *t, mha_params *p, const char *const names[4], int d) {
+    t[0] = (layer_tensor){ names[0], &p->in_proj_weight, 3 * d, d };
+    t[1] = (layer_tensor){ names[1], &p->in_proj_bias, 3 * d, 1 };
+    t[2] = (layer_tensor){ names[2], &p->out_proj_weight, d, d };
+    t[3] = (layer_tensor){ names[3], &p->out_proj_bias, d, 1 };
+    return 4;
 }
 
-// One block for a layer's parameters, and their views into it in PyTorch's
-// state_dict order: each attention's four tensors, linear1's and linear2's,
-// then the norms'. Returns MHA_OK, or why not (then nothing is allocated).
-static mha_status layer_alloc(mha_params *const *attn, int n_attn, ffn_params *ff, real **gain,
-                              real **bias, int norms, const layer_dims *dims) {
+static const char *const SELF_ATTN[4] = { "self_attn.in_proj_weight", "self_attn.in_proj_bias",
+                                          "self_attn.out_proj.weight", "self_attn.out_proj.bias" };
+static const char *const CROSS_ATTN[4] = { "multihead_attn.in_proj_weight",
+                                           "multihead_attn.in_proj_bias",
+                                           "multihead_attn.out_proj.weight",
+                                           "multihead_attn.out_proj.bias" };
+static const char *const NORMS[3][2] = { { "norm1.weight", "norm1.bias" },
+                                         { "norm2.weight", "norm2.bias" },
+                                         { "norm3.weight", "norm3.bias" } };
+
+// linear1's and linear2's tensors, then the norms'.
+static int ffn_and_norm_tensors(layer_tensor *t, ffn_params *f, real **gain, real **bias,
+                                int norms, int d, int d_ff) {
+    int k = 0;
+    t[k++] = (layer_tensor){ "linear1.weight", &f->w1, d_ff, d };
+    t[k++] = (layer_tensor){ "linear1.bias", &f->b1, d_ff, 1 };
+    t[k++] = (layer_tensor){ "linear2.weight", &f->w2, d, d_ff };
+    t[k++] = (layer_tensor){ "linear2.bias", &f->b2, d, 1 };
+    for (int m = 0; m < norms; m++) {
+        t[k++] = (layer_tensor){ NORMS[m][0], &gain[m], d, 1 };
+        t[k++] = (layer_tensor){ NORMS[m][1], &bias[m], d, 1 };
+    }
+    return k;
+}
+
+int enc_layer_tensors(layer_tensor *t, enc_layer_params *p, const layer_dims *dims) {
+    int k = mha_tensors(t, &p->self_attn, SELF_ATTN, dims->d);
+    return k + ffn_and_norm_tensors(t + k, &p->ff, p->norm_weight, p->norm_bias, 2, dims->d,
+                                    dims->d_ff);
+}
+
+int dec_layer_tensors(layer_tensor *t, dec_layer_params *p, const layer_dims *dims) {
+    int k = mha_tensors(t, &p->self_attn, SELF_ATTN, dims->d);
+    k += mha_tensors(t + k, &p->cross_attn, CROSS_ATTN, dims->d);
+    return k + ffn_and_norm_tensors(t + k, &p->ff, p->norm_weight, p->norm_bias, 3, dims->d,
+                                    dims->d_ff);
+}
+
+// One block for a layer's parameters, and their views into it in the order
+// of its tensor table. Returns MHA_OK, or why not (then nothing is allocated).
+static mha_status layer_alloc(layer_tensor *t, int n, const layer_dims *dims) {
     mha_status s = layer_dims_check(dims);
     if (s != MHA_OK) return s;
-    const size_t d = (size_t)dims->d, f = (size_t)dims->d_ff;
-    real *at = malloc((n_attn * (4 * d * d + 4 * d) + 2 * d * f + f + d + 2 * norms * d) *
-                      sizeof(real));
+    size_t total = 0;
+    for (int k = 0; k < n; k++) total += (size_t)t[k].rows * t[k].cols;
+    real *at = malloc(total * sizeof(real));
     if (!at) return MHA_NO_MEMORY;
-    for (int a = 0; a < n_attn; a++) {
-        attn[a]->in_proj_weight = layer_view(&at, 3 * d * d);
-        attn[a]->in_proj_bias = layer_view(&at, 3 * d);
-        attn[a]->out_proj_weight = layer_view(&at, d * d);
-        attn[a]->out_proj_bias = layer_view(&at, d);
-    }
-    ff->w1 = layer_view(&at, f * d);
-    ff->b1 = layer_view(&at, f);
-    ff->w2 = layer_view(&at, d * f);
-    ff->b2 = layer_view(&at, d);
-    for (int k = 0; k < norms; k++) {
-        gain[k] = layer_view(&at, d);
-        bias[k] = layer_view(&at, d);
+    for (int k = 0; k < n; k++) {
+        *t[k].view = at;
+        at += (size_t)t[k].rows * t[k].cols;
     }
     return MHA_OK;
 }
 
 mha_status enc_layer_alloc(enc_layer_params *p, const layer_dims *dims) {
     memset(p, 0, sizeof *p);
-    mha_params *attn[] = { &p->self_attn };
-    return layer_alloc(attn, 1, &p->ff, p->norm_weight, p->norm_bias, 2, dims);
+    layer_tensor t[ENC_LAYER_TENSORS];
+    return layer_alloc(t, enc_layer_tensors(t, p, dims), dims);
 }
 
 mha_status dec_layer_alloc(dec_layer_params *p, const layer_dims *dims) {
     memset(p, 0, sizeof *p);
-    mha_params *attn[] = { &p->self_attn, &p->cross_attn };
-    return layer_alloc(attn, 2, &p->ff, p->norm_weight, p->norm_bias, 3, dims);
+    layer_tensor t[DEC_LAYER_TENSORS];
+    return layer_alloc(t, dec_layer_tensors(t, p, dims), dims);
 }
 
 void enc_layer_free(enc_layer_params *p) {

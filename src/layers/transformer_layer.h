@@ -55,6 +55,23 @@ typedef struct {
     real *norm_bias[3];         // norm1.bias .. norm3.bias (d)
 } dec_layer_params;
 
+// One tensor of a layer: its state_dict name within the layer, its shape,
+// and the view of the parameters (or gradients) that points at it.
+typedef struct {
+    const char *name;
+    real **view;
+    int rows, cols;
+} layer_tensor;
+
+enum { ENC_LAYER_TENSORS = 12, DEC_LAYER_TENSORS = 18 };
+
+// A layer's tensors in PyTorch's state_dict order: each attention's four,
+// linear1's and linear2's, then the norms'. Every model that keeps a layer
+// in its block lays it out from this table, and so do enc_layer_alloc and
+// dec_layer_alloc. Returns the count (ENC_ or DEC_LAYER_TENSORS).
+int enc_layer_tensors(layer_tensor *t, enc_layer_params *p, const layer_dims *dims);
+int dec_layer_tensors(layer_tensor *t, dec_layer_params *p, const layer_dims *dims);
+
 // What one sub-layer keeps: f's input t (pre-norm LayerNorm(x), post-norm
 // x itself), the sum s = x + f(t) (post-norm LayerNorm's input; pre-norm
 // the stream after the sub-layer), LayerNorm's statistics.

@@ -23,22 +23,13 @@ static real *take(real *block, size_t *at, size_t n) {
 }
 
 size_t sentiment_encoder_lay_out(sentiment_encoder_params *p, real *block, int d, int w) {
-    size_t at = 0, W = (size_t)w, F = (size_t)SENTIMENT_ENCODER_FF_FACTOR * W;
-    enc_layer_params *l = &p->layer;
+    size_t at = 0, W = (size_t)w;
     p->wp = take(block, &at, (size_t)d * W);
     p->bp = take(block, &at, W);
-    l->self_attn.in_proj_weight = take(block, &at, 3 * W * W);
-    l->self_attn.in_proj_bias = take(block, &at, 3 * W);
-    l->self_attn.out_proj_weight = take(block, &at, W * W);
-    l->self_attn.out_proj_bias = take(block, &at, W);
-    l->ff.w1 = take(block, &at, F * W);
-    l->ff.b1 = take(block, &at, F);
-    l->ff.w2 = take(block, &at, W * F);
-    l->ff.b2 = take(block, &at, W);
-    for (int k = 0; k < 2; k++) {
-        l->norm_weight[k] = take(block, &at, W);
-        l->norm_bias[k] = take(block, &at, W);
-    }
+    const layer_dims dims = sentiment_encoder_dims(w);
+    layer_tensor t[ENC_LAYER_TENSORS];
+    int n = enc_layer_tensors(t, &p->layer, &dims);  // the layer's own order
+    for (int k = 0; k < n; k++) *t[k].view = take(block, &at, (size_t)t[k].rows * t[k].cols);
     return at;
 }
 

@@ -51,31 +51,9 @@ static real *take(walker *w, const char *name, int rows, int cols) {
     return w->block + at;
 }
 
-static void take_mha(walker *w, mha_params *p, const char *which, int d) {
-    char name[40];
-    snprintf(name, sizeof name, "%s.in_proj_weight", which);
-    p->in_proj_weight = take(w, name, 3 * d, d);
-    snprintf(name, sizeof name, "%s.in_proj_bias", which);
-    p->in_proj_bias = take(w, name, 3 * d, 1);
-    snprintf(name, sizeof name, "%s.out_proj.weight", which);
-    p->out_proj_weight = take(w, name, d, d);
-    snprintf(name, sizeof name, "%s.out_proj.bias", which);
-    p->out_proj_bias = take(w, name, d, 1);
-}
-
-static void take_ffn_and_norms(walker *w, ffn_params *f, real **gain, real **bias, int norms,
-                               int d, int d_ff) {
-    f->w1 = take(w, "linear1.weight", d_ff, d);
-    f->b1 = take(w, "linear1.bias", d_ff, 1);
-    f->w2 = take(w, "linear2.weight", d, d_ff);
-    f->b2 = take(w, "linear2.bias", d, 1);
-    static const char *names[3][2] = { { "norm1.weight", "norm1.bias" },
-                                       { "norm2.weight", "norm2.bias" },
-                                       { "norm3.weight", "norm3.bias" } };
-    for (int k = 0; k < norms; k++) {
-        gain[k] = take(w, names[k][0], d, 1);
-        bias[k] = take(w, names[k][1], d, 1);
-    }
+// A layer's tensors, from the layer's own table (transformer_layer.h).
+static void take_layer(walker *w, layer_tensor *t, int n) {
+    for (int k = 0; k < n; k++) *t[k].view = take(w, t[k].name, t[k].rows, t[k].cols);
 }
 
 // The views of p into block, in the order of seq2seq.h; the table, when
@@ -83,6 +61,8 @@ static void take_ffn_and_norms(walker *w, ffn_params *f, real **gain, real **bia
 static void lay_out(seq2seq_params *p, real *block, seq2seq_tensor *table,
                     const seq2seq_config *c) {
     walker w = { .block = block, .table = table, .prefix = "" };
+    const layer_dims dims = { .d = c->d, .d_ff = c->d_ff };
+    layer_tensor t[DEC_LAYER_TENSORS];
     char prefix[24];
     const int d = c->d;
     p->embedding = take(&w, "embedding.weight", c->V, d);
@@ -90,17 +70,12 @@ static void lay_out(seq2seq_params *p, real *block, seq2seq_tensor *table,
     for (int l = 0; l < c->n_enc; l++) {
         snprintf(prefix, sizeof prefix, "enc.%d.", l);
         w.prefix = prefix;
-        take_mha(&w, &p->enc[l].self_attn, "self_attn", d);
-        take_ffn_and_norms(&w, &p->enc[l].ff, p->enc[l].norm_weight, p->enc[l].norm_bias, 2, d,
-                           c->d_ff);
+        take_layer(&w, t, enc_layer_tensors(t, &p->enc[l], &dims));
     }
     for (int l = 0; l < c->n_dec; l++) {
         snprintf(prefix, sizeof prefix, "dec.%d.", l);
         w.prefix = prefix;
-        take_mha(&w, &p->dec[l].self_attn, "self_attn", d);
-        take_mha(&w, &p->dec[l].cross_attn, "multihead_attn", d);
-        take_ffn_and_norms(&w, &p->dec[l].ff, p->dec[l].norm_weight, p->dec[l].norm_bias, 3, d,
-                           c->d_ff);
+        take_layer(&w, t, dec_layer_tensors(t, &p->dec[l], &dims));
     }
     w.prefix = "";
     p->enc_norm_weight = p->enc_norm_bias = p->dec_norm_weight = p->dec_norm_bias = NULL;
