@@ -28,8 +28,10 @@ static int mha_tensors(layer_tensor *t, mha_params *p, const char *const names[4
     return 4;
 }
 
-static const char *const SELF_ATTN[4] = { "self_attn.in_proj_weight", "self_attn.in_proj_bias",
-                                          "self_attn.out_proj.weight", "self_attn.out_proj.bias" };
+static const char *const SELF_ATTN[4] = { "self_attn.in_proj_weight",
+                                          "self_attn.in_proj_bias",
+                                          "self_attn.out_proj.weight",
+                                          "self_attn.out_proj.bias" };
 static const char *const CROSS_ATTN[4] = { "multihead_attn.in_proj_weight",
                                            "multihead_attn.in_proj_bias",
                                            "multihead_attn.out_proj.weight",
@@ -283,21 +285,30 @@ static void stream_gradient(real *dx, layer_cache *c, int k, const real *ds, con
     else add_to(dx, c->dt, count);
 }
 
+// The feed-forward sub-layer k of a layer (the last), from the gradient of
+// the stream after it (dout) to the gradient of the stream before it, c->dx.
+static void ffn_sublayer_backward(layer_cache *c, int k, const real *dout,
+                                  const ffn_params *gff, real *dgain, real *dbias,
+                                  const ffn_params *ff, const real *gain,
+                                  const layer_dims *dims, int N) {
+    const int d = dims->d;
+    const real *ds = sum_gradient(c, k, dout, dgain, dbias, gain, dims, N);
+    clear_rows(c->dt, N, d);
+    ffn_backward(c->dt, gff, &c->ff, ds, c->sub[k].t, ff, N, d, dims->d_ff);
+    clear_rows(c->dx, N, d);
+    stream_gradient(c->dx, c, k, ds, stream_before(c, k, dims), dgain, dbias, gain, dims, N);
+}
+
 void enc_layer_backward(real *dinp, const enc_layer_params *g, layer_cache *c, const real *dout,
                         const real *inp, const enc_layer_params *p, const layer_dims *dims,
                         int B, int n, const int *len) {
     const int N = mha_rows(len, B, n), d = dims->d;
     // 2. feed-forward, from dout to dx, the gradient of the stream between
-    const real *ds = sum_gradient(c, 1, dout, g->norm_weight[1], g->norm_bias[1],
-                                  p->norm_weight[1], dims, N);
-    clear_rows(c->dt, N, d);
-    ffn_backward(c->dt, &g->ff, &c->ff, ds, c->sub[1].t, &p->ff, N, d, dims->d_ff);
-    clear_rows(c->dx, N, d);
-    stream_gradient(c->dx, c, 1, ds, stream_before(c, 1, dims), g->norm_weight[1],
-                    g->norm_bias[1], p->norm_weight[1], dims, N);
+    ffn_sublayer_backward(c, 1, dout, &g->ff, g->norm_weight[1], g->norm_bias[1], &p->ff,
+                          p->norm_weight[1], dims, N);
     // 1. self-attention, from dx to dinp: t is both queries and keys
-    ds = sum_gradient(c, 0, c->dx, g->norm_weight[0], g->norm_bias[0], p->norm_weight[0], dims,
-                      N);
+    const real *ds = sum_gradient(c, 0, c->dx, g->norm_weight[0], g->norm_bias[0],
+                                  p->norm_weight[0], dims, N);
     clear_rows(c->dt, N, d);
     mha_backward(c->dt, c->dt, &g->self_attn, &c->self_attn, ds, c->sub[0].t, c->sub[0].t,
                  &p->self_attn, B, n, n, d, dims->h, len, len);
@@ -312,15 +323,11 @@ void dec_layer_backward(real *dinp, real *dmemory, const dec_layer_params *g, la
                         int n_s, const int *tgt_len, const int *src_len) {
     const int N = mha_rows(tgt_len, B, n_t), d = dims->d, h = dims->h;
     // 3. feed-forward, from dout to dx
-    const real *ds = sum_gradient(c, 2, dout, g->norm_weight[2], g->norm_bias[2],
-                                  p->norm_weight[2], dims, N);
-    clear_rows(c->dt, N, d);
-    ffn_backward(c->dt, &g->ff, &c->ff, ds, c->sub[2].t, &p->ff, N, d, dims->d_ff);
-    clear_rows(c->dx, N, d);
-    stream_gradient(c->dx, c, 2, ds, stream_before(c, 2, dims), g->norm_weight[2],
-                    g->norm_bias[2], p->norm_weight[2], dims, N);
+    ffn_sublayer_backward(c, 2, dout, &g->ff, g->norm_weight[2], g->norm_bias[2], &p->ff,
+                          p->norm_weight[2], dims, N);
     // 2. cross-attention, from dx to dx2; the keys' and values' part to dmemory
-    ds = sum_gradient(c, 1, c->dx, g->norm_weight[1], g->norm_bias[1], p->norm_weight[1], dims, N);
+    const real *ds = sum_gradient(c, 1, c->dx, g->norm_weight[1], g->norm_bias[1],
+                                  p->norm_weight[1], dims, N);
     clear_rows(c->dt, N, d);
     mha_backward(c->dt, dmemory, &g->cross_attn, &c->cross_attn, ds, c->sub[1].t, memory,
                  &p->cross_attn, B, n_t, n_s, d, h, tgt_len, src_len);
