@@ -419,6 +419,126 @@ START_TEST(integer_ranges_hold_their_ends) {
 }
 END_TEST
 
+// One rule for numbers in every program: decimal digits (and for a number
+// with a fraction, '.' and an exponent); no '+', no spaces on either side,
+// no hexadecimal, no inf or nan; a '-' only as a sign a range below zero
+// can use. Through parse_integer and parse_number, and through the options
+// (--seed, a whole number option, a number option), so that each option
+// obeys the one rule.
+START_TEST(numbers_follow_one_rule) {
+    const char *whole_ok[] = {"5", "0", "007", "1000000000000"};
+    const char *whole_bad[] = {"", " 5", "5 ", "+5", "0x10", "1e3", "5.0", "5.", "--5", "5-", "٣"};
+    const char *number_ok[] = {"5", "0.125", ".5", "1.", "1e-3", "2E+1", "1e0", "007.5"};
+    const char *number_bad[] = {"", " 1", "1 ", "+1", "0x1p-3", "0X10", "inf", "nan", "infinity",
+                                "1e", "1e+", ".", "e5", ".e5", "1_0", "1,5", "1.5.", "1d5", "\t1"};
+    long long n;
+    double x;
+    for (size_t k = 0; k < sizeof whole_ok / sizeof *whole_ok; k++)
+        ck_assert_msg(parse_integer(whole_ok[k], 0, LLONG_MAX, &n), "'%s' refused", whole_ok[k]);
+    for (size_t k = 0; k < sizeof whole_bad / sizeof *whole_bad; k++)
+        ck_assert_msg(!parse_integer(whole_bad[k], 0, LLONG_MAX, &n), "'%s' taken", whole_bad[k]);
+    for (size_t k = 0; k < sizeof number_ok / sizeof *number_ok; k++) {
+        ck_assert_msg(parse_number(number_ok[k], 0, 100, &x), "'%s' refused", number_ok[k]);
+        ck_assert_double_eq(x, strtod(number_ok[k], NULL));
+    }
+    for (size_t k = 0; k < sizeof number_bad / sizeof *number_bad; k++)
+        ck_assert_msg(!parse_number(number_bad[k], -1e300, 1e300, &x), "'%s' taken", number_bad[k]);
+    ck_assert(parse_integer("-5", -10, 10, &n) && n == -5);  // a sign only below zero
+    ck_assert(parse_number("-0.5", -1, 1, &x) && x == -0.5);
+    ck_assert(!parse_integer("-5", 0, 10, &n));
+    // the options keep the same rule
+    const char *bad[][3] = {{"prog", "--count", " 5"}, {"prog", "--count", "5 "}, {"prog", "--count", "+5"},
+                            {"prog", "--seed", "0x10"}, {"prog", "--seed", " 1"}, {"prog", "--rate", "0x1p-3"},
+                            {"prog", "--rate", "+0.5"}, {"prog", "--rate", "0.5 "}, {"prog", "--rate", "inf"}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        own_options v = {false, "default", 3, 0.5, 0};
+        char *said;
+        ck_assert_msg(parse_own(3, bad[k], &v, &said) == CLI_USAGE, "%s '%s' taken", bad[k][1], bad[k][2]);
+        ck_assert_msg(strstr(said, bad[k][1]), "%s", said);
+        free(said);
+    }
+}
+END_TEST
+
+// A list of names: each item one of the names, none empty, none twice.
+START_TEST(lists_have_no_empty_items) {
+    const char *names[] = {"baseline", "transformer", "softmax-attention"};
+    bool chosen[3];
+    ck_assert(parse_name_list("baseline", names, 3, chosen));
+    ck_assert(chosen[0] && !chosen[1] && !chosen[2]);
+    ck_assert(parse_name_list("transformer,baseline", names, 3, chosen));
+    ck_assert(chosen[0] && chosen[1] && !chosen[2]);
+    const char *bad[] = {"", ",", "baseline,", ",baseline", "baseline,,transformer", "baseline,baseline",
+                         "base", "baseline ", " baseline", "baseline;transformer", "Baseline"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+        ck_assert_msg(!parse_name_list(bad[k], names, 3, chosen), "'%s' taken", bad[k]);
+}
+END_TEST
+
+// An option given twice is an error that names it, not a silent last value.
+START_TEST(repeated_options_are_refused) {
+    const char *cases[][5] = {{"prog", "--count", "1", "--count", "2"}, {"prog", "--seed", "1", "--seed", "2"},
+                              {"prog", "--data", "/tmp", "--data", "/tmp"}, {"prog", "--flag", "--flag", NULL, NULL},
+                              {"prog", "--text", "a", "--text", "a"}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        own_options v = {false, "default", 3, 0.5, 0};
+        char *said;
+        int argc = cases[k][3] ? 5 : 3;
+        ck_assert_msg(parse_own(argc, cases[k], &v, &said) == CLI_USAGE, "case %zu", k);
+        char want[64];
+        snprintf(want, sizeof want, "prog: error: %s is given twice", cases[k][1]);
+        ck_assert_msg(strstr(said, want), "case %zu said: %s", k, said);
+        free(said);
+    }
+}
+END_TEST
+
+// --help states the rule once for every program; the list sentence only
+// where the usage has a list.
+START_TEST(help_states_the_rule) {
+    const char *usages[] = {"[--seed N]", "[--model M[,M...]]"};
+    for (int k = 0; k < 2; k++) {
+        common_options o = {7, NULL};
+        char *text = NULL;
+        size_t len = 0;
+        FILE *saved = stdout;
+        stdout = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(stdout);
+        const char *argv[] = {"prog", "--help"};
+        cli_status st = parse_options(2, (char **)argv, "prog", usages[k], &o);
+        fclose(stdout);
+        stdout = saved;
+        ck_assert_int_eq(st, CLI_EXIT_OK);
+        ck_assert_msg(strstr(text, "Numbers are decimal") && strstr(text, "no sign, spaces or hexadecimal") &&
+                      strstr(text, "given once at most"), "%s", text);
+        ck_assert_msg(!strstr(text, "A list M[,M...]") == (k == 0), "%s", text);
+        free(text);
+    }
+}
+END_TEST
+
+// Two options that contradict are refused with both names.
+START_TEST(contradicting_options_are_refused) {
+    char *both[] = {"prog", "--no-imdb", "--imdb-epochs", "5", NULL};
+    char *one[] = {"prog", "--imdb-epochs", "5", NULL};
+    ck_assert(option_given(4, both, "--no-imdb") && !option_given(3, one, "--no-imdb"));
+    stderr_capture cap;
+    capture_begin(&cap);
+    cli_status st = refuse_together(4, both, "prog", "[--no-imdb]", "--imdb-epochs", "--no-imdb");
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(st, CLI_USAGE);
+    ck_assert_msg(strstr(said, "prog: error: --imdb-epochs has no effect with --no-imdb") &&
+                  strstr(said, "usage: prog"), "%s", said);
+    free(said);
+    capture_begin(&cap);
+    st = refuse_together(3, one, "prog", "[--no-imdb]", "--imdb-epochs", "--no-imdb");
+    said = capture_end(&cap);
+    ck_assert_int_eq(st, CLI_OK);
+    ck_assert_str_eq(said, "");
+    free(said);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("options");
@@ -438,6 +558,11 @@ int main(void) {
     tcase_add_test(tc, own_options_are_read);
     tcase_add_test(tc, own_options_reject_bad_values);
     tcase_add_test(tc, integer_ranges_hold_their_ends);
+    tcase_add_test(tc, numbers_follow_one_rule);
+    tcase_add_test(tc, lists_have_no_empty_items);
+    tcase_add_test(tc, repeated_options_are_refused);
+    tcase_add_test(tc, help_states_the_rule);
+    tcase_add_test(tc, contradicting_options_are_refused);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -54,7 +54,10 @@ typedef struct {
 // parse_options, plus the n_extra options in extra. A bad value names the
 // option and what it wanted, then prints the usage: CLI_USAGE. So does a
 // value that begins with "--" (--query --key): it is an option, and the one
-// before it was given no value; a value may begin with a single '-'.
+// before it was given no value; a value may begin with a single '-'. So
+// does an option given twice (--epochs 1 --epochs 2), which would
+// otherwise keep one value silently. Numbers follow parse_integer's rule;
+// --help prints the usage, then that rule.
 cli_status parse_options_with(int argc, char **argv, const char *program,
                               const char *usage, common_options *opts,
                               const extra_option *extra, int n_extra);
@@ -73,8 +76,33 @@ cli_status parse_chapter_options(int argc, char **argv, const char *program,
                                  const char *about, const char *seed_help,
                                  common_options *opts);
 
-// Parses a whole decimal number in [lo, hi]; false if it is not one.
+// The rule for numbers, the same in every program (and said after each
+// program's --help): decimal digits only; a '-' only as the sign of a
+// range that goes below zero (no option's does); no '+', no spaces, no
+// hexadecimal, no inf or nan. parse_integer reads a whole number in
+// [lo, hi] ("42"); false if s is not one.
 bool parse_integer(const char *s, long long lo, long long hi, long long *out);
+
+// A number in [lo, hi] under the same rule, with an optional fraction and
+// exponent: "0.001", ".5", "1.", "1e-3", "2E+1". False if s is not one.
+bool parse_number(const char *s, double lo, double hi, double *out);
+
+// A list of names joined by commas ("baseline,transformer"), each one of
+// names[0..n): chosen[k] is set for each name listed. False for an empty
+// list or item ("a,", ",a", "a,,b"), a name not in names, or a name listed
+// twice.
+bool parse_name_list(const char *list, const char *const *names, int n, bool *chosen);
+
+// Whether the option name ("--imdb-epochs") is on the command line. A value
+// never begins with "--" (parse_options_with refuses one), so any argument
+// equal to name is the option.
+bool option_given(int argc, char **argv, const char *name);
+
+// Options that contradict: when both option and other are on the command
+// line, prints "<program>: error: <option> has no effect with <other>;
+// leave one out" and the usage, and returns CLI_USAGE; else CLI_OK.
+cli_status refuse_together(int argc, char **argv, const char *program, const char *usage,
+                           const char *option, const char *other);
 
 // Flushes standard output and checks that everything written to it arrived
 // (a full disk, a closed pipe); if not, prints "<program>: error: cannot

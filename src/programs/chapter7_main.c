@@ -165,7 +165,7 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
     } else {
         o->runs[0] = (ch7_run){.models = {true, true, true}, .lr = lr < 0 ? NOTEBOOK_LR : lr, .frozen = frozen};
         if (models && !model_kinds_named(o->runs[0].models, models)) {
-            fprintf(stderr, "%s: error: --model needs model names separated by commas: baseline, "
+            fprintf(stderr, "%s: error: --model needs model names separated by commas, none empty or repeated: baseline, "
                             "notebook-attention, softmax-attention, transformer; not '%s'\n", PROGRAM, models);
             fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
             return 2;
