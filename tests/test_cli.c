@@ -2,10 +2,13 @@
 #include <check.h>
 
 #include "suite.h"
+#include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -539,6 +542,90 @@ START_TEST(contradicting_options_are_refused) {
 }
 END_TEST
 
+// Whether dir holds nothing (its temporary files removed).
+static bool dir_is_empty(const char *dir) {
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
+    closedir(d);
+    return n == 0;
+}
+
+// A data file being written when a signal ends the run: SIGINT, SIGTERM,
+// SIGHUP, or SIGXFSZ from a write past `ulimit -f`. The run ends by that
+// signal, as without the handler, and its temporary file is gone.
+START_TEST(signals_leave_no_temporary_file) {
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+    for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++) {
+        char dir[] = "/tmp/test_cli.XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        pid_t child = fork();
+        ck_assert_int_ne(child, -1);
+        if (child == 0) {
+            signal(sigs[k], SIG_DFL);
+            FILE *f = open_data_file("prog", dir, "m.dat");
+            if (!f) _exit(3);
+            fputs("1 2 3\n", f);
+            fflush(f);
+            if (sigs[k] == SIGXFSZ) {
+                struct rlimit lim = {4096, 4096};
+                setrlimit(RLIMIT_FSIZE, &lim);
+                for (int i = 0; i < 100000; i++) fputs("1 2 3\n", f);
+                fflush(f);
+            } else {
+                raise(sigs[k]);
+            }
+            _exit(4);  // not reached: the signal ends the run
+        }
+        int status;
+        ck_assert_int_eq(waitpid(child, &status, 0), child);
+        ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == sigs[k], "signal %d: status %#x",
+                      sigs[k], status);
+        ck_assert_msg(dir_is_empty(dir), "signal %d left a file in %s", sigs[k], dir);
+        ck_assert_int_eq(rmdir(dir), 0);
+    }
+}
+END_TEST
+
+// A write that fails says why as the system said it: past `ulimit -f`
+// with SIGXFSZ ignored (as a Python parent leaves it), "File too large",
+// not "Input/output error"; the same path gives ENOSPC its own words.
+START_TEST(write_errors_keep_their_reason) {
+    char dir[] = "/tmp/test_cli.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    int pipefd[2];
+    ck_assert_int_eq(pipe(pipefd), 0);
+    pid_t child = fork();
+    ck_assert_int_ne(child, -1);
+    if (child == 0) {
+        close(pipefd[0]);
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit lim = {8192, 8192};
+        setrlimit(RLIMIT_FSIZE, &lim);
+        dup2(pipefd[1], 2);
+        FILE *f = open_data_file("prog", dir, "m.dat");
+        if (!f) _exit(3);
+        for (int i = 0; i < 100000; i++) fputs("1 2 3\n", f);
+        _exit(close_data_file("prog", f, dir, "m.dat") ? 4 : 0);
+    }
+    close(pipefd[1]);
+    char said[512] = {0};
+    size_t got = 0;
+    for (ssize_t n; got < sizeof said - 1 && (n = read(pipefd[0], said + got, sizeof said - 1 - got)) > 0;)
+        got += (size_t)n;
+    close(pipefd[0]);
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+    ck_assert_msg(strstr(said, "prog: error: cannot write ") && strstr(said, "m.dat: File too large"),
+                  "said: %s", said);
+    ck_assert(dir_is_empty(dir));
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("options");
@@ -563,6 +650,8 @@ int main(void) {
     tcase_add_test(tc, repeated_options_are_refused);
     tcase_add_test(tc, help_states_the_rule);
     tcase_add_test(tc, contradicting_options_are_refused);
+    tcase_add_test(tc, signals_leave_no_temporary_file);
+    tcase_add_test(tc, write_errors_keep_their_reason);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/readfile.h"
 
 // The one rule every program's numbers follow (said in --help by
@@ -369,33 +370,52 @@ FILE *open_data_file(const char *program, const char *dir, const char *name) {
     }
     FILE *f = fopen(tmp, "w");
     if (!f) fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, file_error(errno));
+    else remove_on_signal(tmp);  // a run ended by a signal leaves no NAME.tmp.PID
     return f;
+}
+
+// Why writes to f failed, when ferror(f) says one did: the stream keeps
+// the fact, not the errno. One more byte written and flushed fails the same
+// way while the disk is still full (ENOSPC) or the file still at its size
+// limit (EFBIG); 0 when it does not fail (the reason is gone). The file
+// is removed after this, so the byte is never seen.
+static int write_error_reason(FILE *f) {
+    clearerr(f);
+    errno = 0;
+    if (fputc('\n', f) != EOF && fflush(f) == 0) return 0;
+    return errno;
 }
 
 bool close_data_file(const char *program, FILE *f, const char *dir, const char *name) {
     char tmp[PATH_MAX], path[PATH_MAX];
     temp_path(tmp, dir, name);  // fits: open_data_file made it
-    errno = 0;
     bool wrote = !ferror(f);
-    int saved = errno;
+    int why = wrote ? 0 : write_error_reason(f);
+    errno = 0;
     if (fclose(f) != 0 && wrote) {
         wrote = false;
-        saved = errno;
+        why = errno;
     }
     bool named = data_path(path, dir, name, "");
     bool ok = wrote && named && rename(tmp, path) == 0;
     if (!ok) {
-        int why = !named ? ENAMETOOLONG : wrote ? errno : (saved ? saved : EIO);
+        if (!named) why = ENAMETOOLONG;
+        else if (wrote) why = errno;
         remove(tmp);
-        fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, file_error(why));
+        fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name,
+                why ? file_error(why) : "a write failed");
     }
+    keep_on_signal(tmp);
     return ok;
 }
 
 void discard_data_file(FILE *f, const char *dir, const char *name) {
     char tmp[PATH_MAX];
     fclose(f);
-    if (temp_path(tmp, dir, name)) remove(tmp);
+    if (temp_path(tmp, dir, name)) {
+        remove(tmp);
+        keep_on_signal(tmp);
+    }
 }
 
 // A label in double quotes, for gnuplot; a double quote inside becomes '.

@@ -114,12 +114,14 @@ bool finish_output(const char *program);
 // close_data_file closes it and, only if every write arrived, renames it to
 // DIR/NAME, so that a failed or interrupted run never leaves a half-written
 // data file under the final name, and two programs writing one folder at
-// once never write into one file. What a killed run left of DIR/NAME is
-// removed here, before the new file is opened.
+// once never write into one file. A run ended by a signal removes its
+// temporary file (core/cleanup.h); what a run killed otherwise (SIGKILL, a
+// crash) left of DIR/NAME is removed here, before the new file is opened.
 FILE *open_data_file(const char *program, const char *dir, const char *name);
 
 // Closes f from open_data_file(program, dir, name) and renames it into
-// place; on a failed write removes it, says why on stderr, returns false.
+// place; on a failed write removes it, says why on stderr (the write's own
+// reason: "No space left on device", "File too large"), returns false.
 bool close_data_file(const char *program, FILE *f, const char *dir, const char *name);
 
 // Closes f from open_data_file(program, dir, name) and removes it: what a
