@@ -449,6 +449,8 @@ START_TEST(numbers_follow_one_rule) {
     ck_assert(parse_integer("-5", -10, 10, &n) && n == -5);  // a sign only below zero
     ck_assert(parse_number("-0.5", -1, 1, &x) && x == -0.5);
     ck_assert(!parse_integer("-5", 0, 10, &n));
+    ck_assert(!parse_integer("-0", 0, 10, &n));  // no sign where none is needed
+    ck_assert(!parse_number("-0", 0, 10, &x));
     // the options keep the same rule
     const char *bad[][3] = {{"prog", "--count", " 5"}, {"prog", "--count", "5 "}, {"prog", "--count", "+5"},
                             {"prog", "--seed", "0x10"}, {"prog", "--seed", " 1"}, {"prog", "--rate", "0x1p-3"},

@@ -28,16 +28,17 @@ static bool all_digits(const char *s, const char **end) {
     return p > s;
 }
 
-static bool integer_text(const char *s) {
+static bool integer_text(const char *s, bool signed_range) {
     const char *end;
-    if (*s == '-') s++;
+    if (*s == '-' && signed_range) s++;
     return all_digits(s, &end) && !*end;
 }
 
-// [-]digits[.[digits]] or [-].digits, then [e|E[+|-]digits].
-static bool number_text(const char *s) {
+// [-]digits[.[digits]] or [-].digits, then [e|E[+|-]digits]; the '-' only
+// for a signed range.
+static bool number_text(const char *s, bool signed_range) {
     const char *p = s, *end;
-    if (*p == '-') p++;
+    if (*p == '-' && signed_range) p++;
     bool whole = all_digits(p, &end);
     p = end;
     if (*p == '.') {
@@ -57,7 +58,7 @@ static bool number_text(const char *s) {
 }
 
 bool parse_integer(const char *s, long long lo, long long hi, long long *out) {
-    if (!s || !integer_text(s)) return false;
+    if (!s || !integer_text(s, lo < 0)) return false;
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
@@ -67,7 +68,7 @@ bool parse_integer(const char *s, long long lo, long long hi, long long *out) {
 }
 
 bool parse_number(const char *s, double lo, double hi, double *out) {
-    if (!s || !number_text(s)) return false;
+    if (!s || !number_text(s, lo < 0)) return false;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
