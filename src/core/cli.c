@@ -299,6 +299,11 @@ cli_status parse_chapter_options(int argc, char **argv, const char *program,
     return parse_options(argc, argv, program, usage, opts);
 }
 
+void advise_make_data(const char *program, const char *path, const char *default_path, int err) {
+    if (err == ENOENT && strcmp(path, default_path) == 0)
+        fprintf(stderr, "%s: the data is fetched by `make data`\n", program);
+}
+
 int cli_exit_status(cli_status st) {
     switch (st) {
     case CLI_EXIT_OK: return 0;

@@ -27,6 +27,12 @@ typedef enum { CLI_OK, CLI_EXIT_OK, CLI_USAGE, CLI_ERROR } cli_status;
 cli_status parse_options(int argc, char **argv, const char *program,
                          const char *usage, common_options *opts);
 
+// After "cannot read PATH: <reason>": when PATH is default_path, the data
+// `make data` fetches, and it is missing (err, the errno, is ENOENT), says
+// on stderr that `make data` fetches it. A path the user typed gets no such
+// advice: `make data` cannot mend a typing error.
+void advise_make_data(const char *program, const char *path, const char *default_path, int err);
+
 // The exit status a parse result ends the program with: 0 after --help, 2
 // for a usage error, 1 for an error; -1 when the program should go on.
 int cli_exit_status(cli_status st);

@@ -213,12 +213,12 @@ static int tokenize_mode(void) {
 static int train_mode(ch7_options *o, int argc, char **argv) {
     // the inputs, before minutes of work: a missing --glove would otherwise
     // be found only after every review is tokenized
-    const char *inputs[] = {o->imdb_path, o->glove_path};
+    const char *inputs[] = {o->imdb_path, o->glove_path}, *defaults[] = {DEFAULT_IMDB, DEFAULT_GLOVE};
     for (size_t i = 0; i < 2; i++) {
         if (!file_readable(inputs[i])) {
-            fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], file_error(errno));
-            if (errno == ENOENT && strncmp(inputs[i], "data/", 5) == 0)
-                fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
+            int why = errno;
+            fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], file_error(why));
+            advise_make_data(PROGRAM, inputs[i], defaults[i], why);
             return 1;
         }
     }
