@@ -16,8 +16,6 @@
 enum { FREE, CLAIMED, ARMED };
 static char paths[CLEANUP_SLOTS][PATH_MAX];
 static atomic_int state[CLEANUP_SLOTS];
-static atomic_flag installing = ATOMIC_FLAG_INIT;
-static atomic_bool installed;
 
 static const int SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
 #define N_SIGNALS (sizeof SIGNALS / sizeof *SIGNALS)
@@ -33,24 +31,21 @@ static void on_signal(int sig) {
     errno = saved;
 }
 
-// Installs the handler, once, for each signal whose action is the default.
+// Installs the handler for each signal whose action is the default, at
+// every registration: a signal set back to the default since (as a forked
+// child may do) gets it again; one ignored or handled otherwise is left
+// alone. Two threads installing at once install the same thing.
 static void install(void) {
-    if (atomic_load(&installed)) return;
-    while (atomic_flag_test_and_set(&installing)) {}
-    if (!atomic_load(&installed)) {
-        struct sigaction sa, old;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sa.sa_flags = SA_RESETHAND;
-        sigemptyset(&sa.sa_mask);
-        for (size_t i = 0; i < N_SIGNALS; i++) sigaddset(&sa.sa_mask, SIGNALS[i]);
-        for (size_t i = 0; i < N_SIGNALS; i++)
-            if (sigaction(SIGNALS[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
-                !(old.sa_flags & SA_SIGINFO))
-                sigaction(SIGNALS[i], &sa, NULL);
-        atomic_store(&installed, true);
-    }
-    atomic_flag_clear(&installing);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_SIGNALS; i++) sigaddset(&sa.sa_mask, SIGNALS[i]);
+    for (size_t i = 0; i < N_SIGNALS; i++)
+        if (sigaction(SIGNALS[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+            old.sa_handler == SIG_DFL)
+            sigaction(SIGNALS[i], &sa, NULL);
 }
 
 bool remove_on_signal(const char *path) {
