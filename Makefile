@@ -186,16 +186,21 @@ sanitize-run: $(TESTS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh $(TESTS)
 
 # make valgrind: memcheck on every suite but test_programs (CK_FORK=no, so
-# that memcheck sees the tests themselves; the whole-data-set tests, tagged
-# "data", are left out: they would take many minutes), then on each chapter
-# program with its CHECK_ARGS, and chapter 7's tokenizer on a few reviews.
+# that memcheck sees the tests themselves), then on each chapter program
+# with its CHECK_ARGS, and chapter 7's tokenizer on a few reviews. The tests
+# tagged "data" (the whole data set) and "slow" (training runs, 5 s each
+# and over 20 minutes under memcheck) are left out, and the run says so:
+# the chapter programs' short runs train the same code under memcheck.
 # PCRE2's JIT stays on: the buffers it reads are zeroed (src/text/buffer.h).
 VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+VALGRIND_EXCLUDE := data slow
 valgrind: setup-test all $(TESTS)
 	@sh tests/setup.sh valgrind
+	@echo "valgrind: the suites without their tests tagged $(VALGRIND_EXCLUDE): the whole data set and the"
+	@echo "valgrind: training runs take many minutes each under memcheck (make test runs them)"
 	@set -e; for t in $(filter-out %/test_programs,$(TESTS)); do \
 	  echo "== valgrind $$t"; \
-	  CK_FORK=no CK_EXCLUDE_TAGS=data $(VALGRIND) $$t > $(BUILD)/valgrind.log 2>&1 || \
+	  CK_FORK=no CK_EXCLUDE_TAGS="$(VALGRIND_EXCLUDE)" $(VALGRIND) $$t > $(BUILD)/valgrind.log 2>&1 || \
 	    { cat $(BUILD)/valgrind.log; echo "valgrind: $$t failed" >&2; exit 1; }; \
 	  tail -n 1 $(BUILD)/valgrind.log; done
 	@set -e; for c in $(filter-out chapter7,$(CHAPTERS)); do \

@@ -314,7 +314,11 @@ static Suite *chapter8_suite(void) {
     tcase_add_test(twin, orders_counted);
     tcase_set_timeout(twin, 60);
     suite_add_tcase(s, twin);
+    // the models trained once for these tests: 5 s, and over 20 minutes
+    // under memcheck; tagged "slow", which make valgrind leaves out (its
+    // run of ./chapter8 --steps 3 trains the same code under memcheck)
     TCase *tc = tcase_create("short run");
+    tcase_set_tags(tc, "slow");
     tcase_add_unchecked_fixture(tc, short_run_setup, short_run_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, parameters_counted_by_hand);
