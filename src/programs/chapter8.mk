@@ -5,9 +5,6 @@
 # runs that block on a small pool, and make oom on small made-up reviews).
 BOOK_ARGS_chapter8 =
 CHECK_ARGS_chapter8 = --steps 3 --test-size 32 --no-imdb
-# make valgrind: fewer held-out sequences, the decoding of 32 took most of
-# the run's 5 minutes under memcheck
-VALGRIND_ARGS_chapter8 = --steps 3 --test-size 4 --no-imdb
 # `make chapter8` fetches the data as well (see the Makefile's chapter% rule).
 DATA_chapter8 = yes
 
