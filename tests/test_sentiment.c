@@ -439,13 +439,19 @@ int main(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, one_step_equals_pytorch, 0, 3);
     tcase_add_test(tc, lecun_normal_equals_pytorch_trunc_normal);
-    tcase_add_test(tc, short_training_lowers_the_loss);
-    tcase_add_test(tc, the_same_seed_gives_the_same_bits);
-    tcase_add_test(tc, lazy_embedding_trains_as_the_dense_one);
     tcase_add_test(tc, logits_by_table_are_the_forward_logits);
     tcase_add_test(tc, projecting_words_is_projecting_tokens);
     tcase_add_loop_test(tc, frozen_embeddings_do_not_move, 0, 2);
     tcase_add_test(tc, only_the_transformer_sees_order);
     suite_add_tcase(s, tc);
+    // the trainings of hundreds of steps: under a second, and some 7
+    // minutes under memcheck; tagged "slow", which make valgrind leaves out
+    TCase *training = tcase_create("training");
+    tcase_set_tags(training, "slow");
+    tcase_set_timeout(training, 120);
+    tcase_add_test(training, short_training_lowers_the_loss);
+    tcase_add_test(training, the_same_seed_gives_the_same_bits);
+    tcase_add_test(training, lazy_embedding_trains_as_the_dense_one);
+    suite_add_tcase(s, training);
     return run_suite(s);
 }
