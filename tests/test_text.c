@@ -648,10 +648,9 @@ static void remove_dir(const char *dir) {
 // nltk_golden.py --tokenize: `for line in sys.stdin`, then line.rstrip('\n')) reads
 // them with python3.11 on Debian: sys.stdin splits at \n only (newline="\n"
 // on POSIX; no universal newlines), keeps \r in the line, does not split at
-// \v \f \x1c \x85 U+2028 (str.splitlines() would), and in the C or C.UTF-8
-// locale decodes with errors='surrogateescape', so an invalid byte becomes a
-// lone surrogate that clean_paragraph drops, as it drops NUL. Each want is
-// what the reference prints: after its clean_paragraph these lines hold
+// \v \f \x1c \x85 U+2028 (str.splitlines() would); clean_paragraph drops
+// NUL. (Invalid UTF-8 is an error: tokenize_stream_refuses_invalid_utf8.)
+// Each want is what the reference prints: after its clean_paragraph these lines hold
 // letters and whitespace only, which word_tokenize splits at whitespace (the
 // reading and the cleaning checked with python3.11 under LANG=C.UTF-8).
 START_TEST(tokenize_stream_line_ends) {
@@ -674,8 +673,6 @@ START_TEST(tokenize_stream_line_ends) {
         {IN("x\n\ry\n"), "x\ny\n"},
         {IN("a\vb\fc\x1c" "d\xc2\x85" "e\xe2\x80\xa8" "f\xe2\x80\xa9g\n"), "a b c d e f g\n"},
         {IN("A\0B\n\0\n"), "ab\n\n"},                  // NUL is dropped
-        {IN("A\xff" "B \xc3<br>C\n"), "ab c\n"},       // invalid UTF-8 is dropped
-        {IN("\xe2\x80\n\xed\xa0\x80x\n"), "\nx\n"},     // a cut sequence; a surrogate
 #undef IN
     };
     char err[256];
@@ -691,6 +688,51 @@ START_TEST(tokenize_stream_line_ends) {
         size_t n = fread(buf, 1, sizeof buf - 1, out);
         buf[n] = '\0';
         ck_assert_msg(strcmp(buf, cases[i].want) == 0, "case %zu: got \"%s\"", i, buf);
+        fclose(in);
+        fclose(out);
+    }
+    tokenizer_free(t);
+}
+END_TEST
+
+// Invalid UTF-8 on --tokenize's input stops it with the line and the byte
+// at fault, after the lines before it are written: Python's strict
+// decoding, its default in a UTF-8 locale, raises UnicodeDecodeError there
+// (a stray byte, a cut sequence, a surrogate, an overlong form, past
+// U+10FFFF); U+FFFD written as UTF-8 is valid.
+START_TEST(tokenize_stream_refuses_invalid_utf8) {
+    static const struct {
+        const char *in;
+        size_t len;
+        const char *out, *err;
+    } cases[] = {
+#define IN(s) s, sizeof s - 1
+        {IN("A\xff" "B\n"), "", "line 1, byte 2: 0xff is not UTF-8"},
+        {IN("ok\nfine\nx \xc3<br>\n"), "ok\nfine\n", "line 3, byte 3: 0xc3 is not UTF-8"},
+        {IN("\xe2\x80\n"), "", "line 1, byte 1: 0xe2 is not UTF-8"},
+        {IN("a\n\xed\xa0\x80x\n"), "a\n", "line 2, byte 1: 0xed is not UTF-8"},
+        {IN("\xc0\xaf"), "", "line 1, byte 1: 0xc0 is not UTF-8"},
+        {IN("\xf4\x90\x80\x80"), "", "line 1, byte 1: 0xf4 is not UTF-8"},
+        {IN("\xef\xbf\xbd \xe2\x80\xa6 ok\n"), "ok\n", NULL},
+#undef IN
+    };
+    char err[256];
+    tokenizer *t = tokenizer_new(NULL, err, sizeof err);
+    ck_assert_ptr_nonnull(t);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        FILE *in = tmpfile(), *out = tmpfile();
+        ck_assert_uint_eq(fwrite(cases[i].in, 1, cases[i].len, in), cases[i].len);
+        rewind(in);
+        err[0] = '\0';
+        int rc = tokenize_stream(in, out, t, err, sizeof err);
+        ck_assert_msg(rc == (cases[i].err ? -1 : 0), "case %zu: %d %s", i, rc, err);
+        if (cases[i].err)
+            ck_assert_msg(strstr(err, "standard input, ") && strstr(err, cases[i].err), "case %zu: %s", i, err);
+        rewind(out);
+        char buf[256];
+        size_t n = fread(buf, 1, sizeof buf - 1, out);
+        buf[n] = '\0';
+        ck_assert_msg(strcmp(buf, cases[i].out) == 0, "case %zu: wrote \"%s\"", i, buf);
         fclose(in);
         fclose(out);
     }
@@ -1057,6 +1099,7 @@ int main(void) {
     tcase_add_test(tc, word_tokenizer_rules);
     tcase_add_test(tc, abbreviations_need_parameters);
     tcase_add_test(tc, tokenize_stream_line_ends);
+    tcase_add_test(tc, tokenize_stream_refuses_invalid_utf8);
     tcase_add_test(tc, tokenize_stream_long_line_memory);
     tcase_add_test(tc, punkt_tab_line_ends);
     tcase_add_test(tc, punkt_load_errors);

@@ -13,16 +13,83 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/readfile.h"
 
+// The one rule every program's numbers follow (said in --help by
+// NUMBER_RULE): decimal digits, and for a number that may have a fraction,
+// a '.' and an exponent; a '-' only where the range goes below zero. No
+// '+', no spaces, no hexadecimal, no inf or nan, which strtoll and strtod
+// would take.
+static bool all_digits(const char *s, const char **end) {
+    const char *p = s;
+    while (*p >= '0' && *p <= '9') p++;
+    *end = p;
+    return p > s;
+}
+
+static bool integer_text(const char *s, bool signed_range) {
+    const char *end;
+    if (*s == '-' && signed_range) s++;
+    return all_digits(s, &end) && !*end;
+}
+
+// [-]digits[.[digits]] or [-].digits, then [e|E[+|-]digits]; the '-' only
+// for a signed range.
+static bool number_text(const char *s, bool signed_range) {
+    const char *p = s, *end;
+    if (*p == '-' && signed_range) p++;
+    bool whole = all_digits(p, &end);
+    p = end;
+    if (*p == '.') {
+        bool fraction = all_digits(p + 1, &end);
+        if (!whole && !fraction) return false;
+        p = end;
+    } else if (!whole) {
+        return false;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!all_digits(p, &end)) return false;
+        p = end;
+    }
+    return !*p;
+}
+
 bool parse_integer(const char *s, long long lo, long long hi, long long *out) {
-    if (!s || !*s) return false;
+    if (!s || !integer_text(s, lo < 0)) return false;
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
     if (errno || *end || v < lo || v > hi) return false;
     *out = v;
     return true;
+}
+
+bool parse_number(const char *s, double lo, double hi, double *out) {
+    if (!s || !number_text(s, lo < 0)) return false;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno || !isfinite(v) || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+bool parse_name_list(const char *list, const char *const *names, int n, bool *chosen) {
+    for (int k = 0; k < n; k++) chosen[k] = false;
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        int which = -1;
+        for (int k = 0; k < n && which < 0; k++)
+            if (len == strlen(names[k]) && strncmp(p, names[k], len) == 0) which = k;
+        if (which < 0 || chosen[which]) return false;  // empty, unknown or twice
+        chosen[which] = true;
+        if (!p[len]) return true;
+        p += len + 1;  // past the comma: an item must follow
+    }
 }
 
 static void usage_to(FILE *f, const char *program, const char *usage) {
@@ -41,14 +108,8 @@ static bool read_extra(const extra_option *o, const char *s) {
         return true;
     case OPT_INTEGER:
         return parse_integer(s, (long long)o->lo, (long long)o->hi, (long long *)o->value);
-    case OPT_NUMBER: {
-        char *end;
-        errno = 0;
-        double v = strtod(s, &end);
-        if (!*s || *end || errno || !isfinite(v) || v < o->lo || v > o->hi) return false;
-        *(double *)o->value = v;
-        return true;
-    }
+    case OPT_NUMBER:
+        return parse_number(s, o->lo, o->hi, (double *)o->value);
     }
     return false;
 }
@@ -125,18 +186,59 @@ cli_status parse_options(int argc, char **argv, const char *program,
     return parse_options_with(argc, argv, program, usage, opts, NULL, 0);
 }
 
+// Said after every program's --help: the rule parse_integer,
+// parse_number, parse_name_list and the repeated-option check enforce.
+static const char NUMBER_RULE[] =
+    "Numbers are decimal: N is whole (42), X may have a fraction and an exponent\n"
+    "(0.001, 1e-3); no sign, spaces or hexadecimal (+5, ' 5', 0x10). Each option is\n"
+    "given once at most.";
+static const char LIST_RULE[] =
+    " A list M[,M...] is names joined by commas, each named once,\n"
+    "none empty (not 'a,' or 'a,,b').";
+
+static void help_to_stdout(const char *program, const char *usage) {
+    usage_to(stdout, program, usage);
+    printf("\n%s%s\n", NUMBER_RULE, strstr(usage, "[,") ? LIST_RULE : "");
+}
+
+// Whether option k of the command line (0 for --seed, 1 for --data, 2 + j
+// for extra[j]) was seen before; marks it seen. More options than a mask
+// holds are not checked.
+static bool seen_before(uint64_t *seen, int k) {
+    if (k >= 64) return false;
+    bool was = *seen >> k & 1;
+    *seen |= UINT64_C(1) << k;
+    return was;
+}
+
 cli_status parse_options_with(int argc, char **argv, const char *program,
                               const char *usage, common_options *opts,
                               const extra_option *extra, int n_extra) {
+    uint64_t seen = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage_to(stdout, program, usage);
+            help_to_stdout(program, usage);
             return finish_output(program) ? CLI_EXIT_OK : CLI_ERROR;
-        } else if ((strcmp(a, "--seed") == 0 || strcmp(a, "--data") == 0) && is_option(next)) {
+        }
+        int k = strcmp(a, "--seed") == 0 ? 0 : strcmp(a, "--data") == 0 ? 1 : -1;
+        for (int j = 0; j < n_extra && k < 0; j++)
+            if (strcmp(a, extra[j].name) == 0) k = 2 + j;
+        if (k < 0) {
+            fprintf(stderr, "%s: error: unknown option '%s'\n", program, a);
+            usage_to(stderr, program, usage);
+            return CLI_USAGE;
+        }
+        if (seen_before(&seen, k)) {
+            fprintf(stderr, "%s: error: %s is given twice; give it once\n", program, a);
+            usage_to(stderr, program, usage);
+            return CLI_USAGE;
+        }
+        const extra_option *o = k >= 2 ? &extra[k - 2] : NULL;
+        if ((!o || o->kind != OPT_FLAG) && is_option(next))
             return value_is_option(program, usage, a, next);
-        } else if (strcmp(a, "--seed") == 0) {
+        if (k == 0) {
             long long v;
             if (!next || !parse_integer(next, 0, INT64_MAX, &v)) {
                 fprintf(stderr, "%s: error: %s needs a whole number from 0 to %lld\n", program, a,
@@ -150,34 +252,36 @@ cli_status parse_options_with(int argc, char **argv, const char *program,
                         "torch.manual_seed keeps only the low 32 bits\n", program,
                         (unsigned long long)opts->seed, (unsigned long long)(opts->seed & UINT32_MAX));
             i++;
-        } else if (strcmp(a, "--data") == 0) {
+        } else if (k == 1) {
             if (!next || !*next) return usage_error(program, usage, a, "a directory");
             opts->data_dir = next;
             i++;
+        } else if (o->kind == OPT_FLAG) {
+            read_extra(o, NULL);
         } else {
-            const extra_option *o = NULL;
-            for (int k = 0; k < n_extra && !o; k++)
-                if (strcmp(a, extra[k].name) == 0) o = &extra[k];
-            if (!o) {
-                fprintf(stderr, "%s: error: unknown option '%s'\n", program, a);
-                usage_to(stderr, program, usage);
-                return CLI_USAGE;
+            if (!next || !read_extra(o, next)) {
+                if (o->kind == OPT_STRING) return usage_error(program, usage, a, o->what);
+                return range_error(program, usage, a, o->kind == OPT_INTEGER, o->lo, o->hi, o->what);
             }
-            if (o->kind != OPT_FLAG) {
-                if (is_option(next)) return value_is_option(program, usage, a, next);
-                if (!next || !read_extra(o, next)) {
-                    if (o->kind == OPT_STRING) return usage_error(program, usage, a, o->what);
-                    return range_error(program, usage, a, o->kind == OPT_INTEGER, o->lo, o->hi,
-                                       o->what);
-                }
-                i++;
-            } else {
-                read_extra(o, NULL);
-            }
+            i++;
         }
     }
     if (opts->data_dir && !data_dir_usable(program, opts->data_dir)) return CLI_ERROR;
     return CLI_OK;
+}
+
+bool option_given(int argc, char **argv, const char *name) {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], name) == 0) return true;
+    return false;
+}
+
+cli_status refuse_together(int argc, char **argv, const char *program, const char *usage,
+                           const char *option, const char *other) {
+    if (!option_given(argc, argv, option) || !option_given(argc, argv, other)) return CLI_OK;
+    fprintf(stderr, "%s: error: %s has no effect with %s; leave one out\n", program, option, other);
+    usage_to(stderr, program, usage);
+    return CLI_USAGE;
 }
 
 cli_status parse_chapter_options(int argc, char **argv, const char *program,
@@ -193,6 +297,11 @@ cli_status parse_chapter_options(int argc, char **argv, const char *program,
         return CLI_ERROR;
     }
     return parse_options(argc, argv, program, usage, opts);
+}
+
+void advise_make_data(const char *program, const char *path, const char *default_path, int err) {
+    if (err == ENOENT && strcmp(path, default_path) == 0)
+        fprintf(stderr, "%s: the data is fetched by `make data`\n", program);
 }
 
 int cli_exit_status(cli_status st) {
@@ -267,33 +376,52 @@ FILE *open_data_file(const char *program, const char *dir, const char *name) {
     }
     FILE *f = fopen(tmp, "w");
     if (!f) fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, file_error(errno));
+    else remove_on_signal(tmp);  // a run ended by a signal leaves no NAME.tmp.PID
     return f;
+}
+
+// Why writes to f failed, when ferror(f) says one did: the stream keeps
+// the fact, not the errno. One more byte written and flushed fails the same
+// way while the disk is still full (ENOSPC) or the file still at its size
+// limit (EFBIG); 0 when it does not fail (the reason is gone). The file
+// is removed after this, so the byte is never seen.
+static int write_error_reason(FILE *f) {
+    clearerr(f);
+    errno = 0;
+    if (fputc('\n', f) != EOF && fflush(f) == 0) return 0;
+    return errno;
 }
 
 bool close_data_file(const char *program, FILE *f, const char *dir, const char *name) {
     char tmp[PATH_MAX], path[PATH_MAX];
     temp_path(tmp, dir, name);  // fits: open_data_file made it
-    errno = 0;
     bool wrote = !ferror(f);
-    int saved = errno;
+    int why = wrote ? 0 : write_error_reason(f);
+    errno = 0;
     if (fclose(f) != 0 && wrote) {
         wrote = false;
-        saved = errno;
+        why = errno;
     }
     bool named = data_path(path, dir, name, "");
     bool ok = wrote && named && rename(tmp, path) == 0;
     if (!ok) {
-        int why = !named ? ENAMETOOLONG : wrote ? errno : (saved ? saved : EIO);
+        if (!named) why = ENAMETOOLONG;
+        else if (wrote) why = errno;
         remove(tmp);
-        fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, file_error(why));
+        fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name,
+                why ? file_error(why) : "a write failed");
     }
+    keep_on_signal(tmp);
     return ok;
 }
 
 void discard_data_file(FILE *f, const char *dir, const char *name) {
     char tmp[PATH_MAX];
     fclose(f);
-    if (temp_path(tmp, dir, name)) remove(tmp);
+    if (temp_path(tmp, dir, name)) {
+        remove(tmp);
+        keep_on_signal(tmp);
+    }
 }
 
 // A label in double quotes, for gnuplot; a double quote inside becomes '.

@@ -27,6 +27,12 @@ typedef enum { CLI_OK, CLI_EXIT_OK, CLI_USAGE, CLI_ERROR } cli_status;
 cli_status parse_options(int argc, char **argv, const char *program,
                          const char *usage, common_options *opts);
 
+// After "cannot read PATH: <reason>": when PATH is default_path, the data
+// `make data` fetches, and it is missing (err, the errno, is ENOENT), says
+// on stderr that `make data` fetches it. A path the user typed gets no such
+// advice: `make data` cannot mend a typing error.
+void advise_make_data(const char *program, const char *path, const char *default_path, int err);
+
 // The exit status a parse result ends the program with: 0 after --help, 2
 // for a usage error, 1 for an error; -1 when the program should go on.
 int cli_exit_status(cli_status st);
@@ -54,7 +60,10 @@ typedef struct {
 // parse_options, plus the n_extra options in extra. A bad value names the
 // option and what it wanted, then prints the usage: CLI_USAGE. So does a
 // value that begins with "--" (--query --key): it is an option, and the one
-// before it was given no value; a value may begin with a single '-'.
+// before it was given no value; a value may begin with a single '-'. So
+// does an option given twice (--epochs 1 --epochs 2), which would
+// otherwise keep one value silently. Numbers follow parse_integer's rule;
+// --help prints the usage, then that rule.
 cli_status parse_options_with(int argc, char **argv, const char *program,
                               const char *usage, common_options *opts,
                               const extra_option *extra, int n_extra);
@@ -73,8 +82,33 @@ cli_status parse_chapter_options(int argc, char **argv, const char *program,
                                  const char *about, const char *seed_help,
                                  common_options *opts);
 
-// Parses a whole decimal number in [lo, hi]; false if it is not one.
+// The rule for numbers, the same in every program (and said after each
+// program's --help): decimal digits only; a '-' only as the sign of a
+// range that goes below zero (no option's does); no '+', no spaces, no
+// hexadecimal, no inf or nan. parse_integer reads a whole number in
+// [lo, hi] ("42"); false if s is not one.
 bool parse_integer(const char *s, long long lo, long long hi, long long *out);
+
+// A number in [lo, hi] under the same rule, with an optional fraction and
+// exponent: "0.001", ".5", "1.", "1e-3", "2E+1". False if s is not one.
+bool parse_number(const char *s, double lo, double hi, double *out);
+
+// A list of names joined by commas ("baseline,transformer"), each one of
+// names[0..n): chosen[k] is set for each name listed. False for an empty
+// list or item ("a,", ",a", "a,,b"), a name not in names, or a name listed
+// twice.
+bool parse_name_list(const char *list, const char *const *names, int n, bool *chosen);
+
+// Whether the option name ("--imdb-epochs") is on the command line. A value
+// never begins with "--" (parse_options_with refuses one), so any argument
+// equal to name is the option.
+bool option_given(int argc, char **argv, const char *name);
+
+// Options that contradict: when both option and other are on the command
+// line, prints "<program>: error: <option> has no effect with <other>;
+// leave one out" and the usage, and returns CLI_USAGE; else CLI_OK.
+cli_status refuse_together(int argc, char **argv, const char *program, const char *usage,
+                           const char *option, const char *other);
 
 // Flushes standard output and checks that everything written to it arrived
 // (a full disk, a closed pipe); if not, prints "<program>: error: cannot
@@ -86,12 +120,14 @@ bool finish_output(const char *program);
 // close_data_file closes it and, only if every write arrived, renames it to
 // DIR/NAME, so that a failed or interrupted run never leaves a half-written
 // data file under the final name, and two programs writing one folder at
-// once never write into one file. What a killed run left of DIR/NAME is
-// removed here, before the new file is opened.
+// once never write into one file. A run ended by a signal removes its
+// temporary file (core/cleanup.h); what a run killed otherwise (SIGKILL, a
+// crash) left of DIR/NAME is removed here, before the new file is opened.
 FILE *open_data_file(const char *program, const char *dir, const char *name);
 
 // Closes f from open_data_file(program, dir, name) and renames it into
-// place; on a failed write removes it, says why on stderr, returns false.
+// place; on a failed write removes it, says why on stderr (the write's own
+// reason: "No space left on device", "File too large"), returns false.
 bool close_data_file(const char *program, FILE *f, const char *dir, const char *name);
 
 // Closes f from open_data_file(program, dir, name) and removes it: what a

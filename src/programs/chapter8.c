@@ -661,12 +661,12 @@ static const char USAGE[] =
 // The IMDb block's two files, before a minute of training: false, with the
 // reason on stderr, when one cannot be read.
 static bool imdb_inputs_readable(const imdb_cell_options *io) {
-    const char *inputs[] = {io->imdb_path, io->glove_path};
+    const char *inputs[] = {io->imdb_path, io->glove_path}, *defaults[] = {IMDB_CELL_IMDB, IMDB_CELL_GLOVE};
     for (size_t i = 0; i < 2; i++) {
         if (file_readable(inputs[i])) continue;
-        fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], file_error(errno));
-        if (errno == ENOENT && strncmp(inputs[i], "data/", 5) == 0)
-            fprintf(stderr, "%s: the data is fetched by `make data`\n", PROGRAM);
+        int why = errno;
+        fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], file_error(why));
+        advise_make_data(PROGRAM, inputs[i], defaults[i], why);
         return false;
     }
     return true;

@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
 #include "core/readfile.h"
 #include "text/json.h"
+#include "text/pyfloat.h"
 #include "text/utf8.h"
 
 int format_shortest(char *buf, size_t n, double x) {
@@ -90,6 +92,13 @@ static int output_target(char *target, size_t n, mode_t *mode, const char *out_p
         snprintf(err, errlen, "cannot write %s: it is the input file %s", out_path, json_path);
         return -1;
     }
+    // a write-protected file is not replaced, as cp without -f would not
+    // (the rename needs only the folder's permission; root's too)
+    if (!(st.st_mode & 0222) || access(target, W_OK) != 0) {
+        snprintf(err, errlen, "cannot write %s: the file is write-protected (mode %04o); make it "
+                 "writable or remove it first", out_path, (unsigned)(st.st_mode & 07777));
+        return -1;
+    }
     *mode = st.st_mode & 07777;
     return 0;
 }
@@ -104,12 +113,14 @@ static FILE *open_beside(char *tmp, size_t tmpsize, const char *target, mode_t m
     int dirlen = slash ? (int)(slash - target + 1) : 0;
     snprintf(tmp, tmpsize, "%.*s.%s.XXXXXX", dirlen, target, target + dirlen);
     int fd = mkstemp(tmp);
+    if (fd >= 0) remove_on_signal(tmp);  // a run ended by a signal leaves no .NAME.XXXXXX
     FILE *f = fd >= 0 && fchmod(fd, mode) == 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         snprintf(err, errlen, "cannot write %s: %s", out_path, file_error(errno));
         if (fd >= 0) {
             close(fd);
             remove(tmp);
+            keep_on_signal(tmp);
         }
     }
     return f;
@@ -119,9 +130,11 @@ static FILE *open_beside(char *tmp, size_t tmpsize, const char *target, mode_t m
 // norm and the index) written to f in GloVe's text format, a word and its
 // d numbers a line. A word that str.split() would not keep whole (empty,
 // or holding whitespace) is skipped and counted in *skipped. Returns the
-// words written, or -1 with the reason in err.
+// words written, or -1 with the reason in err (a failed write names
+// out_path, the file the user asked for, not the temporary one).
 static long write_wink_vectors(FILE *f, const cJSON *vectors, int d, const char *json_path,
-                               long *skipped, FILE *progress, char *err, size_t errlen) {
+                               const char *out_path, long *skipped, FILE *progress, char *err,
+                               size_t errlen) {
     long n = 0, total = cJSON_GetArraySize(vectors);
     const cJSON *w;
     cJSON_ArrayForEach(w, vectors) {
@@ -152,7 +165,12 @@ static long write_wink_vectors(FILE *f, const cJSON *vectors, int d, const char 
             fputc(' ', f);
             fputs(num, f);
         }
-        fputc('\n', f);
+        // a full disk or `ulimit -f` (with SIGXFSZ ignored): stop at the
+        // line, with the errno of the write that failed
+        if (fputc('\n', f) == EOF || ferror(f)) {
+            snprintf(err, errlen, "cannot write %s: %s", out_path, file_error(errno));
+            return -1;
+        }
         if (++n % 50000 == 0 && progress) fprintf(progress, "glove: %ld of %ld words\n", n, total);
     }
     return n;
@@ -190,21 +208,29 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
         goto done;
     }
     int d = (int)dims->valuedouble;
-    long skipped = 0, n = write_wink_vectors(f, vectors, d, json_path, &skipped, progress, err, errlen);
+    long skipped = 0, n = write_wink_vectors(f, vectors, d, json_path, out_path, &skipped, progress,
+                                             err, errlen);
     if (n < 0) goto done;
-    // on the disk before the rename, so that the name never holds a part
+    if (n == 0) {  // a GloVe file of no words would only fail its reader later
+        snprintf(err, errlen, "%s: no word vectors to convert (\"vectors\" holds %ld, %ld of them "
+                 "skipped for whitespace in the word); nothing is written to %s", json_path,
+                 (long)cJSON_GetArraySize(vectors), skipped, out_path);
+        goto done;
+    }
+    // on the disk before the rename, so that the name never holds a part;
+    // the errors name out_path, not the hidden temporary file
     if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, file_error(errno));
+        snprintf(err, errlen, "cannot write %s: %s", out_path, file_error(errno));
         goto done;
     }
     int closed = fclose(f);
     f = NULL;
     if (closed != 0) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp, file_error(errno));
+        snprintf(err, errlen, "cannot write %s: %s", out_path, file_error(errno));
         goto done;
     }
     if (rename(tmp, target) != 0) {
-        snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, target, file_error(errno));
+        snprintf(err, errlen, "cannot write %s: %s", out_path, file_error(errno));
         goto done;
     }
     if (progress) fprintf(progress, "glove: wrote %ld words to %s (%ld skipped: whitespace in the word)\n", n, out_path, skipped);
@@ -212,6 +238,7 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
 done:
     if (f) fclose(f);
     if (written < 0) remove(tmp);
+    keep_on_signal(tmp);
     cJSON_Delete(root);
     return written;
 }
@@ -222,7 +249,7 @@ int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const
     memset(found, 0, wanted->n * sizeof *found);
     text_reader lines = {.f = f};  // lines end as Python's open() ends them
     char *line;
-    size_t lineno = 0;
+    size_t lineno = 0, vectors = 0;
     ssize_t got;
     int rc = 0;
     while ((got = read_text_line(&lines, &line)) >= 0) {
@@ -242,12 +269,15 @@ int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const
         size_t k = 0;
         while (py_split_next(line, len, PY_SPACE, &i, &start, &flen)) {
             if (k < d && id >= 0) {
-                // like np.asarray(values, dtype='float32'): read the whole
-                // field, then round to float
-                char *num = line + start, *end;
+                // like np.asarray(values, dtype='float32'): the whole field
+                // read by Python's float() (no hexadecimal, "1_0" is 10),
+                // then rounded to float
+                char *num = line + start;
                 num[flen] = '\0';  // over the space after it, already read past
-                double x = strtod(num, &end);
-                const char *why = end != num + flen ? "is not a number"
+                double x = 0;
+                int read = py_float(num, flen, &x);
+                const char *why = read == -2 ? "cannot be read: out of memory"
+                                  : read < 0 ? "is not a number (as Python's float() reads one)"
                                   : !glove_number_ok(x) ? "is not a finite float" : NULL;
                 if (why) {
                     snprintf(err, errlen, "%s:%zu: \"%s\" %s", path, lineno, num, why);
@@ -265,9 +295,13 @@ int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const
             goto done;
         }
         if (id >= 0) found[id] = true;
+        vectors++;
     }
     if (got == -2) {
         snprintf(err, errlen, "cannot read %s: %s", path, file_error(errno));
+        rc = -1;
+    } else if (vectors == 0) {  // else every word would read as one without a vector
+        snprintf(err, errlen, "%s: no vectors (%s)", path, lineno ? "only blank lines" : "an empty file");
         rc = -1;
     }
 done:

@@ -27,9 +27,13 @@ int format_shortest(char *buf, size_t n, double x);
 // name. out_path may be new, a regular file (replaced, its mode kept) or a
 // symbolic link to one (the file it leads to is replaced, the link kept).
 // Refused before any work: a directory, a device, a FIFO or a socket, a
-// link that leads nowhere, json_path itself. Progress lines go to progress
-// (may be NULL). Returns the number of words written, or -1 with the reason
-// in err.
+// link that leads nowhere, json_path itself, a write-protected file (as cp
+// without -f refuses it). Refused after reading: a JSON that gives no word
+// to write (out_path is then left as it was). SIGINT, SIGTERM, SIGHUP,
+// SIGPIPE or SIGXFSZ ending the run remove the temporary file
+// (core/cleanup.h). Errors name out_path, never the temporary file.
+// Progress lines go to progress (may be NULL). Returns the number of words
+// written, or -1 with the reason in err.
 long glove_convert_wink(const char *json_path, const char *out_path, FILE *progress,
                         char *err, size_t errlen);
 
@@ -38,8 +42,11 @@ long glove_convert_wink(const char *json_path, const char *out_path, FILE *progr
 // whether word i had a vector (rows without one are left alone). A word
 // listed twice keeps its last vector, as a Python dict would. *nwords gets
 // the number of lines read. Returns 0, or -1 with the reason (file and line)
-// in err: a line whose count of numbers is not d, a number that is not one,
-// or a last line without its newline (a file cut short, perhaps mid-number).
+// in err: a line whose count of numbers is not d, a number that is not one
+// as Python's float() reads numbers (text/pyfloat.h: "0x1p-3" is not one,
+// "1_0" is 10) or is not a finite float, a last line without its newline
+// (a file cut short, perhaps mid-number), or a file with no vectors at all
+// (empty, or only blank lines), where every word would go without one.
 int glove_lookup(float *vecs, bool *found, size_t *nwords, const char *path, size_t d,
                  const strmap *wanted, char *err, size_t errlen);
 

@@ -11,6 +11,7 @@
 #include "core/readfile.h"
 #include "core/strmap.h"
 #include "text/clean.h"
+#include "text/utf8.h"
 
 //> cell-64
 // [H64] clean_paragraph, then word_tokenize, each review; the training
@@ -52,8 +53,17 @@ int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen)
     size_t cap = 0;
     ssize_t got = 0;
     int rc = 0;
+    size_t lineno = 0;
     while (rc == 0 && (got = read_line(&line, &cap, in)) >= 0) {
-        size_t n = (size_t)got;
+        size_t n = (size_t)got, valid = utf8_valid_prefix(line, n);
+        lineno++;
+        if (valid < n) {  // Python, decoding strictly, raises UnicodeDecodeError
+            snprintf(err, errlen, "standard input, line %zu, byte %zu: 0x%02x is not UTF-8 "
+                     "(Python's strict decoding refuses it too)",
+                     lineno, valid + 1, (unsigned)(unsigned char)line[valid]);
+            rc = -1;
+            break;
+        }
         if (n > 0 && line[n - 1] == '\n') n--;
         size_t clen;
         char *clean = clean_paragraph(line, n, &clen);

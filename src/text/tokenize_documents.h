@@ -22,9 +22,13 @@ int tokenize_reviews(corpus *c, tokenizer *t, const imdb_reviews *reviews, const
 // One document a line read from in, its tokens written to out, separated by
 // single spaces, one line each. Lines end at \n only, as Python's sys.stdin
 // reads them on POSIX systems (a \r is whitespace inside the line; the last
-// line may lack its \n; invalid UTF-8 and NUL bytes are dropped, as
-// clean_paragraph drops them from stdin decoded with surrogateescape, Python's
-// default in the C and C.UTF-8 locales). Returns 0, or -1 with the reason in err (out of memory, or the
+// line may lack its \n; NUL bytes are dropped, as clean_paragraph drops
+// them). Invalid UTF-8 is an error naming the line and the byte (1 for
+// the first), after the lines before it are written, as Python's strict
+// decoding (its default in a UTF-8 locale such as en_US.UTF-8) raises
+// UnicodeDecodeError; in the C and C.UTF-8 locales Python would read it
+// with errors='surrogateescape' instead and drop it silently. Returns 0,
+// or -1 with the reason in err (out of memory, invalid UTF-8, or the
 // stream cannot be read or written).
 int tokenize_stream(FILE *in, FILE *out, tokenizer *t, char *err, size_t errlen);
 

@@ -48,17 +48,19 @@ size_t utf8_encode(char *out, uint32_t cp) {
     return 4;
 }
 
-// What PCRE2 needs before it may skip its own check.
-bool utf8_valid(const char *s, size_t len) {
+size_t utf8_valid_prefix(const char *s, size_t len) {
     for (size_t i = 0; i < len;) {
         if ((unsigned char)s[i] < 0x80) { i++; continue; }
         uint32_t cp;
         int k = utf8_decode(s + i, len - i, &cp);
-        if (cp == 0xfffd && !(k == 3 && (unsigned char)s[i] == 0xef)) return false;
+        if (cp == 0xfffd && !(k == 3 && (unsigned char)s[i] == 0xef)) return i;
         i += (size_t)k;
     }
-    return true;
+    return len;
 }
+
+// What PCRE2 needs before it may skip its own check.
+bool utf8_valid(const char *s, size_t len) { return utf8_valid_prefix(s, len) == len; }
 
 // Python's str.lower() for the scripts Punkt's type lookups can meet in
 // practice (ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic, the Kelvin

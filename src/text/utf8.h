@@ -30,6 +30,12 @@ size_t utf8_encode(char *out, uint32_t cp);
 // True if s[0..len) is valid UTF-8.
 bool utf8_valid(const char *s, size_t len);
 
+// The length of the longest valid UTF-8 start of s[0..len): len when all
+// of it is valid, else the offset of the first byte Python's strict UTF-8
+// decoder refuses (a stray or cut sequence, an overlong form, a surrogate,
+// a code point past U+10FFFF).
+size_t utf8_valid_prefix(const char *s, size_t len);
+
 // Python's str.lower() of one code point, for the scripts Punkt's type
 // lookups can meet in practice (see utf8.c); other code points stay.
 uint32_t py_lower(uint32_t c);

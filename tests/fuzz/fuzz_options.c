@@ -7,9 +7,11 @@
 //   - refused (exit status 1 or 2): something was said on stderr, and a
 //     usage error (2) ends with the usage line;
 //   - 0 only for --help or -h, which prints the usage to stdout;
-//   - taken: each number holds what the last occurrence of its option
-//     wrote, read here with strtod or strtoll, inside the range the option
-//     states; --tokenize and --convert-glove alone on their line.
+//   - taken: no option given twice; each number holds what its option
+//     wrote, in decimal digits only (no sign, space or hexadecimal: core/
+//     cli.h's rule), read here with strtod or strtoll, inside the range
+//     the option states; --tokenize and --convert-glove alone on their
+//     line.
 // A --data value is replaced by a folder of the target's own, so that
 // fuzzing never creates folders elsewhere.
 #define TESTING
@@ -55,6 +57,16 @@ static void check_integer(int argc, char **argv, const char *name, long long got
     char *end;
     long long want = strtoll(v, &end, 10);
     if (*end || want != got || got < lo || got > hi) abort();
+    if (strspn(v, "0123456789") != strlen(v)) abort();  // digits only
+}
+
+// Whether a taken command line gave an option twice (after --convert-glove
+// IN OUT, whose two values are files, any text).
+static bool repeats_an_option(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        for (int j = i + 1; strncmp(argv[i], "--", 2) == 0 && j < argc; j++)
+            if (strcmp(argv[i], argv[j]) == 0) return true;
+    return false;
 }
 
 // Runs parser `which` on argv with stdout and stderr caught; checks what it
@@ -117,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 o.convert_out != argv[3])
                 abort();
         } else {
+            if (repeats_an_option(argc, argv)) abort();
             for (int i = 1; o.tokenize && i < argc; i++)  // --tokenize and nothing else
                 if (strcmp(argv[i], "--tokenize") != 0) abort();
             check_integer(argc, argv, "--epochs", o.epochs, NUM_EPOCHS, 0, 1000000);
@@ -127,11 +140,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (lr) {
                 double want = strtod(lr, NULL);
                 if (o.nruns != 1 || o.runs[0].lr != want || !(want >= 1e-9 && want <= 10)) abort();
+                if (strspn(lr, "0123456789.eE+-") != strlen(lr) || strchr("+-", lr[0])) abort();
             }
             if (o.nruns < 1 || o.nruns > MAX_RUNS) abort();
             if (o.data_dir && strcmp(o.data_dir, data_dir) != 0) abort();
         }
     } else if (status == -1) {
+        if (repeats_an_option(argc, argv)) abort();
         check_integer(argc, argv, "--seed", (long long)c.seed, 7, 0, INT64_MAX);
         if (c.data_dir && strcmp(c.data_dir, data_dir) != 0) abort();
     } else if (status != 0 && status != 1 && status != 2) {

@@ -4,7 +4,10 @@
 // bytes go through word_tokenize too: the tokenizer takes any text, valid
 // UTF-8 or not. As NLTK's end with str.split(), no token may be empty or
 // hold whitespace (checked unless the text holds a NUL, which a token, a C
-// string, cannot show; clean_paragraph drops it).
+// string, cannot show; clean_paragraph drops it). And the bytes as the
+// standard input of --tokenize (tokenize_stream): taken when they are
+// valid UTF-8, else refused with the line and byte of the first invalid
+// one, as Python's strict decoding refuses them.
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 
 #include "text/clean.h"
 #include "text/punkt_params.h"
+#include "text/tokenize_documents.h"
 #include "text/tokenizer.h"
 #include "text/utf8.h"
 
@@ -52,6 +56,28 @@ static void check_tokens(const token_list *t) {
     }
 }
 
+// tokenize_stream on text as standard input: an error exactly when the
+// text is not UTF-8, naming the line that holds the first invalid byte.
+static void check_stream(const char *text, size_t size) {
+    // (fmemopen needs a size of 1 at least: no text is /dev/null)
+    FILE *in = size ? fmemopen((void *)text, size, "r") : fopen("/dev/null", "r");
+    FILE *out = fopen("/dev/null", "w");
+    if (!in || !out) abort();
+    char err[512] = "";
+    int rc = tokenize_stream(in, out, tok, err, sizeof err);
+    size_t valid = utf8_valid_prefix(text, size);
+    if ((rc == 0) != (valid == size)) abort();
+    if (rc < 0) {
+        size_t line = 1;
+        for (size_t i = 0; i < valid; i++) line += text[i] == '\n';
+        char want[64];
+        snprintf(want, sizeof want, "standard input, line %zu, byte ", line);
+        if (strncmp(err, want, strlen(want)) != 0) abort();
+    }
+    fclose(in);
+    fclose(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *text = (const char *)data;
     size_t clen;
@@ -64,5 +90,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     token_list_clear(&toks);
     if (word_tokenize(tok, text, size, &toks) < 0) abort();
     if (!memchr(text, '\0', size)) check_tokens(&toks);
+    check_stream(text, size);
     return 0;
 }

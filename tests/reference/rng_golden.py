@@ -51,6 +51,16 @@ def write_seed(directory, seed):
     fresh("randint_m5_5_16", lambda: torch.randint(-5, 5, (16,)))
     # A range of 2^32 or more takes two draws per value.
     fresh("randint_0_2pow40_8", lambda: torch.randint(0, 2**40, (8,)))
+    # The edges of that rule and ranges beyond 2^32: 2^32 - 1 is the last
+    # range of one draw, 2^32 the first of two; then ranges in (2^32, 2^33),
+    # one that starts below zero, and the widest, where lo + draw % range
+    # wraps past 2^63 in unsigned arithmetic.
+    for name, lo, hi in (("0_2pow32m1", 0, 2**32 - 1), ("0_2pow32", 0, 2**32),
+                         ("0_2pow32p1", 0, 2**32 + 1), ("0_2pow33m1", 0, 2**33 - 1),
+                         ("m2pow32_2pow32", -2**32, 2**32), ("0_3x2pow32p7", 0, 3 * 2**32 + 7),
+                         ("2pow40_2pow40p2pow32", 2**40, 2**40 + 2**32),
+                         ("0_2pow62", 0, 2**62), ("int64_min_max", -2**63, 2**63 - 1)):
+        fresh(f"randint_{name}_8", lambda: torch.randint(lo, hi, (8,)))
     for n in (1, 5, 15, 16, 17, 100, 1000):
         fresh(f"randn_{n}", lambda: torch.randn(n))
     # normal_() on a tensor is the same call as randn.
