@@ -1168,6 +1168,9 @@ START_TEST(short_run_header_counts) {
             snprintf(want, sizeof want, "A SHORT TEST: %zu of the %d test reviews (spread evenly, one in "
                      "%.2f), their %zu chunks\n", n, R, (double)R / (double)n, chunks);
         ck_assert_msg(strstr(printed, want) != NULL, "lacks \"%s\":\n%s", want, printed);
+        // the scored reviews without a chunk: each short one has one chunk
+        snprintf(want, sizeof want, "Note: %zu of the %zu test reviews scored give no chunk", n - chunks, n);
+        ck_assert_msg(strstr(printed, want) != NULL, "lacks \"%s\":\n%s", want, printed);
         free(printed);
         free(said);
     }
