@@ -875,6 +875,18 @@ START_TEST(loss_above_constant_guess_noted) {
         fclose(out);
         double loss = r.per_epoch[1].train_loss;
         ck_assert_msg(isfinite(loss), "lr %g: loss %g", lrs[k], loss);
+        // each epoch's line: the numbers the trainer returned, in their columns
+        // (the losses padded to the widest of them)
+        int w0 = snprintf(NULL, 0, "%.4f", r.per_epoch[0].train_loss),
+            w1 = snprintf(NULL, 0, "%.4f", r.per_epoch[1].train_loss);
+        for (int e = 0; e < 2; e++) {
+            const epoch_result *x = &r.per_epoch[e];
+            char line[256];
+            snprintf(line, sizeof line, "Epoch %d, Train Loss: %*.4f, Train Accuracy: %.4f | chunks %.4f, "
+                     "reviews %.4f | ", e + 1, w0 > w1 ? w0 : w1, x->train_loss, x->train_accuracy,
+                     x->chunk_accuracy, x->review_accuracy);
+            ck_assert_msg(strstr(text, line), "lacks \"%s\":\n%s", line, text);
+        }
         const char *note = strstr(text, "Note: the baseline model (lr ");
         if (k == 0) {
             ck_assert_msg(loss < log(2.0) && !note, "lr 0.1: loss %g:\n%s", loss, text);

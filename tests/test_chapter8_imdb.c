@@ -296,12 +296,45 @@ START_TEST(small_run_says_what_it_left_out) {
 }
 END_TEST
 
+// print_table on made-up results, every printed number built here from
+// them: the columns, the differences in points, the best epochs by review
+// and the timing column, each model's own seconds summed.
+START_TEST(table_numbers_from_the_results) {
+    epoch_result te[2] = {{.chunk_accuracy = 0.61, .review_accuracy = 0.72, .seconds = 10},
+                          {.chunk_accuracy = 0.65, .review_accuracy = 0.70, .seconds = 11}};
+    epoch_result he[2] = {{.chunk_accuracy = 0.58, .review_accuracy = 0.74, .seconds = 3},
+                          {.chunk_accuracy = 0.66, .review_accuracy = 0.75, .seconds = 4}};
+    run_result t = {.kind = MODEL_TRANSFORMER, .lr = 1e-3, .epochs = 2, .per_epoch = te};
+    run_result h = {.kind = MODEL_SOFTMAX_ATTENTION, .lr = 1e-3, .epochs = 2, .per_epoch = he};
+    char *text;
+    size_t len;
+    FILE *out = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(out);
+    print_table(out, &t, &h);
+    fclose(out);
+    char want[256];
+    for (int e = 0; e < 2; e++) {
+        snprintf(want, sizeof want, "\n %5d | %.4f  %.4f   | %.4f  %.4f    | %+6.1f   %+6.1f\n", e + 1,
+                 te[e].chunk_accuracy, te[e].review_accuracy, he[e].chunk_accuracy,
+                 he[e].review_accuracy, 100 * (te[e].chunk_accuracy - he[e].chunk_accuracy),
+                 100 * (te[e].review_accuracy - he[e].review_accuracy));
+        ck_assert_msg(strstr(text, want), "lacks \"%s\":\n%s", want, text);
+    }
+    ck_assert_msg(strstr(text, "best epochs by review: transformer 0.7200 (epoch 1), softmax-attention "
+                               "0.7500 (epoch 2): -3.0\n"), "%s", text);
+    ck_assert_msg(strstr(text, "training and scoring: 21 s (transformer), 7 s (softmax-attention)\n"),
+                  "%s", text);
+    free(text);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("chapter8_imdb");
     TCase *tc = tcase_create("cell");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, bad_inputs_named);
+    tcase_add_test(tc, table_numbers_from_the_results);
     tcase_add_test(tc, small_run_says_what_it_left_out);
     suite_add_tcase(s, tc);
     // the whole data set read, then the models trained: tagged "data" and

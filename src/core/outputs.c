@@ -3,6 +3,7 @@
 #include "core/outputs.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +27,11 @@ static bool same_file(const struct stat *a, const struct stat *b) {
 bool data_spares_inputs(const char *program, const char *dir, const char *const *inputs, int n) {
     if (!dir) return true;
     DIR *d = opendir(dir);
-    if (!d) return true;  // a folder it cannot list holds nothing yet: parse_options made it
+    if (!d && errno == ENOMEM) {
+        fprintf(stderr, "%s: error: out of memory\n", program);
+        return false;
+    }
+    if (!d) return true;  // parse_options made it writable; one it cannot list holds no input of ours
     bool spared = true;
     struct dirent *e;
     while (spared && (e = readdir(d))) {

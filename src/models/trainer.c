@@ -81,13 +81,12 @@ static void progress(FILE *f, const char *who, int epoch, size_t step, size_t st
 }
 
 size_t test_reviews_without_chunks(const trainer_data *d) {
-    bool *has = calloc(d->reviews ? d->reviews : 1, sizeof *has);
-    if (!has) return 0;
-    for (size_t c = 0; c < d->n_test; c++) has[d->test_review[c]] = true;
-    size_t n = 0;
-    for (size_t r = 0; r < d->reviews; r++) n += test_review_scored(d, r) && !has[r];
-    free(has);
-    return n;
+    // the chunks come in the order of their reviews, each review's together:
+    // a review with chunks starts a new run of test_review
+    size_t with_chunks = 0;
+    for (size_t c = 0; c < d->n_test; c++)
+        with_chunks += c == 0 || d->test_review[c] != d->test_review[c - 1];
+    return (d->scored ? d->scored : d->reviews) - with_chunks;
 }
 
 //> evaluate

@@ -98,7 +98,9 @@ void keep_test_reviews(trainer_data *d, long n);
 // Whether test review r (0 .. d->reviews-1) is one of those scored.
 bool test_review_scored(const trainer_data *d, size_t r);
 
-// The scored test reviews that give no chunk (empty after cleaning).
+// The scored test reviews that give no chunk (empty after cleaning); the
+// chunks of d must be in the order of their reviews (make_chunks', kept by
+// keep_test_reviews).
 size_t test_reviews_without_chunks(const trainer_data *d);
 
 // The test accuracy per chunk and per review of a model into
