@@ -20,8 +20,10 @@ mkdir -p build
 saved=""
 file=""
 restore() {
+    # a plain copy, not cp -p: the file gets a new time, so that make
+    # rebuilds what the mutation built, not only what comes next
     if [ -n "$saved" ] && [ -f "$saved" ]; then
-        cp -p "$saved" "$file" && rm -f "$saved"
+        cp "$saved" "$file" && rm -f "$saved"
     fi
     saved=""
 }
