@@ -818,6 +818,8 @@ START_TEST(diverged_training_stops) {
     tiny_training_init(&t);
     trainer_data d = t.d;
     trainer_options o = t.o;
+    o.lr_option = "--lr";
+    o.lr_min = 1e-9;
     char first_err[256] = "";
     for (int threads = 1; threads <= 2; threads++) {
         parallel_set_threads(threads);
@@ -873,6 +875,18 @@ START_TEST(loss_above_constant_guess_noted) {
         fclose(out);
         double loss = r.per_epoch[1].train_loss;
         ck_assert_msg(isfinite(loss), "lr %g: loss %g", lrs[k], loss);
+        // each epoch's line: the numbers the trainer returned, in their columns
+        // (the losses padded to the widest of them)
+        int w0 = snprintf(NULL, 0, "%.4f", r.per_epoch[0].train_loss),
+            w1 = snprintf(NULL, 0, "%.4f", r.per_epoch[1].train_loss);
+        for (int e = 0; e < 2; e++) {
+            const epoch_result *x = &r.per_epoch[e];
+            char line[256];
+            snprintf(line, sizeof line, "Epoch %d, Train Loss: %*.4f, Train Accuracy: %.4f | chunks %.4f, "
+                     "reviews %.4f | ", e + 1, w0 > w1 ? w0 : w1, x->train_loss, x->train_accuracy,
+                     x->chunk_accuracy, x->review_accuracy);
+            ck_assert_msg(strstr(text, line), "lacks \"%s\":\n%s", line, text);
+        }
         const char *note = strstr(text, "Note: the baseline model (lr ");
         if (k == 0) {
             ck_assert_msg(loss < log(2.0) && !note, "lr 0.1: loss %g:\n%s", loss, text);
@@ -887,6 +901,67 @@ START_TEST(loss_above_constant_guess_noted) {
         free(r.per_epoch);
         free(r.tenths);
     }
+    // the advice under the note, only where it can help (defect 9): the run
+    // above, 4 steps in all, is too short to judge a rate; with 100 steps a
+    // smaller --lr, unless the rate is the smallest accepted or the program
+    // has no option for it; on chunks of one label, none
+    struct {
+        long epochs;
+        const char *option;
+        double lr_min;
+        int32_t Y[4];
+        const char *advice;
+    } cases[] = {
+        {2, "--lr", 1e-9, {0, 1, 1, 0}, "\n4 training steps in all are too few to judge it: train on "
+                                        "more chunks or for more epochs\n"},
+        {50, "--lr", 1e-9, {0, 1, 1, 0}, "\ntry a smaller --lr\n"},
+        {50, "--lr", 100, {0, 1, 1, 0}, "\nits learning rate is the smallest accepted\n"},
+        {50, NULL, 0, {0, 1, 1, 0}, "\nits learning rate is fixed\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        memcpy(t.Y, cases[k].Y, sizeof t.Y);
+        t.o.epochs = cases[k].epochs;
+        t.o.lr_option = cases[k].option;
+        t.o.lr_min = cases[k].lr_min;
+        run_result r = {.kind = MODEL_BASELINE, .lr = 100};
+        char *text, err[256] = "";
+        size_t len;
+        FILE *out = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(out);
+        ck_assert_int_eq(train_models(&r, 1, &t.d, &t.o, out, err, sizeof err), 0);
+        fclose(out);
+        const char *note = strstr(text, "the loss of answering 0.5 for every chunk;");
+        ck_assert_msg(note && strstr(note, cases[k].advice) && strstr(note, cases[k].advice)[0] &&
+                      (k == 1 || !strstr(text, "smaller")), "case %zu:\n%.300s", k, note ? note : text);
+        free(text);
+        free(r.per_epoch);
+        free(r.tenths);
+    }
+    // one label: a rate that barely moves the model keeps its starting loss,
+    // above ln 2 for one of the labels (its logits lean to the other one)
+    int noted = 0;
+    for (int label = 0; label < 2; label++) {
+        for (int i = 0; i < 4; i++) t.Y[i] = label;
+        t.o.lr_option = "--lr";
+        t.o.lr_min = 1e-9;
+        run_result r = {.kind = MODEL_BASELINE, .lr = 1e-6};
+        char *text, err[256] = "";
+        size_t len;
+        FILE *out = open_memstream(&text, &len);
+        ck_assert_ptr_nonnull(out);
+        ck_assert_int_eq(train_models(&r, 1, &t.d, &t.o, out, err, sizeof err), 0);
+        fclose(out);
+        const char *note = strstr(text, "the loss of answering 0.5 for every chunk;");
+        if (note) {
+            noted++;
+            ck_assert_msg(strstr(note, "\nthe training chunks hold one label only, so no setting "
+                                 "helps\n") && !strstr(text, "smaller"), "%.300s", note);
+        }
+        free(text);
+        free(r.per_epoch);
+        free(r.tenths);
+    }
+    ck_assert_int_eq(noted, 1);
 }
 END_TEST
 
@@ -894,26 +969,34 @@ END_TEST
 // 12,500 (test/neg, train/neg, test/pos, train/pos), all empty but the
 // first `short_ones` of each block, "a fine film ." (one chunk each). The
 // caller removes it and frees the path.
-static char *tiny_reviews(int short_ones) {
+static char *tiny_reviews_split(int train_ones, int test_ones);
+static char *tiny_reviews(int short_ones) { return tiny_reviews_split(short_ones, short_ones); }
+
+// tiny_reviews with train_ones short reviews at the start of each training
+// block, test_ones at the start of each test block.
+static char *tiny_reviews_split(int train_ones, int test_ones) {
     size_t cap = 50000 * 24 + 2, len = 0;
     char *json = malloc(cap);
     ck_assert_ptr_nonnull(json);
     json[len++] = '[';
-    for (int i = 0; i < IMDB_REVIEWS; i++)
+    for (int i = 0; i < IMDB_REVIEWS; i++) {
+        int short_ones = (i / IMDB_BLOCK) % 2 ? train_ones : test_ones;
         len += (size_t)snprintf(json + len, cap - len, "%s{\"t\": \"%s\", \"s\": %d}", i ? ",\n" : "",
                                 i % IMDB_BLOCK < short_ones ? "a fine film ." : "", i / IMDB_BLOCK >= 2);
+    }
     snprintf(json + len, cap - len, "]");
     char *p = tmp_with(json);
     free(json);
     return p;
 }
 
-// A GloVe file with the two words cell [H136] compares, 100 numbers each.
+// A GloVe file with the two words cell [H136] compares and those of
+// tiny_reviews, 100 numbers each.
 static char *tiny_glove(void) {
-    char text[2048];
+    char text[8192];
     size_t len = 0;
-    const char *words[] = {"excellent", "terrible"};
-    for (int w = 0; w < 2; w++) {
+    const char *words[] = {"excellent", "terrible", "fine", "film"};
+    for (int w = 0; w < 4; w++) {
         len += (size_t)snprintf(text + len, sizeof text - len, "%s", words[w]);
         for (int k = 0; k < EMBED_DIM; k++)
             len += (size_t)snprintf(text + len, sizeof text - len, " %d", (k + w) % 3);
@@ -971,9 +1054,95 @@ START_TEST(too_few_training_chunks) {
     ck_assert_int_eq(run_chapter7(imdb, glove, &printed, &said), 0);
     ck_assert_msg(strstr(printed, "batch 64, 1 steps an epoch") && strstr(printed, "\nEpoch 1, "),
                   "%s", printed);
+    // 64 of the 25,000 test reviews give a chunk: the others are left out
+    // of the review accuracy, and the output says so, once
+    const char *note = "Note: 24936 of the 25000 test reviews scored give no chunk (nothing left "
+                       "after cleaning);\nthe review accuracy leaves them out\n";
+    ck_assert_msg(strstr(printed, note) && !strstr(strstr(printed, note) + 1, note), "%s", printed);
+    // one step in all: no advice of a rate, which one step cannot judge
+    ck_assert_msg(!strstr(printed, "try a smaller"), "%s", printed);
     free(printed);
     free(said);
     remove(imdb);
+    free(imdb);
+    remove(glove);
+    free(glove);
+}
+END_TEST
+
+// Training reviews with chunks but test reviews without any (every one
+// empty): an error naming the file, for every model, not a crash in the
+// attention figures nor accuracies of -nan (defect 1).
+START_TEST(test_set_without_chunks_refused) {
+    char *glove = tiny_glove(), *imdb = tiny_reviews_split(40, 0);
+    const char *models[] = {"softmax-attention", "baseline", "notebook-attention"};
+    char dir[] = "/tmp/chapter7-empty-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (int k = 0; k < 3; k++) {
+        char *argv[] = {"chapter7", "--imdb", imdb, "--glove", glove, "--epochs", "1", "--model",
+                        (char *)models[k], "--data", dir, NULL};
+        char *printed, *said, want[512];
+        ck_assert_int_eq(run_chapter7_argv(11, argv, &printed, &said), 1);
+        snprintf(want, sizeof want, "chapter7: error: %s: the test reviews give no chunk (every one is "
+                 "empty after cleaning); there is nothing to score\n", imdb);
+        ck_assert_msg(strstr(said, want), "%s: %s", models[k], said);
+        ck_assert_msg(!strstr(printed, "Epoch 1") && !strstr(printed, "nan"), "%s", printed);
+        free(printed);
+        free(said);
+    }
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    remove(imdb);
+    free(imdb);
+    remove(glove);
+    free(glove);
+}
+END_TEST
+
+// No figure data replaces an input of the same run (defect 2): the reviews
+// given as DIR/chapter7-zipf.dat, by that path or through a link, with
+// --data DIR are refused before any work, and the file is left as it was.
+START_TEST(figure_data_never_replaces_an_input) {
+    char *glove = tiny_glove(), *imdb = tiny_reviews(40);
+    char dir[] = "/tmp/chapter7-inputs-XXXXXX", zipf[256], link[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(zipf, sizeof zipf, "%s/chapter7-zipf.dat", dir);
+    snprintf(link, sizeof link, "%s.link", dir);
+    ck_assert_int_eq(rename(imdb, zipf), 0);
+    ck_assert_int_eq(symlink(zipf, link), 0);
+    size_t before_len, after_len;
+    char *before = read_whole_file(zipf, &before_len);
+    ck_assert_ptr_nonnull(before);
+    const char *as[] = {zipf, link};
+    const char *const spelled[] = {"--imdb", "--glove"};
+    for (int k = 0; k < 2; k++)
+        for (int which = 0; which < 2; which++) {
+            char *argv[] = {"chapter7", (char *)spelled[which], (char *)as[k], "--data", dir,
+                            "--epochs", "0", NULL};
+            char *printed, *said, want[512];
+            ck_assert_int_eq(run_chapter7_argv(7, argv, &printed, &said), 1);
+            snprintf(want, sizeof want, "chapter7: error: --data %s would replace the input %s (it is "
+                     "%s); write the figure data into another folder\n", dir, as[k], zipf);
+            ck_assert_msg(strstr(said, want), "%s", said);
+            ck_assert_str_eq(printed, "");
+            free(printed);
+            free(said);
+        }
+    char *after = read_whole_file(zipf, &after_len);
+    ck_assert_ptr_nonnull(after);
+    ck_assert(after_len == before_len && memcmp(after, before, before_len) == 0);
+    // another folder: the run goes on
+    char *argv[] = {"chapter7", "--imdb", zipf, "--glove", glove, "--epochs", "0", NULL};
+    char *printed, *said;
+    ck_assert_int_eq(run_chapter7_argv(7, argv, &printed, &said), 0);
+    free(printed);
+    free(said);
+    free(before);
+    free(after);
+    remove(link);
+    remove(zipf);
+    rmdir(dir);
     free(imdb);
     remove(glove);
     free(glove);
@@ -1010,6 +1179,9 @@ START_TEST(short_run_header_counts) {
         else
             snprintf(want, sizeof want, "A SHORT TEST: %zu of the %d test reviews (spread evenly, one in "
                      "%.2f), their %zu chunks\n", n, R, (double)R / (double)n, chunks);
+        ck_assert_msg(strstr(printed, want) != NULL, "lacks \"%s\":\n%s", want, printed);
+        // the scored reviews without a chunk: each short one has one chunk
+        snprintf(want, sizeof want, "Note: %zu of the %zu test reviews scored give no chunk", n - chunks, n);
         ck_assert_msg(strstr(printed, want) != NULL, "lacks \"%s\":\n%s", want, printed);
         free(printed);
         free(said);
@@ -1147,11 +1319,11 @@ START_TEST(training_helpers) {
     ck_assert_int_eq(sentiment_init(&m, &cfg, table, &g), 0);
     m.p.wo[0] = 1;
     m.p.bo[0] = 0;
-    int32_t X[3 * SEQUENCE_LENGTH], Y[3] = {1, 1, 0}, review[3] = {0, 0, 1};
+    int32_t X[3 * SEQUENCE_LENGTH], Y[3] = {1, 1, 1}, review[3] = {0, 0, 1};
     for (int t = 0; t < SEQUENCE_LENGTH; t++) {
         X[t] = 2;                           // chunk 0: logit 2, positive: right
         X[SEQUENCE_LENGTH + t] = 0;         // chunk 1: logit -1, positive: wrong
-        X[2 * SEQUENCE_LENGTH + t] = t % 2; // chunk 2: logit -0.5, negative: right
+        X[2 * SEQUENCE_LENGTH + t] = t % 2; // chunk 2: logit -0.5, positive: wrong
     }
     s.X_test = X;
     s.Y_test = Y;
@@ -1161,9 +1333,11 @@ START_TEST(training_helpers) {
     float logits[3];
     ck_assert_int_eq(trainer_evaluate(&chunks, &reviews, logits, &m, &s), 0);
     ck_assert_float_eq_tol(logits[0], 2.0f, 1e-6f);
-    ck_assert_double_eq_tol(chunks, 2.0 / 3.0, 1e-12);
-    // review 0: mean logit 0.5 > 0, positive: right; review 1: right
-    ck_assert_double_eq_tol(reviews, 2.0 / 25000.0, 1e-12);
+    ck_assert_double_eq_tol(chunks, 1.0 / 3.0, 1e-12);
+    // review 0: mean logit 0.5 > 0, positive: right; review 1: wrong; the
+    // 24,998 reviews without a chunk are left out, not counted as wrong
+    ck_assert_double_eq_tol(reviews, 1.0 / 2.0, 1e-12);
+    ck_assert_uint_eq(test_reviews_without_chunks(&s), 24998);
     // --test-limit 12500: every second review, 0, 2, 4, ...: review 1's
     // chunk goes, and the share is of 12,500 reviews
     keep_test_reviews(&s, 12500);
@@ -1174,7 +1348,8 @@ START_TEST(training_helpers) {
     ck_assert_int_eq(X[SEQUENCE_LENGTH], 0);  // the second chunk kept in place
     ck_assert_int_eq(trainer_evaluate(&chunks, &reviews, logits, &m, &s), 0);
     ck_assert_double_eq_tol(chunks, 1.0 / 2.0, 1e-12);
-    ck_assert_double_eq_tol(reviews, 1.0 / 12500.0, 1e-12);
+    ck_assert_double_eq_tol(reviews, 1.0, 1e-12);  // review 0 of the 12,500, the one with chunks
+    ck_assert_uint_eq(test_reviews_without_chunks(&s), 12499);
     sentiment_free(&m);
 }
 END_TEST
@@ -2031,6 +2206,8 @@ int main(void) {
     tcase_add_test(tc, vocabulary_of_counted_words_only);
     tcase_add_test(tc, zero_rows_named);
     tcase_add_test(tc, short_run_header_counts);
+    tcase_add_test(tc, test_set_without_chunks_refused);
+    tcase_add_test(tc, figure_data_never_replaces_an_input);
     tcase_add_test(tc, heatmap_chunk_is_the_first_plain_one);
     tcase_add_test(tc, heatmap_line_names_the_test_chunk);
     tcase_add_test(tc, broadcast_loss_pairs_every_logit_with_every_label);

@@ -195,6 +195,138 @@ END_TEST
 // with no writer (whose open() would wait for one forever) and a device:
 // exit 1 at once before any output, the file named on stderr with the
 // reason.
+// Whether p's own arguments hold arg.
+static bool has_arg(const program *p, const char *arg) {
+    for (int i = 0; i < p->nargs; i++)
+        if (strcmp(p->args[i], arg) == 0) return true;
+    return false;
+}
+
+// The options of p's --help followed by " FILE" (--imdb, --glove, ...),
+// each into flags[] (at most max); returns how many.
+static int file_options(const program *p, char flags[][32], int max) {
+    char *text = help_text(p);
+    int n = 0;
+    for (char *at = text; n < max && (at = strstr(at, " FILE")) != NULL; at++) {
+        char *start = at;
+        while (start > text && start[-1] != ' ' && start[-1] != '[') start--;
+        if (start == at || strncmp(start, "--", 2) != 0) continue;
+        snprintf(flags[n], sizeof flags[n], "%.*s", (int)(at - start), start);
+        bool seen = false;
+        for (int k = 0; k < n; k++) seen |= strcmp(flags[k], flags[n]) == 0;
+        n += !seen;
+    }
+    free(text);
+    return n;
+}
+
+// No output replaces an input of the same run (defect 2): every program's
+// input files given as a file of --data DIR its figure data could take
+// (DIR/<program>-input.dat, by that path and through a link) are refused
+// before any work, the file left as it was.
+START_TEST(data_never_replaces_an_input) {
+    run_limit = 60;
+    for (int i = 0; i < n_programs; i++) {
+        const program *p = &programs[i];
+        char flags[8][32], dir[128], input[256], link[128];
+        int n = file_options(p, flags, 8);
+        snprintf(dir, sizeof dir, "%s", out_file("d"));
+        mkdir(dir, 0700);
+        snprintf(input, sizeof input, "%s/%.64s-input.dat", dir, p->name);
+        snprintf(link, sizeof link, "%s", out_file("link"));
+        FILE *f = fopen(input, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("keep\n", f);
+        ck_assert_int_eq(fclose(f), 0);
+        remove(link);
+        ck_assert_int_eq(symlink(input, link), 0);
+        for (int k = 0; k < n; k++)
+            for (int how = 0; how < 2; how++) {
+                const char *path = how ? link : input;
+                const char *args[] = {flags[k], path, "--data", dir, NULL};
+                ck_assert_int_eq(run(p, false, args, out_file("out")), 1);
+                char want[1024];
+                snprintf(want, sizeof want, "error: --data %s would replace the input %s (it is %s)",
+                         dir, path, input);
+                EXPECT_SAID(p, want);
+                size_t len;
+                char *kept = read_whole_file(input, &len);
+                ck_assert_ptr_nonnull(kept);
+                ck_assert_str_eq(kept, "keep\n");
+                free(kept);
+                struct stat st;
+                ck_assert_int_eq(stat(out_file("out"), &st), 0);
+                ck_assert_int_eq(st.st_size, 0);
+            }
+        remove(link);
+        remove(input);
+    }
+    run_limit = 0;
+}
+END_TEST
+
+// The IMDb options beside --no-imdb, which leaves out the block they set,
+// are refused with a message naming both (defect 6).
+START_TEST(imdb_options_refused_beside_no_imdb) {
+    for (int i = 0; i < n_programs; i++) {
+        const program *p = &programs[i];
+        char *text = help_text(p);
+        bool has = strstr(text, "--no-imdb") != NULL;
+        free(text);
+        if (!has) continue;
+        const char *opts[][2] = {{"--imdb", "/nonexistent/reviews.json"}, {"--glove", "x.txt"},
+                                 {"--imdb-epochs", "5"}, {"--imdb-limit", "640"},
+                                 {"--imdb-test-limit", "5"}};
+        for (int k = 0; k < 5; k++) {
+            const char *args[] = {"--no-imdb", opts[k][0], opts[k][1], NULL};
+            ck_assert_int_eq(run(p, false, args, out_file("out")), 2);
+            char want[128];
+            snprintf(want, sizeof want, "error: %s has no effect with --no-imdb", opts[k][0]);
+            EXPECT_SAID(p, want);
+        }
+    }
+}
+END_TEST
+
+// A reviews file that is not the data set ("[]", no review) fails before
+// any other work (defect 5: chapter 8 once trained its reversal models
+// first), the message naming the file.
+START_TEST(malformed_reviews_fail_first) {
+    char path[128];
+    snprintf(path, sizeof path, "%s", out_file("reviews.json"));
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("[]\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+    run_limit = 60;
+    for (int i = 0; i < n_programs; i++) {
+        const program *p = &programs[i];
+        char flags[8][32];
+        int n = file_options(p, flags, 8);
+        for (int k = 0; k < n; k++) {
+            if (strcmp(flags[k], "--imdb") != 0) continue;
+            const char *args[] = {"--imdb", path, NULL};
+            ck_assert_int_eq(run(p, false, args, out_file("out")), 1);
+            char want[256];
+            snprintf(want, sizeof want, "error: %s: expected 50000 reviews, found 0", path);
+            EXPECT_SAID(p, want);
+            // no cell before it: at most the program's preamble (chapter 7
+            // says what its cells' labels mean), no line opening a cell
+            size_t len;
+            char *printed = read_whole_file(out_file("out"), &len);
+            ck_assert_ptr_nonnull(printed);
+            bool cell = false;  // a line "[N] ..." opens a cell; "[A]-[B]: ..." is the preamble's
+            for (const char *l = printed; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+                cell |= l[0] == '[' && !strstr(l, "]-[");
+            ck_assert_msg(!cell && !strstr(printed, "Epoch"),
+                          "%s printed before its input was checked:\n%s", p->name, printed);
+            free(printed);
+        }
+    }
+    run_limit = 0;
+}
+END_TEST
+
 START_TEST(missing_inputs_fail_first) {
     char fifo[128], dangling[128];
     snprintf(fifo, sizeof fifo, "%s", out_file("fifo"));
@@ -218,7 +350,9 @@ START_TEST(missing_inputs_fail_first) {
                                       {"/dev/zero", "not a regular file"}};
             for (int k = 0; k < 5; k++) {
                 const char *args[] = {flag, cases[k][0], NULL};
-                ck_assert_int_eq(run(p, true, args, out_file("out")), 1);
+                // without its own arguments where they leave the file out
+                // (--no-imdb, which refuses --imdb beside it)
+                ck_assert_int_eq(run(p, !has_arg(p, "--no-imdb"), args, out_file("out")), 1);
                 char want[128];
                 snprintf(want, sizeof want, "error: cannot read %s: %s", cases[k][0], cases[k][1]);
                 EXPECT_SAID(p, want);
@@ -369,6 +503,9 @@ int main(void) {
     tcase_add_test(tc, bad_options_exit_2_with_usage);
     tcase_add_test(tc, unwritable_data_dir_fails_first);
     tcase_add_test(tc, missing_inputs_fail_first);
+    tcase_add_test(tc, data_never_replaces_an_input);
+    tcase_add_test(tc, imdb_options_refused_beside_no_imdb);
+    tcase_add_test(tc, malformed_reviews_fail_first);
     tcase_add_test(tc, full_disk_is_an_error);
     tcase_add_test(tc, same_seed_same_output);
     tcase_add_test(tc, same_output_with_one_or_two_threads);

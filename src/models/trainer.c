@@ -80,9 +80,19 @@ static void progress(FILE *f, const char *who, int epoch, size_t step, size_t st
     if (tty && step == steps) fputc('\n', f);
 }
 
+size_t test_reviews_without_chunks(const trainer_data *d) {
+    // the chunks come in the order of their reviews, each review's together:
+    // a review with chunks starts a new run of test_review
+    size_t with_chunks = 0;
+    for (size_t c = 0; c < d->n_test; c++)
+        with_chunks += c == 0 || d->test_review[c] != d->test_review[c - 1];
+    return (d->scored ? d->scored : d->reviews) - with_chunks;
+}
+
 //> evaluate
 // The test accuracy per chunk (logit > 0 predicts positive) and per review
-// (the mean logit of the review's chunks). logits holds (n_test).
+// (the mean logit of the review's chunks; a review without chunks is left
+// out). logits holds (n_test).
 int trainer_evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
                      sentiment_model *m, const trainer_data *d) {
     sentiment_catch_up(m);  // every embedding row up to date
@@ -104,13 +114,13 @@ int trainer_evaluate(double *chunk_accuracy, double *review_accuracy, float *log
         label[d->test_review[c]] = d->Y_test[c];
     }
     size_t reviews_right = 0;
-    for (size_t r = 0; r < reviews; r++) {  // a review without chunks counts as wrong
-        if (!test_review_scored(d, r)) continue;
+    for (size_t r = 0; r < reviews; r++) {
+        if (!test_review_scored(d, r) || count[r] == 0) continue;
         scored++;
-        reviews_right += count[r] > 0 && (sum[r] / count[r] > 0) == (label[r] == 1);
+        reviews_right += (sum[r] / count[r] > 0) == (label[r] == 1);
     }
-    *chunk_accuracy = (double)right / (double)d->n_test;
-    *review_accuracy = (double)reviews_right / (double)scored;
+    *chunk_accuracy = d->n_test ? (double)right / (double)d->n_test : 0;
+    *review_accuracy = scored ? (double)reviews_right / (double)scored : 0;
     free(sum);
     free(label);
     free(count);
@@ -136,17 +146,25 @@ static void record_tenths(run_result *r, long epoch, size_t step, size_t steps, 
     }
 }
 
+// Whether a smaller learning rate is there to try: the program takes one
+// (o->lr_option) and r's is above the smallest it accepts.
+static bool smaller_lr_possible(const run_result *r, const trainer_options *o) {
+    return o->lr_option && r->lr > o->lr_min;
+}
+
 // Why training stopped at `step` (1 .. steps) of `epoch`, into err: a loss
 // that is not finite, else a model before it in train_models failed. Returns -2, train_model's
 // "err says why".
-static int stopped(char *err, size_t errlen, const run_result *r, long epoch, size_t step,
-                   size_t steps, double loss) {
+static int stopped(char *err, size_t errlen, const run_result *r, const trainer_options *o,
+                   long epoch, size_t step, size_t steps, double loss) {
     if (isfinite(loss))
         snprintf(err, errlen, "the %s model stopped: a model before it failed", model_name(r->kind));
     else
         snprintf(err, errlen, "the %s model (lr %g, embeddings %s) diverged: its training loss is "
-                 "%s at epoch %ld, step %zu of %zu; try a smaller --lr", model_name(r->kind), r->lr,
-                 embeddings_word(r->frozen), isnan(loss) ? "nan" : "infinite", epoch, step, steps);
+                 "%s at epoch %ld, step %zu of %zu%s%s", model_name(r->kind), r->lr,
+                 embeddings_word(r->frozen), isnan(loss) ? "nan" : "infinite", epoch, step, steps,
+                 smaller_lr_possible(r, o) ? "; try a smaller " : "",
+                 smaller_lr_possible(r, o) ? o->lr_option : "");
     return -2;
 }
 
@@ -170,20 +188,41 @@ static void print_epochs(FILE *out, const run_result *r) {
     }
 }
 
+// Whether the pool's chunks hold both labels.
+static bool pool_has_both_labels(const trainer_data *d) {
+    bool seen[2] = {false, false};
+    for (size_t i = 0; i < d->n_pool; i++) seen[d->Y_train[d->pool[i]] == 1] = true;
+    return seen[0] && seen[1];
+}
+
 //> above-guess
 // A model that answers 0.5 for every chunk has a loss of ln 2 = 0.6931 on
 // any data. A last epoch whose mean training loss is above that learned
 // less than that constant guess: the loss is finite, so training went on,
 // but the steps were too large to follow the gradient. Says so under the
-// model's epoch lines.
-static void above_constant_guess(FILE *out, const run_result *r) {
+// model's epoch lines, with the advice that can help: a smaller rate where
+// the program takes one above its smallest; none on chunks of one label,
+// where no rate makes a model learn the other; more steps after a run of
+// fewer than TOO_FEW_STEPS, whose mean loss is mostly the untrained start.
+#define TOO_FEW_STEPS 100
+static void above_constant_guess(FILE *out, const run_result *r, const trainer_data *d,
+                                 const trainer_options *o) {
     if (r->epochs < 1) return;
     double loss = r->per_epoch[r->epochs - 1].train_loss;
     if (!(loss > log(2.0))) return;
     fprintf(out, "Note: the %s model (lr %g, embeddings %s) ends at a training loss\n"
-            "of %.4g, above ln 2 = 0.6931, the loss of answering 0.5 for every chunk;\n"
-            "try a smaller --lr\n",
+            "of %.4g, above ln 2 = 0.6931, the loss of answering 0.5 for every chunk;\n",
             model_name(r->kind), r->lr, embeddings_word(r->frozen), loss);
+    size_t steps = (size_t)r->epochs * (d->n_pool / (size_t)o->B);
+    if (!pool_has_both_labels(d))
+        fprintf(out, "the training chunks hold one label only, so no setting helps\n");
+    else if (steps < TOO_FEW_STEPS)
+        fprintf(out, "%zu training step%s in all are too few to judge it: train on more chunks "
+                "or for more epochs\n", steps, steps == 1 ? "" : "s");
+    else if (smaller_lr_possible(r, o))
+        fprintf(out, "try a smaller %s\n", o->lr_option);
+    else
+        fprintf(out, "its learning rate is %s\n", o->lr_option ? "the smallest accepted" : "fixed");
 }
 //< above-guess
 
@@ -258,7 +297,7 @@ static int run_epochs(run_result *r, sentiment_model *m, torch_rng *g, const tra
             int correct;
             double loss = sentiment_train_step(m, r->lr, X, Y, B, &correct);
             if (!isfinite(loss) || earlier_failed(job)) {
-                rc = stopped(err, errlen, r, epoch, step + 1, steps, loss);
+                rc = stopped(err, errlen, r, o, epoch, step + 1, steps, loss);
                 break;
             }
             loss_sum += loss;
@@ -300,7 +339,7 @@ static int train_job_model(run_result *r, sentiment_model *m, torch_rng *g, cons
     }
     if (rc == 0) rc = run_epochs(r, m, g, d, o, job, perm, X, Y, logits, err, errlen);
     if (rc == 0) print_epochs(out, r);
-    if (rc == 0) above_constant_guess(out, r);
+    if (rc == 0) above_constant_guess(out, r, d, o);
     if (rc == 0) rc = keep_attention(r, m, o);
     if (rc == -1) snprintf(err, errlen, "out of memory training the %s model", model_name(r->kind));
     free(perm);
@@ -344,6 +383,15 @@ static void run_job(training_job *j, const trainer_data *d, const trainer_option
 
 int train_models(run_result *results, int n, const trainer_data *d, const trainer_options *o,
                  FILE *out, char *err, size_t errlen) {
+    if (d->n_test == 0) {
+        snprintf(err, errlen, "the test reviews scored give no chunk to score");
+        return -1;
+    }
+    size_t empty = test_reviews_without_chunks(d);
+    if (empty > 0)
+        fprintf(out, "Note: %zu of the %zu test reviews scored give no chunk (nothing left after "
+                "cleaning);\nthe review accuracy leaves %s out\n", empty,
+                d->scored ? d->scored : d->reviews, empty == 1 ? "it" : "them");
     training_job *jobs = calloc(n > 0 ? (size_t)n : 1, sizeof *jobs);
     int *order = malloc((n > 0 ? (size_t)n : 1) * sizeof *order);  // attention models first
     if (!jobs || !order) {

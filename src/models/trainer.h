@@ -71,6 +71,9 @@ typedef struct {
     FILE *progress;           // the progress lines (stderr), or NULL
     const int32_t *probe;     // (L) a chunk whose attention weights each trained attention
                               // model keeps in run_result.attention, or NULL
+    const char *lr_option;    // the option that sets the rate ("--lr"), or NULL when the
+                              // program has none: advice names it only where it can help
+    double lr_min;            // the smallest rate lr_option accepts
 } trainer_options;
 
 // "frozen" or "trained": what happens to a model's embedding.
@@ -95,8 +98,16 @@ void keep_test_reviews(trainer_data *d, long n);
 // Whether test review r (0 .. d->reviews-1) is one of those scored.
 bool test_review_scored(const trainer_data *d, size_t r);
 
+// The scored test reviews that give no chunk (empty after cleaning); the
+// chunks of d must be in the order of their reviews (make_chunks', kept by
+// keep_test_reviews).
+size_t test_reviews_without_chunks(const trainer_data *d);
+
 // The test accuracy per chunk and per review of a model into
 // *chunk_accuracy and *review_accuracy; logits (n_test) gets its logits.
+// The review accuracy is over the scored reviews that give a chunk: one
+// without any has no logit to judge by, and is left out (train_models says
+// how many).
 // Brings every parameter up to date first (sentiment_catch_up). Returns 0,
 // or -1 when out of memory.
 int trainer_evaluate(double *chunk_accuracy, double *review_accuracy, float *logits,
@@ -134,7 +145,9 @@ int train_model(run_result *r, sentiment_model *m, torch_rng *g, const trainer_d
 // threads. Returns 0, or -1 with the reason of the first model in results
 // that failed in err; the models after it stop at their next step, and
 // neither its output nor theirs is printed. The error is the same whatever
-// the number of threads.
+// the number of threads. A test set of no chunk is refused; scored test
+// reviews that give no chunk are counted in a note before the models'
+// lines.
 int train_models(run_result *results, int n, const trainer_data *d, const trainer_options *o,
                  FILE *out, char *err, size_t errlen);
 

@@ -36,6 +36,7 @@
 #include "notebooks/additive.h"
 #include "notebooks/attention_module.h"
 #include "core/cli.h"
+#include "core/outputs.h"
 #include "core/grow.h"
 #include "text/glove.h"
 #include "layers/linear.h"
@@ -681,7 +682,8 @@ static int parse_args(int argc, char **argv, ch6_options *o, const char **data_d
     if (done >= 0) return done;
     o->seed = common.seed;
     *data_dir = common.data_dir;
-    return -1;
+    const char *inputs[] = {o->glove};
+    return data_spares_inputs(PROGRAM, common.data_dir, inputs, 1) ? -1 : 1;
 }
 
 #ifndef TESTING

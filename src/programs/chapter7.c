@@ -389,7 +389,8 @@ static trainer_options training_options(const ch7_state *s, const ch7_options *o
     return (trainer_options){.epochs = o->epochs, .B = BATCH_SIZE, .seed = o->seed,
                              .embedding = s->imdb.embedding, .V = (int)s->imdb.vocab.words.n,
                              .d = EMBED_DIM, .d_k = ATTENTION_DIM, .progress = stderr,
-                             .probe = d->X_test + heatmap_chunk(s) * SEQUENCE_LENGTH};
+                             .probe = d->X_test + heatmap_chunk(s) * SEQUENCE_LENGTH,
+                             .lr_option = "--lr", .lr_min = LR_MIN};
 }
 
 // [H141] every run of o: its models, each trained on its own, side by side

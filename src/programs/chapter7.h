@@ -24,6 +24,7 @@
 #define NUM_EPOCHS 10         // NUM_EPOCHS
 #define NOTEBOOK_LR 5e-2      // create_train_state's learning_rate
 #define FIXED_LR 1e-3         // the learning rate the fixed runs use
+#define LR_MIN 1e-9           // the smallest --lr accepted
 #define DEFAULT_SEED 42       // jax.random.PRNGKey(42)
 #define DEFAULT_IMDB IMDB_DEFAULT_REVIEWS
 #define DEFAULT_GLOVE IMDB_DEFAULT_GLOVE

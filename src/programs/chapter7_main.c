@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "core/cli.h"
+#include "core/outputs.h"
 #include "core/clock.h"
 #include "core/readfile.h"
 #include "core/strmap.h"
@@ -117,7 +118,7 @@ static int parse_args(int argc, char **argv, ch7_options *o) {
     extra_option extra[] = {
         {"--model", OPT_STRING, &models, 0, 0, "model names: baseline, notebook-attention, softmax-attention, transformer"},
         // the numbers' errors state lo and hi themselves; `what` only adds a note
-        {"--lr", OPT_NUMBER, &lr, 1e-9, 10, "Adam's learning rate"},
+        {"--lr", OPT_NUMBER, &lr, LR_MIN, 10, "Adam's learning rate"},
         {"--epochs", OPT_INTEGER, &epochs, 0, 1000000, "epochs"},
         {"--limit", OPT_INTEGER, &limit, 10 * BATCH_SIZE, 1e12, "training chunks, ten batches at least"},
         {"--test-limit", OPT_INTEGER, &test_limit, 1, IMDB_REVIEWS / 2, "test reviews"},
@@ -212,8 +213,10 @@ static int tokenize_mode(void) {
 // the models, their training and the results. Returns the exit status.
 static int train_mode(ch7_options *o, int argc, char **argv) {
     // the inputs, before minutes of work: a missing --glove would otherwise
-    // be found only after every review is tokenized
+    // be found only after every review is tokenized; none may be a file the
+    // figure data would replace
     const char *inputs[] = {o->imdb_path, o->glove_path}, *defaults[] = {DEFAULT_IMDB, DEFAULT_GLOVE};
+    if (!data_spares_inputs(PROGRAM, o->data_dir, inputs, 2)) return 1;
     for (size_t i = 0; i < 2; i++) {
         if (!file_readable(inputs[i])) {
             int why = errno;

@@ -38,6 +38,7 @@
 #include <sys/resource.h>
 
 #include "core/cli.h"
+#include "core/outputs.h"
 #include "core/clock.h"
 #include "core/print.h"
 #include "core/readfile.h"
@@ -645,7 +646,8 @@ static const char USAGE[] =
     "                        one seeded N + 2 (default 1)\n"
     "  --data DIR            also write the figure data (chapter8-*.dat) into DIR\n"
     "  --no-imdb             leave out the IMDb block [8.12], which needs the data\n"
-    "                        that make data fetches\n"
+    "                        that make data fetches (--imdb, --glove and the\n"
+    "                        --imdb-* options are refused beside it)\n"
     "  --imdb FILE           the IMDb reviews (default " IMDB_CELL_IMDB ")\n"
     "  --glove FILE          GloVe vectors, 100 numbers a word\n"
     "                        (default " IMDB_CELL_GLOVE ")\n"
@@ -672,14 +674,46 @@ static bool imdb_inputs_readable(const imdb_cell_options *io) {
     return true;
 }
 
-// [8.12]: the IMDb cell of chapter8_imdb.c with the command line's settings.
-static int imdb_block(FILE *out, const imdb_cell_options *io) {
+// [8.12]: the IMDb cell of chapter8_imdb.c with the command line's
+// settings, on the data imdb_cell_load read before the other cells.
+static int imdb_block(FILE *out, imdb_task *s, const imdb_cell_options *io, double load_seconds) {
     char err[1024];
     print_cell(out, "8.12", "a full encoder layer with positions against chapter 7's single head, "
                          "on IMDb");
-    if (imdb_transformer_cell(out, io, err, sizeof err) == 0) return 0;
+    if (imdb_cell_train(out, s, io, load_seconds, err, sizeof err) == 0) return 0;
     fprintf(stderr, PROGRAM ": error: %s\n", err);
     return -1;
+}
+
+// The options the IMDb block alone reads, which --no-imdb leaves out: one
+// given beside it is refused. Returns CLI_OK, or CLI_USAGE (said why).
+static cli_status refuse_with_no_imdb(int argc, char **argv, const char *usage) {
+    static const char *const imdb_options[] = {"--imdb", "--glove", "--imdb-epochs",
+                                               "--imdb-limit", "--imdb-test-limit"};
+    for (size_t i = 0; i < sizeof imdb_options / sizeof *imdb_options; i++)
+        if (refuse_together(argc, argv, PROGRAM, usage, imdb_options[i], "--no-imdb") != CLI_OK)
+            return CLI_USAGE;
+    return CLI_OK;
+}
+
+// Before any training: the inputs, read and checked (the IMDb block's
+// files), none of them a file the figure data would replace. Returns 0, or
+// -1 with the reason on stderr.
+static int check_inputs(imdb_task *s, const imdb_cell_options *io, bool no_imdb,
+                        double *load_seconds) {
+    const char *inputs[] = {io->imdb_path, io->glove_path};
+    if (!data_spares_inputs(PROGRAM, io->data_dir, inputs, no_imdb ? 0 : 2)) return -1;
+    imdb_task_init(s);
+    if (no_imdb) return 0;
+    if (!imdb_inputs_readable(io)) return -1;
+    char err[1024];
+    double t0 = now_seconds();
+    if (imdb_cell_load(s, io, err, sizeof err) < 0) {
+        fprintf(stderr, PROGRAM ": error: %s\n", err);
+        return -1;
+    }
+    *load_seconds = now_seconds() - t0;
+    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -698,7 +732,9 @@ int main(int argc, char **argv) {
         { "--imdb-limit", OPT_INTEGER, &imdb_limit, 64, 214588, "training chunks" },
         { "--imdb-test-limit", OPT_INTEGER, &imdb_test_limit, 1, 25000, "test reviews" },
     };
-    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, USAGE, &opts, extra,
+    int done = cli_exit_status(refuse_with_no_imdb(argc, argv, USAGE));
+    if (done < 0)
+        done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, USAGE, &opts, extra,
                                                   (int)(sizeof extra / sizeof extra[0])));
     if (done >= 0) return done;
     io.epochs = (long)imdb_epochs;
@@ -707,23 +743,25 @@ int main(int argc, char **argv) {
     io.seed = opts.seed;
     io.data_dir = opts.data_dir;
     io.progress = stderr;
-    // a file named on the command line must be readable, with --no-imdb too
-    bool named = strcmp(io.imdb_path, IMDB_CELL_IMDB) != 0 ||
-                 strcmp(io.glove_path, IMDB_CELL_GLOVE) != 0;
-    if ((!no_imdb || named) && !imdb_inputs_readable(&io)) return 1;
-    double started = now_seconds();
+    double started = now_seconds(), load_seconds = 0;
+    imdb_task data;
+    if (check_inputs(&data, &io, no_imdb, &load_seconds) < 0) {
+        imdb_task_free(&data);
+        return 1;
+    }
     chapter8 *c = malloc(sizeof *c);
     int status = c ? chapter8_run(c, opts.seed, (int)steps, (int)test_size) : -1;
     if (status == 0) {
         chapter8_print(c, stdout);
         if (opts.data_dir) status = chapter8_write_data(c, opts.data_dir);
-        if (status == 0 && !no_imdb) status = imdb_block(stdout, &io);
+        if (status == 0 && !no_imdb) status = imdb_block(stdout, &data, &io, load_seconds);
         if (status == 0) print_time_and_memory(stdout, now_seconds() - started);
     } else {
         fprintf(stderr, PROGRAM ": error: out of memory\n");
     }
     if (c) chapter8_free(c);
     free(c);
+    imdb_task_free(&data);
     return status == 0 && finish_output(PROGRAM) ? 0 : 1;
 }
 #endif

@@ -90,7 +90,8 @@ static int write_curves(const run_result *results, int n, const char *dir, char 
     return 0;
 }
 
-int imdb_transformer_cell(FILE *out, const imdb_cell_options *o, char *err, size_t errlen) {
+int imdb_cell_load(imdb_task *s, const imdb_cell_options *o, char *err, size_t errlen) {
+    imdb_task_init(s);
     if (o->epochs < 1) {
         snprintf(err, errlen, "the IMDb cell needs at least one epoch, not %ld", o->epochs);
         return -1;
@@ -100,19 +101,23 @@ int imdb_transformer_cell(FILE *out, const imdb_cell_options *o, char *err, size
                  "trained, frozen, or both");
         return -1;
     }
-    imdb_task s;
-    imdb_task_init(&s);
-    double t0 = now_seconds();
-    int rc = imdb_task_load(&s, o->imdb_path, o->glove_path, err, errlen);
-    if (rc == 0 && s.data.n_train < IMDB_BATCH) {
+    if (imdb_task_load(s, o->imdb_path, o->glove_path, err, errlen) < 0) return -1;
+    if (s->data.n_train < IMDB_BATCH) {
         snprintf(err, errlen, "%s gives %zu training chunks; training needs %d, one batch",
-                 o->imdb_path, s.data.n_train, IMDB_BATCH);
-        rc = -1;
+                 o->imdb_path, s->data.n_train, IMDB_BATCH);
+        return -1;
     }
-    if (rc == 0 && !(s.data.pool = training_pool(&s.data.n_pool, s.data.n_train, o->limit))) {
+    if (!(s->data.pool = training_pool(&s->data.n_pool, s->data.n_train, o->limit))) {
         snprintf(err, errlen, "out of memory");
-        rc = -1;
+        return -1;
     }
+    if (o->test_limit > 0) keep_test_reviews(&s->data, o->test_limit);
+    return 0;
+}
+
+int imdb_cell_train(FILE *out, imdb_task *s, const imdb_cell_options *o, double load_seconds,
+                    char *err, size_t errlen) {
+    double t0 = now_seconds();
     // the transformers first: with two threads they start together, and
     // the heads, three times as fast, follow
     run_result results[4];
@@ -125,19 +130,25 @@ int imdb_transformer_cell(FILE *out, const imdb_cell_options *o, char *err, size
         results[pairs + p++] = (run_result){.kind = MODEL_SOFTMAX_ATTENTION, .lr = o->lr,
                                             .frozen = frozen};
     }
-    if (rc == 0) {
-        if (o->test_limit > 0) keep_test_reviews(&s.data, o->test_limit);
-        print_setup(out, &s, o, now_seconds() - t0);
-        fflush(out);
-        trainer_options opts = {.epochs = o->epochs, .B = IMDB_BATCH, .seed = o->seed,
-                                .embedding = s.embedding, .V = (int)s.vocab.words.n,
-                                .d = IMDB_EMBED_DIM, .d_k = IMDB_WIDTH, .progress = o->progress};
-        rc = train_models(results, 2 * pairs, &s.data, &opts, out, err, errlen);
-        if (rc == 0) rc = write_curves(results, 2 * pairs, o->data_dir, err, errlen);
-    }
+    print_setup(out, s, o, load_seconds);
+    fflush(out);
+    // chapter 8 has no option for the rate (lr_option NULL): no advice names one
+    trainer_options opts = {.epochs = o->epochs, .B = IMDB_BATCH, .seed = o->seed,
+                            .embedding = s->embedding, .V = (int)s->vocab.words.n,
+                            .d = IMDB_EMBED_DIM, .d_k = IMDB_WIDTH, .progress = o->progress};
+    int rc = train_models(results, 2 * pairs, &s->data, &opts, out, err, errlen);
+    if (rc == 0) rc = write_curves(results, 2 * pairs, o->data_dir, err, errlen);
     for (int p = 0; rc == 0 && p < pairs; p++) print_table(out, &results[p], &results[pairs + p]);
-    if (rc == 0) fprintf(out, "the IMDb cell took %.0f s\n", now_seconds() - t0);
+    if (rc == 0) fprintf(out, "the IMDb cell took %.0f s\n", load_seconds + now_seconds() - t0);
     for (int i = 0; i < 2 * pairs; i++) run_result_free(&results[i]);
+    return rc;
+}
+
+int imdb_transformer_cell(FILE *out, const imdb_cell_options *o, char *err, size_t errlen) {
+    imdb_task s;
+    double t0 = now_seconds();
+    int rc = imdb_cell_load(&s, o, err, errlen);
+    if (rc == 0) rc = imdb_cell_train(out, &s, o, now_seconds() - t0, err, errlen);
     imdb_task_free(&s);
     return rc;
 }

@@ -48,4 +48,13 @@ imdb_cell_options imdb_cell_defaults(void);
 // heading: the caller's.
 int imdb_transformer_cell(FILE *out, const imdb_cell_options *o, char *err, size_t errlen);
 
+// The cell in two halves, so that chapter 8 checks every input before its
+// other work: imdb_cell_load checks o, reads and checks the files (a
+// message names the file at fault) and makes the chunks into s (imdb_task_free
+// frees it, whatever the result); imdb_cell_train trains and prints, load_seconds
+// what loading took. Each returns 0, or -1 with the reason in err.
+int imdb_cell_load(imdb_task *s, const imdb_cell_options *o, char *err, size_t errlen);
+int imdb_cell_train(FILE *out, imdb_task *s, const imdb_cell_options *o, double load_seconds,
+                    char *err, size_t errlen);
+
 #endif

@@ -41,6 +41,7 @@ punkt_params *imdb_punkt(char *where, size_t wlen, char *err, size_t errlen, boo
 
 int imdb_task_split(imdb_task *t, const char *path, char *err, size_t errlen) {
     size_t half = IMDB_REVIEWS / 2;
+    t->path = path;
     if (imdb_load(path, &t->reviews, err, errlen) < 0) return -1;
     t->train = malloc(half * sizeof *t->train);
     t->test = malloc(half * sizeof *t->test);
@@ -93,6 +94,12 @@ int imdb_embedding_matrix(imdb_task *t, const float *vecs, const bool *found, ch
             t->rows_without_vector++;
     }
     //< embedding-matrix
+    if (t->rows_without_vector == V) {
+        snprintf(err, errlen, "%s: no word of the vocabulary has a vector in it (GloVe text, "
+                 "%d numbers a word)", t->glove_path ? t->glove_path : "the GloVe file",
+                 IMDB_EMBED_DIM);
+        return -1;
+    }
     return 0;
 }
 
@@ -100,6 +107,7 @@ int imdb_task_vectors(imdb_task *t, const char *glove_path, const char *const *a
                       float *also_vecs, bool *also_found, char *err, size_t errlen) {
     // [H67] only the vectors we need are kept: the vocabulary's, then also's
     size_t V = t->vocab.words.n, d = IMDB_EMBED_DIM;
+    t->glove_path = glove_path;
     strmap wanted;
     strmap_init(&wanted);
     bool ok = true;
@@ -148,7 +156,13 @@ int imdb_task_chunks(imdb_task *t, char *err, size_t errlen) {
     }
     free(docs);
     free(labels);
-    return ok ? 0 : out_of_memory(err, errlen);
+    if (!ok) return out_of_memory(err, errlen);
+    if (d->n_test == 0) {
+        snprintf(err, errlen, "%s: the test reviews give no chunk (every one is empty after "
+                 "cleaning); there is nothing to score", t->path ? t->path : "the reviews");
+        return -1;
+    }
+    return 0;
 }
 
 int imdb_task_load(imdb_task *t, const char *imdb_path, const char *glove_path, char *err,

@@ -33,6 +33,7 @@
 
 // What the stages compute; imdb_task_free frees it all.
 typedef struct {
+    const char *path, *glove_path;  // the files read (imdb_task_split's, imdb_task_vectors')
     imdb_reviews reviews;
     size_t *train, *test;        // (D / 2) review numbers each
     punkt_params *params;        // Punkt's learned parameters, or NULL (the fallback)
@@ -69,10 +70,14 @@ int imdb_task_vocab(imdb_task *t, char *err, size_t errlen);
 int imdb_task_vectors(imdb_task *t, const char *glove_path, const char *const *also, int n_also,
                       float *also_vecs, bool *also_found, char *err, size_t errlen);
 // [H68] the embedding matrix alone (imdb_task_vectors' last step), from
-// the vocabulary's vectors vecs (V, d), found[i] whether word i has one
+// the vocabulary's vectors vecs (V, d), found[i] whether word i has one. A
+// file with a vector for no word of the vocabulary (empty, or another
+// language's) is refused by name: every row would be zeros.
 int imdb_embedding_matrix(imdb_task *t, const float *vecs, const bool *found, char *err,
                           size_t errlen);
-// [H69] the chunks of IMDB_CHUNK ids, and the review of each test chunk
+// [H69] the chunks of IMDB_CHUNK ids, and the review of each test chunk; a
+// file whose test reviews give no chunk (all empty after cleaning) is
+// refused by name: there would be nothing to score.
 int imdb_task_chunks(imdb_task *t, char *err, size_t errlen);
 
 // Every stage, in order: t is ready to train on (t->data).
