@@ -33,6 +33,7 @@ __attribute__((target("avx512f"))) static float fma_chains_avx512(long reps) {
     return s;
 }
 
+//> fma-chains
 __attribute__((target("avx2,fma"))) static float fma_chains_avx2(long reps) {
     __m256 x[ACC], a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
     for (int i = 0; i < ACC; i++) x[i] = _mm256_set1_ps((float)i);
@@ -46,6 +47,7 @@ __attribute__((target("avx2,fma"))) static float fma_chains_avx2(long reps) {
     }
     return s;
 }
+//< fma-chains
 #endif
 
 static float fma_chains_scalar(long reps) {

@@ -6,6 +6,7 @@
 
 softmax_state softmax_start(void) { return (softmax_state){-INFINITY, 0}; }
 
+//> softmax-add-block
 real softmax_add_block(softmax_state *s, real *p, const real *x, int n) {
     real top = s->max;
     for (int j = 0; j < n; j++) top = fmax(top, x[j]);
@@ -20,9 +21,11 @@ real softmax_add_block(softmax_state *s, real *p, const real *x, int n) {
     s->max = top;
     return rescale;
 }
+//< softmax-add-block
 
 real softmax_log_sum_exp(softmax_state s) { return s.sum > 0 ? s.max + log(s.sum) : -INFINITY; }
 
+//> softmax-online
 void softmax_online(real *y, const real *x, int n) {
     softmax_state s = softmax_start();
     for (int j = 0; j < n; j++) {  // one pass: the maximum and the sum together
@@ -33,6 +36,7 @@ void softmax_online(real *y, const real *x, int n) {
     }
     for (int j = 0; j < n; j++) y[j] = s.sum > 0 ? exp(x[j] - s.max) / s.sum : 0;
 }
+//< softmax-online
 
 void softmax_two_pass(real *y, const real *x, int n) {
     real top = -INFINITY, sum = 0;

@@ -24,8 +24,9 @@ static int seen_keys(bool causal, int i, int j0, int C) { return causal ? min_in
 
 // Queries i0 .. i0 + R - 1 against every key block they may see: a tile of
 // scores at a time, each row folded in by the online softmax.
-static void forward_rows(real *out, real *lse, const real *q, const real *k, const real *v, int n,
-                         int d, real scale, bool causal, int i0, int R) {
+//> tiled-forward
+static void forward_rows(real *out, real *lse, const real *q, const real *k, const real *v,
+                         int n, int d, real scale, bool causal, int i0, int R) {
     softmax_state state[ATTN_TILE];
     real s[ATTN_TILE];  // a row of the tile: scores, then weights
     for (int r = 0; r < R; r++) {
@@ -38,7 +39,8 @@ static void forward_rows(real *out, real *lse, const real *q, const real *k, con
         for (int r = 0; r < R; r++) {
             int i = i0 + r, seen = seen_keys(causal, i, j0, C);
             real *o = out + (long)i * d;
-            for (int j = 0; j < seen; j++) s[j] = scale * dot(q + (long)i * d, k + (long)(j0 + j) * d, d);
+            for (int j = 0; j < seen; j++)
+                s[j] = scale * dot(q + (long)i * d, k + (long)(j0 + j) * d, d);
             real rescale = softmax_add_block(&state[r], s, s, seen);
             for (int c = 0; c < d; c++) o[c] *= rescale;  // the old terms, to the new maximum
             for (int j = 0; j < seen; j++)
@@ -50,11 +52,13 @@ static void forward_rows(real *out, real *lse, const real *q, const real *k, con
         lse[i0 + r] = softmax_log_sum_exp(state[r]);
     }
 }
+//< tiled-forward
 
 // Query block i0 (R rows) against key block j0 (C rows): the weights
 // recomputed from lse, their gradients added into the query block's rows
 // of dq, and into the key block's rows of dk and dv; NULL for those not
 // wanted.
+//> tiled-backward-tile
 static void backward_tile(real *dq, real *dk, real *dv, const real *dout, const real *q,
                           const real *k, const real *v, const real *out, const real *lse, int d,
                           real scale, bool causal, int i0, int R, int j0, int C) {
@@ -73,6 +77,7 @@ static void backward_tile(real *dq, real *dk, real *dv, const real *dout, const 
         }
     }
 }
+//< tiled-backward-tile
 
 static bool kernels_take(int d) { return d <= ATTN_TILE_MAX_D; }
 
@@ -99,17 +104,21 @@ static void backward_block(real *dq, real *dk, real *dv, const real *dout, const
         backward_tile(dq, dk, dv, dout, q, k, v, out, lse, d, scale, causal, i0, R, j0, C);
 }
 
+//> tiled-backward
 void tiled_attention_backward(real *dq, real *dk, real *dv, const real *dout, const real *q,
                               const real *k, const real *v, const real *out, const real *lse,
                               int n, int d, real scale, bool causal) {
     int blocks = (n + ATTN_TILE - 1) / ATTN_TILE;
     PARALLEL_FOR(blocks > 1)
     for (int j = 0; j < blocks; j++)  // pass 1: a key block's dk, dv, from every query block
-        for (int i = 0; i < blocks; i++) backward_block(NULL, dk, dv, dout, q, k, v, out, lse, n, d, scale, causal, i, j);
+        for (int i = 0; i < blocks; i++)
+            backward_block(NULL, dk, dv, dout, q, k, v, out, lse, n, d, scale, causal, i, j);
     PARALLEL_FOR(blocks > 1)
     for (int i = 0; i < blocks; i++)  // pass 2: a query block's dq, from every key block
-        for (int j = 0; j < blocks; j++) backward_block(dq, NULL, NULL, dout, q, k, v, out, lse, n, d, scale, causal, i, j);
+        for (int j = 0; j < blocks; j++)
+            backward_block(dq, NULL, NULL, dout, q, k, v, out, lse, n, d, scale, causal, i, j);
 }
+//< tiled-backward
 
 double attention_flops(int n, int d, bool causal, bool backward) {
     double full = (backward ? 10.0 : 4.0) * n * (double)n * d;

@@ -282,8 +282,9 @@ static bool print_caches(FILE *out, run_options *o) {
         return false;
     }
     fputs("caches of cpu0:", out);
-    for (int i = 0; i < found; i++)
-        fprintf(out, "%s L%d %s %ld KiB", i ? "," : "", caches[i].level, caches[i].type, caches[i].bytes / 1024);
+    for (int i = 0; i < found; i++)  // two to a line, so that the line fits the book's page
+        fprintf(out, "%s%sL%d %s %ld KiB", i ? "," : "", i % 2 ? " " : "\n  ", caches[i].level, caches[i].type,
+                caches[i].bytes / 1024);
     fputs(found ? "\n" : " not listed by this system\n", out);
     o->last_cache = 0;
     for (int i = 0; i < found; i++)
@@ -319,16 +320,24 @@ static bool machine_block(FILE *out, run_options *o) {
     o->peak1 = p1.value, o->peak_all = pa.value, o->gemm1 = g1.value, o->gemm_all = ga.value;
     o->bandwidth = bw.value;
     fprintf(out, "vector instructions: %s\n", simd_name(simd_best()));
-    fprintf(out, "peak, independent fused multiply-adds: one core %.1f GFLOP/s, all cores (threads: %d) %.1f GFLOP/s\n",
+    fprintf(out, "peak, independent fused multiply-adds: one core %.1f GFLOP/s,\n"
+            "  all cores (threads: %d) %.1f GFLOP/s\n",
             o->peak1 / 1e9, all, o->peak_all / 1e9);
-    fprintf(out, "the library's product (gemm_fast), %d x %d times %d x %d: one core %.1f GFLOP/s (%.0f%% of peak), "
-            "all cores %.1f GFLOP/s (%.0f%% of peak)\n", GEMM_N, GEMM_N, GEMM_N, GEMM_N, o->gemm1 / 1e9,
+    fprintf(out, "the library's product (gemm_fast), %d x %d times %d x %d:\n"
+            "  one core %.1f GFLOP/s (%.0f%% of peak), all cores %.1f GFLOP/s (%.0f%% of peak)\n", GEMM_N, GEMM_N, GEMM_N, GEMM_N, o->gemm1 / 1e9,
             100 * o->gemm1 / o->peak1, o->gemm_all / 1e9, 100 * o->gemm_all / o->peak_all);
     fprintf(out, "memory bandwidth, triad a = b + s c over arrays of %ld MiB: %.1f GB/s\n", stream >> 20,
             o->bandwidth / 1e9);
-    fprintf(out, "ridge point: peak / bandwidth = %.1f FLOP/B (a kernel doing fewer operations per byte "
-            "moved waits for memory)\n", o->peak_all / o->bandwidth);
+    fprintf(out, "ridge point: peak / bandwidth = %.1f FLOP/B (a kernel doing fewer operations\n"
+            "  per byte moved waits for memory)\n", o->peak_all / o->bandwidth);
     return o->data_dir ? write_machine(o) : true;
+}
+
+// A row of [10.2]: each count's formula, and its value under it.
+static void count_row(FILE *out, const char *pass, const char *ops_formula, double ops, const char *naive_formula,
+                      double naive, const char *tiled_formula, double tiled) {
+    fprintf(out, "%-10s %-14s %-27s %s\n", pass, ops_formula, naive_formula, tiled_formula);
+    fprintf(out, "%-10s = %-12.3g = %-25.3g = %.3g\n", "", ops, naive, tiled);
 }
 
 // [10.2]: the counts at COUNT_N, from the formulas of the chapter. Bytes
@@ -337,19 +346,19 @@ static bool machine_block(FILE *out, run_options *o) {
 static void counting_block(FILE *out) {
     print_cell(out, "10.2", "counting the operations and the bytes, n = 4096, d = 64, float");
     double n = COUNT_N, d = D, blocks = ceil(n / ATTN_TILE);
-    fputs("pass              operations          naive bytes, n x n arrays    tiled bytes, blocks of 64\n", out);
+    fputs("pass       operations     naive bytes, n x n arrays   tiled bytes, blocks of 64\n", out);
     // forward. naive: s written by q k^T, read and written by the softmax,
     // read by w v; q, k, v read and out written once. tiled: q read and out
     // written once, k and v read once per block of queries.
-    fprintf(out, "forward           4 n^2 d  = %.3g   4 (4 n^2 + 4 n d) = %.3g   4 (2 n d + 2 n d N) = %.3g\n",
-            attention_flops(COUNT_N, D, false, false), 4 * (4 * n * n + 4 * n * d), 4 * (2 * n * d + 2 * n * d * blocks));
+    count_row(out, "forward", "4 n^2 d", attention_flops(COUNT_N, D, false, false), "4 (4 n^2 + 4 n d)",
+              4 * (4 * n * n + 4 * n * d), "4 (2 n d + 2 n d N)", 4 * (2 * n * d + 2 * n * d * blocks));
     // backward. naive: w read for dv, dw written by dout v^T, then read with
     // w and written as ds, read and written by the scaling, read for dq and
     // for dk; q, k, v, dout read and dq, dk, dv written. tiled: pass 1 reads
     // q, dout, out (and lse) once per block of keys, pass 2 k and v once per
     // block of queries; each block's own rows read and written once.
-    fprintf(out, "backward         10 n^2 d  = %.3g   4 (9 n^2 + 7 n d) = %.3g   4 (5 n d N + 8 n d) = %.3g\n",
-            attention_flops(COUNT_N, D, false, true), 4 * (9 * n * n + 7 * n * d), 4 * (5 * n * d * blocks + 8 * n * d));
+    count_row(out, "backward", "10 n^2 d", attention_flops(COUNT_N, D, false, true), "4 (9 n^2 + 7 n d)",
+              4 * (9 * n * n + 7 * n * d), "4 (5 n d N + 8 n d)", 4 * (5 * n * d * blocks + 8 * n * d));
     fputs("causal: tiled does half the operations (the tiles above the diagonal are skipped) and\n"
           "moves about half the bytes; naive computes all n^2 scores and moves its n x n arrays whole.\n", out);
     fprintf(out, "N = n / 64 = %.0f blocks. From memory, tiled reads each input and writes each output\n"
@@ -456,7 +465,8 @@ static bool passes_block(FILE *out, const run_options *o) {
     char title[96];
     snprintf(title, sizeof title, "causal, and backward, at n = %d", n);
     print_cell(out, "10.4", title);
-    fputs("backward: 10 n^2 d operations counted (tiled attention does 14: it recomputes the scores twice)\n", out);
+    fputs("backward: 10 n^2 d operations counted (tiled attention does 14: it computes the\n"
+          "scores and dp twice, once for dk and dv, once for dq)\n", out);
     for (int one = 0; one <= 1; one++) {
         fputs(one ? "on one thread, timed by its processor time (the time it ran, whatever else ran\n"
                     "beside it), against one core's peak:\n"

@@ -5,3 +5,6 @@
 # past 2 MB (its weights at n = 1024 take 4 MB), a few seconds.
 BOOK_ARGS_chapter10 =
 CHECK_ARGS_chapter10 = --max-n 1024 --max-memory 2
+
+# The roofline places chapter 1's timing beside chapter 10's kernels.
+$(BUILD)/figures/10-roofline.pdf $(BUILD)/figures/10-roofline.svg: $(BUILD)/out/chapter1-timing.txt

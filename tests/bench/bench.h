@@ -1,4 +1,4 @@
-// bench.h: what the training benchmarks (bench_train.c, bench_chapter8.c)
+// bench.h: what the benchmarks (bench_train.c, bench_chapter8.c, bench_chapter10.c)
 // share: runs of timings and their min and median, token ids drawn by
 // Zipf's law, the PyTorch script's runs read from its output, the rounds
 // that take turns between PyTorch and C, and the command line's common
@@ -18,7 +18,7 @@
 #include "core/rng.h"
 
 // Runs' times, in ms per step, pooled over the rounds.
-enum { MAX_RUNS = 64, MAX_MODELS = 3 };
+enum { MAX_RUNS = 64, MAX_MODELS = 8 };  // chapter 10's: 4 sizes, 2 passes
 typedef struct {
     double ms[MAX_RUNS];
     int n;
@@ -59,7 +59,7 @@ static void *checked(void *p) {
 // Zipf's law as words occur in text: id r (the r-th most frequent word)
 // with probability proportional to 1 / (r + 1). Returns the mean number of
 // distinct ids in a batch.
-static double zipf_ids(int32_t *X, long n, int V, long batch, torch_rng *g) {
+static inline double zipf_ids(int32_t *X, long n, int V, long batch, torch_rng *g) {
     double *cdf = checked(malloc(sizeof *cdf * V)), sum = 0;
     unsigned char *seen = checked(calloc((size_t)V, 1));
     for (int r = 0; r < V; r++) cdf[r] = sum += 1.0 / (r + 1);
