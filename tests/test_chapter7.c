@@ -1269,6 +1269,27 @@ START_TEST(broadcast_loss_pairs_every_logit_with_every_label) {
 }
 END_TEST
 
+// Each number of an epoch line in its own column: made-up results whose
+// every field differs, printed by the trainer, read back.
+START_TEST(epoch_lines_put_each_number_in_its_column) {
+    epoch_result e[2] = {{118.10851, 0.66761, 0.52114, 0.55283, 14},
+                         {3.69182, 0.59294, 0.62837, 0.75846, 7}};
+    run_result r = {.epochs = 2, .per_epoch = e};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    print_epochs(f, &r);
+    fclose(f);
+    ck_assert_str_eq(text,
+                     "Epoch 1, Train Loss: 118.1085, Train Accuracy: 0.6676 | chunks 0.5211, "
+                     "reviews 0.5528 | 14 s\n"
+                     "Epoch 2, Train Loss:   3.6918, Train Accuracy: 0.5929 | chunks 0.6284, "
+                     "reviews 0.7585 | 7 s\n");
+    free(text);
+}
+END_TEST
+
 START_TEST(training_helpers) {
     // --limit: every (C/N)-th chunk, so that both halves (labels) are used
     trainer_data s = {.L = SEQUENCE_LENGTH, .reviews = IMDB_REVIEWS / 2};
@@ -2191,6 +2212,7 @@ int main(void) {
     tcase_add_test(tc, tokenize_lines);
     tcase_add_test(tc, options);
     tcase_add_test(tc, training_helpers);
+    tcase_add_test(tc, epoch_lines_put_each_number_in_its_column);
     tcase_add_test(tc, test_limit_scores_n_reviews);
     tcase_add_test(tc, trainer_runs);
     tcase_add_test(tc, too_few_training_chunks);

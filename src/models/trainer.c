@@ -171,7 +171,7 @@ static int stopped(char *err, size_t errlen, const run_result *r, const trainer_
 // The notebook's line for each epoch of r, once training is done, so that
 // the columns line up: "Epoch 9," padded to the width of "Epoch 10,", and
 // the losses to the widest of them ("494.1139" beside "3.6918").
-static void print_epochs(FILE *out, const run_result *r) {
+void print_epochs(FILE *out, const run_result *r) {
     int width = 0;
     for (long e = 0; e < r->epochs; e++) {
         int w = snprintf(NULL, 0, "%.4f", r->per_epoch[e].train_loss);

@@ -61,6 +61,11 @@ typedef struct {
 // Frees r's arrays (per_epoch, tenths, attention).
 void run_result_free(run_result *r);
 
+// The notebook's line for each epoch of r ("Epoch 1, Train Loss: ...,
+// Train Accuracy: ... | chunks ..., reviews ... | N s"), the columns lined
+// up; train_models prints them once a model is trained.
+void print_epochs(FILE *out, const run_result *r);
+
 // How to train: the same for every model.
 typedef struct {
     long epochs;
