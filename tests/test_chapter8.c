@@ -255,6 +255,52 @@ START_TEST(prints_every_block_and_its_counts) {
 }
 END_TEST
 
+// The rows of the table by length in [8.6] and [8.9], each column counted
+// again here from the runs' raw results (exact, multiset) and the test set.
+START_TEST(table_by_length_from_the_raw_results) {
+    char *out;
+    size_t len;
+    FILE *f = open_memstream(&out, &len);
+    ck_assert_ptr_nonnull(f);
+    chapter8_print(&short_run, f);
+    fclose(f);
+    const reversal_batch *t = &short_run.test;
+    const run *runs[2] = { &short_run.with, &short_run.without };
+    const char *cells[2] = { "8.6", "8.9" };
+    int rows = 0;
+    for (int k = 0; k < 2; k++)
+        for (int n = 1; n <= N_MAX; n++) {
+            int count = 0, fresh = 0, ok = 0, ok_fresh = 0, digits = 0;
+            double best = 0;
+            for (int i = 0; i < t->B; i++) {
+                if (t->lengths[i] != n) continue;
+                bool never = !reversal_seen_has(&short_run.seen, t->digits + (size_t)i * N_MAX, n);
+                count++;
+                fresh += never;
+                ok += runs[k]->exact[i];
+                ok_fresh += never && runs[k]->exact[i];
+                digits += runs[k]->multiset[i];
+                best += 1 / orders_of(t, i);
+            }
+            if (count == 0) continue;
+            char want[128], tail[48];
+            if (k == 1)
+                snprintf(tail, sizeof tail, "  %16.3f  %10.3f\n", (double)digits / count,
+                         best / count);
+            else if (fresh)
+                snprintf(tail, sizeof tail, "  %17.3f\n", (double)ok_fresh / fresh);
+            else
+                snprintf(tail, sizeof tail, "  %17s\n", "-");
+            snprintf(want, sizeof want, "\n%6d  %9d  %10d  %5.3f%s", n, count, fresh,
+                     (double)ok / count, tail);
+            expect_in_cell(out, cells[k], want);
+            rows++;
+        }
+    ck_assert_int_ge(rows, 4);
+    free(out);
+}
+END_TEST
+
 START_TEST(writes_the_figure_data) {
     char dir[] = "/tmp/test_chapter8_XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -332,6 +378,7 @@ static Suite *chapter8_suite(void) {
     tcase_add_test(tc, a_short_run_learns_with_positions_only);
     tcase_add_test(tc, every_training_sequence_is_seen);
     tcase_add_test(tc, prints_every_block_and_its_counts);
+    tcase_add_test(tc, table_by_length_from_the_raw_results);
     tcase_add_test(tc, writes_the_figure_data);
     suite_add_tcase(s, tc);
     return s;
