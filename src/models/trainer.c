@@ -222,7 +222,8 @@ static void above_constant_guess(FILE *out, const run_result *r, const trainer_d
     else if (smaller_lr_possible(r, o))
         fprintf(out, "try a smaller %s\n", o->lr_option);
     else
-        fprintf(out, "its learning rate is %s\n", o->lr_option ? "the smallest accepted" : "fixed");
+        fprintf(out, "its learning rate is %s\n",
+                o->lr_option ? "the smallest accepted" : "fixed");
 }
 //< above-guess
 

@@ -301,7 +301,8 @@ int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const
         snprintf(err, errlen, "cannot read %s: %s", path, file_error(errno));
         rc = -1;
     } else if (vectors == 0) {  // else every word would read as one without a vector
-        snprintf(err, errlen, "%s: no vectors (%s)", path, lineno ? "only blank lines" : "an empty file");
+        snprintf(err, errlen, "%s: no vectors (%s)", path,
+                 lineno ? "only blank lines" : "an empty file");
         rc = -1;
     }
 done:
