@@ -23,6 +23,7 @@
 //
 // Usage: ./chapter9 [--steps N] [--seed N] [--data DIR] [--load FILE] ...
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,6 +34,7 @@
 #include "core/cli.h"
 #include "core/clock.h"
 #include "core/print.h"
+#include "core/readfile.h"
 #include "core/rng.h"
 #include "kernels/parallel.h"
 #include "models/gpt.h"
@@ -423,7 +425,7 @@ static int chapter9_write_data(const chapter9 *c, const char *dir) {
 
 #ifndef TESTING
 static const char USAGE[] =
-    "[--steps N] [--seed N] [--data DIR] [--save FILE] [--load FILE]\n"
+    "[--steps N] [--seed N] [--data DIR] [--save PATH] [--load FILE]\n"
     "         [--prompt TEXT] [--tokens N] [--temperature T] [--top-k K]\n"
     "         [--eval-chars N] [--no-compressors] [--rdb FILE]\n"
     "\n"
@@ -437,7 +439,7 @@ static const char USAGE[] =
     "                     the samples (default 1337); the held-out batches come\n"
     "                     from a generator seeded N + 1\n"
     "  --data DIR         also write the figure data (chapter9-*.dat) into DIR\n"
-    "  --save FILE        write the trained model into FILE\n"
+    "  --save PATH        write the trained model into PATH\n"
     "  --load FILE        read the model from FILE instead of training one\n"
     "  --prompt TEXT      what the samples start from (default \"It is a truth\")\n"
     "  --tokens N         characters each sample adds (default 300)\n"
@@ -451,6 +453,18 @@ static const char USAGE[] =
     "  --help             this message\n"
     "\n"
     "The output is the same with any number of threads (OMP_NUM_THREADS).";
+
+// The files the run reads, --rdb and --load, before any work: false, with
+// the reason on stderr, when one cannot be read.
+static bool inputs_readable(const settings *s) {
+    const char *inputs[2] = { s->rdb, s->load };
+    for (int i = 0; i < 2; i++) {
+        if (!inputs[i] || file_readable(inputs[i])) continue;
+        fprintf(stderr, PROGRAM ": error: cannot read %s: %s\n", inputs[i], file_error(errno));
+        return false;
+    }
+    return true;
+}
 
 static void chapter9_print_run(const chapter9 *c, FILE *f) {
     fputs("Chapter 9 follows no notebook: its blocks are this program's own, [9.1] to [9.9].\n",
@@ -493,6 +507,7 @@ int main(int argc, char **argv) {
     s.seed = opts.seed;
     s.steps = (long)steps, s.tokens = (long)tokens, s.top_k = (long)top_k;
     s.eval_chars = (long)eval_chars, s.compressors = !no_compressors;
+    if (!inputs_readable(&s)) return 1;
     double started = now_seconds();
     char err[1024];
     chapter9 *c = malloc(sizeof *c);
