@@ -18,6 +18,7 @@ set ylabel "bits per character"
 set grid xtics ytics lc rgb "#dddddd"
 set key top right font ",8"
 set xrange [0:*]
+set autoscale xfixmax
 set yrange [1.5:6.5]
 plot datadir.'/chapter9-training.dat' using 1:($2 / log(2)) with lines lw 0.8 \
          lc rgb "#aaaaaa" title "training batch", \
