@@ -383,7 +383,7 @@ END_TEST
 // How long something took, how much memory it peaked at and how many
 // threads it ran on differ between runs; every other number must not. So
 // only a number followed by a unit of time or memory ("9 s", "1106
-// steps/s", "272 MB"), a measured rate or its share ("80.1 GFLOP/s",
+// steps/s", "272 MB", "264 tokens/s"), a measured rate or its share ("80.1 GFLOP/s",
 // "6.3 GB/s", "25.6 FLOP/B", "68% of peak": chapter 10), and the count in
 // "threads: N", is blanked out to one
 // '#' (a run may take 9 s and the next 10 s), and the spaces before such a
@@ -391,7 +391,7 @@ END_TEST
 // the same line is compared as printed.
 static void blank_timings(char *text) {
     regex_t re;
-    ck_assert_int_eq(regcomp(&re, " *[0-9][0-9.,]* ?(s|ms|us|min|steps/s|it/s|MB|GFLOP/s|GB/s|FLOP/B|% of peak)([^a-zA-Z]|$)|threads: [0-9]+",
+    ck_assert_int_eq(regcomp(&re, " *[0-9][0-9.,]* ?(s|ms|us|min|steps/s|it/s|tokens/s|MB|GFLOP/s|GB/s|FLOP/B|% of peak)([^a-zA-Z]|$)|threads: [0-9]+",
                              REG_EXTENDED), 0);
     char *to = text, *from = text;  // the text is rewritten in place, never longer
     regmatch_t m;
@@ -491,6 +491,9 @@ START_TEST(timings_are_blanked) {
     blank_timings(f);
     ck_assert_str_eq(e, "  512 | # ms # GFLOP/s #% of peak\n");
     ck_assert_str_eq(f, e);
+    char g[] = "with the cache: 40 tokens in 0.151 s, 264 tokens/s\n";
+    blank_timings(g);
+    ck_assert_str_eq(g, "with the cache: 40 tokens in # s, # tokens/s\n");
 }
 END_TEST
 

@@ -76,10 +76,10 @@ $(AUSTEN_RDB): | austen-leftovers
 	mv "$$tmp/janeaustenr" data/janeaustenr; \
 	echo "data: $(AUSTEN_PKG) unpacked in data/janeaustenr"
 
-# The GPT's driver (tests/bench/bench_gpt.c): trains chapter 9's model on
-# the novels for --steps steps and prints the losses, the held-out bits per
-# character, the step's time and a sample. Built by make all; run by hand
-# (make bench-gpt runs its timing only).
+# tests/bench/bench_gpt.c times chapter 9's training step and writes the
+# starting model and the training ids that the PyTorch twin starts from
+# (tests/reference/chapter9_losses_golden.py runs it). Built by make all;
+# make bench-gpt runs its timing.
 BENCH_GPT := $(BUILD)/bench/bench_gpt
 all: $(BENCH_GPT)
 $(BENCH_GPT): tests/bench/bench_gpt.c $(BUILD)/libattn.a $(LIB_HDRS)
@@ -90,3 +90,12 @@ $(BENCH_GPT): tests/bench/bench_gpt.c $(BUILD)/libattn.a $(LIB_HDRS)
 BENCH_TARGETS += bench-gpt
 bench-gpt: $(BENCH_GPT) $(AUSTEN_RDB)
 	@$(BENCH_GPT) --steps 23 --time-only
+
+# The book runs ./chapter9 with its defaults: 1,250 steps of 32 windows
+# (about four minutes on two idle cores), gzip and xz, the whole held-out
+# novel scored, samples. The tests run three steps, without the
+# compressors, scoring the first 4,000 held-out characters.
+BOOK_ARGS_chapter9 =
+CHECK_ARGS_chapter9 = --steps 3 --no-compressors --eval-chars 4000 --tokens 40
+# `make chapter9` fetches the novels as well (see the Makefile's chapter% rule).
+DATA_chapter9 = yes
