@@ -680,10 +680,8 @@ static int parse_args(int argc, char **argv, ch6_options *o, const char **data_d
     };
     int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, USAGE, &common, extra, 3));
     if (done >= 0) return done;
-    o->seed = common.seed;
-    *data_dir = common.data_dir;
-    const char *inputs[] = {o->glove};
-    return data_spares_inputs(PROGRAM, common.data_dir, inputs, 1) ? -1 : 1;
+    o->seed = common.seed, *data_dir = common.data_dir;
+    return data_spares_inputs(PROGRAM, common.data_dir, &o->glove, 1) ? -1 : 1;
 }
 
 #ifndef TESTING

@@ -660,62 +660,6 @@ static const char USAGE[] =
     "With two threads (OMP_NUM_THREADS) the two models train side by side; the\n"
     "output is the same with any number.";
 
-// The IMDb block's two files, before a minute of training: false, with the
-// reason on stderr, when one cannot be read.
-static bool imdb_inputs_readable(const imdb_cell_options *io) {
-    const char *inputs[] = {io->imdb_path, io->glove_path}, *defaults[] = {IMDB_CELL_IMDB, IMDB_CELL_GLOVE};
-    for (size_t i = 0; i < 2; i++) {
-        if (file_readable(inputs[i])) continue;
-        int why = errno;
-        fprintf(stderr, "%s: error: cannot read %s: %s\n", PROGRAM, inputs[i], file_error(why));
-        advise_make_data(PROGRAM, inputs[i], defaults[i], why);
-        return false;
-    }
-    return true;
-}
-
-// [8.12]: the IMDb cell of chapter8_imdb.c with the command line's
-// settings, on the data imdb_cell_load read before the other cells.
-static int imdb_block(FILE *out, imdb_task *s, const imdb_cell_options *io, double load_seconds) {
-    char err[1024];
-    print_cell(out, "8.12", "a full encoder layer with positions against chapter 7's single head, "
-                         "on IMDb");
-    if (imdb_cell_train(out, s, io, load_seconds, err, sizeof err) == 0) return 0;
-    fprintf(stderr, PROGRAM ": error: %s\n", err);
-    return -1;
-}
-
-// The options the IMDb block alone reads, which --no-imdb leaves out: one
-// given beside it is refused. Returns CLI_OK, or CLI_USAGE (said why).
-static cli_status refuse_with_no_imdb(int argc, char **argv, const char *usage) {
-    static const char *const imdb_options[] = {"--imdb", "--glove", "--imdb-epochs",
-                                               "--imdb-limit", "--imdb-test-limit"};
-    for (size_t i = 0; i < sizeof imdb_options / sizeof *imdb_options; i++)
-        if (refuse_together(argc, argv, PROGRAM, usage, imdb_options[i], "--no-imdb") != CLI_OK)
-            return CLI_USAGE;
-    return CLI_OK;
-}
-
-// Before any training: the inputs, read and checked (the IMDb block's
-// files), none of them a file the figure data would replace. Returns 0, or
-// -1 with the reason on stderr.
-static int check_inputs(imdb_task *s, const imdb_cell_options *io, bool no_imdb,
-                        double *load_seconds) {
-    const char *inputs[] = {io->imdb_path, io->glove_path};
-    if (!data_spares_inputs(PROGRAM, io->data_dir, inputs, no_imdb ? 0 : 2)) return -1;
-    imdb_task_init(s);
-    if (no_imdb) return 0;
-    if (!imdb_inputs_readable(io)) return -1;
-    char err[1024];
-    double t0 = now_seconds();
-    if (imdb_cell_load(s, io, err, sizeof err) < 0) {
-        fprintf(stderr, PROGRAM ": error: %s\n", err);
-        return -1;
-    }
-    *load_seconds = now_seconds() - t0;
-    return 0;
-}
-
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
     long long steps = DEFAULT_STEPS, test_size = DEFAULT_TEST;
@@ -732,7 +676,7 @@ int main(int argc, char **argv) {
         { "--imdb-limit", OPT_INTEGER, &imdb_limit, 64, 214588, "training chunks" },
         { "--imdb-test-limit", OPT_INTEGER, &imdb_test_limit, 1, 25000, "test reviews" },
     };
-    int done = cli_exit_status(refuse_with_no_imdb(argc, argv, USAGE));
+    int done = cli_exit_status(imdb_refuse_with_no_imdb(argc, argv, USAGE));
     if (done < 0)
         done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, USAGE, &opts, extra,
                                                   (int)(sizeof extra / sizeof extra[0])));
@@ -745,7 +689,7 @@ int main(int argc, char **argv) {
     io.progress = stderr;
     double started = now_seconds(), load_seconds = 0;
     imdb_task data;
-    if (check_inputs(&data, &io, no_imdb, &load_seconds) < 0) {
+    if (imdb_check_inputs(&data, &io, no_imdb, &load_seconds) < 0) {
         imdb_task_free(&data);
         return 1;
     }

@@ -13,7 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
+#include "core/cli.h"
 #include "core/clock.h"
+#include "core/outputs.h"
+#include "core/print.h"
+#include "core/readfile.h"
 #include "models/sentiment.h"
 #include "models/trainer.h"
 #include "tasks/imdb_task.h"
@@ -151,4 +157,60 @@ int imdb_transformer_cell(FILE *out, const imdb_cell_options *o, char *err, size
     if (rc == 0) rc = imdb_cell_train(out, &s, o, now_seconds() - t0, err, errlen);
     imdb_task_free(&s);
     return rc;
+}
+
+// The IMDb block's two files, before a minute of training: false, with the
+// reason on stderr, when one cannot be read.
+static bool imdb_inputs_readable(const imdb_cell_options *io) {
+    const char *inputs[] = {io->imdb_path, io->glove_path}, *defaults[] = {IMDB_CELL_IMDB, IMDB_CELL_GLOVE};
+    for (size_t i = 0; i < 2; i++) {
+        if (file_readable(inputs[i])) continue;
+        int why = errno;
+        fprintf(stderr, "chapter8: error: cannot read %s: %s\n", inputs[i], file_error(why));
+        advise_make_data("chapter8", inputs[i], defaults[i], why);
+        return false;
+    }
+    return true;
+}
+
+// [8.12]: the IMDb cell of chapter8_imdb.c with the command line's
+// settings, on the data imdb_cell_load read before the other cells.
+int imdb_block(FILE *out, imdb_task *s, const imdb_cell_options *io, double load_seconds) {
+    char err[1024];
+    print_cell(out, "8.12", "a full encoder layer with positions against chapter 7's single head, "
+                         "on IMDb");
+    if (imdb_cell_train(out, s, io, load_seconds, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "chapter8: error: %s\n", err);
+    return -1;
+}
+
+// The options the IMDb block alone reads, which --no-imdb leaves out: one
+// given beside it is refused. Returns CLI_OK, or CLI_USAGE (said why).
+cli_status imdb_refuse_with_no_imdb(int argc, char **argv, const char *usage) {
+    static const char *const imdb_options[] = {"--imdb", "--glove", "--imdb-epochs",
+                                               "--imdb-limit", "--imdb-test-limit"};
+    for (size_t i = 0; i < sizeof imdb_options / sizeof *imdb_options; i++)
+        if (refuse_together(argc, argv, "chapter8", usage, imdb_options[i], "--no-imdb") != CLI_OK)
+            return CLI_USAGE;
+    return CLI_OK;
+}
+
+// Before any training: the inputs, read and checked (the IMDb block's
+// files), none of them a file the figure data would replace. Returns 0, or
+// -1 with the reason on stderr.
+int imdb_check_inputs(imdb_task *s, const imdb_cell_options *io, bool no_imdb,
+                        double *load_seconds) {
+    const char *inputs[] = {io->imdb_path, io->glove_path};
+    if (!data_spares_inputs("chapter8", io->data_dir, inputs, no_imdb ? 0 : 2)) return -1;
+    imdb_task_init(s);
+    if (no_imdb) return 0;
+    if (!imdb_inputs_readable(io)) return -1;
+    char err[1024];
+    double t0 = now_seconds();
+    if (imdb_cell_load(s, io, err, sizeof err) < 0) {
+        fprintf(stderr, "chapter8: error: %s\n", err);
+        return -1;
+    }
+    *load_seconds = now_seconds() - t0;
+    return 0;
 }

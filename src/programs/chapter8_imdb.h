@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/cli.h"
 #include "tasks/imdb_task.h"
 
 typedef struct {
@@ -56,5 +57,20 @@ int imdb_transformer_cell(FILE *out, const imdb_cell_options *o, char *err, size
 int imdb_cell_load(imdb_task *s, const imdb_cell_options *o, char *err, size_t errlen);
 int imdb_cell_train(FILE *out, imdb_task *s, const imdb_cell_options *o, double load_seconds,
                     char *err, size_t errlen);
+
+// [8.12]: the IMDb cell with the command line's settings, on the data
+// imdb_check_inputs read before the other cells. Returns 0, or -1 said on
+// stderr.
+int imdb_block(FILE *out, imdb_task *s, const imdb_cell_options *io, double load_seconds);
+
+// The options the IMDb block alone reads, refused beside --no-imdb:
+// CLI_OK, or CLI_USAGE (said why).
+cli_status imdb_refuse_with_no_imdb(int argc, char **argv, const char *usage);
+
+// Before any training: the inputs read and checked (none of them a file
+// the figure data would replace). Returns 0, or -1 with the reason on
+// stderr.
+int imdb_check_inputs(imdb_task *s, const imdb_cell_options *io, bool no_imdb,
+                      double *load_seconds);
 
 #endif

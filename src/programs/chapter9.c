@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "core/cli.h"
+#include "core/outputs.h"
 #include "core/clock.h"
 #include "core/print.h"
 #include "core/readfile.h"
@@ -455,9 +456,11 @@ static const char USAGE[] =
     "The output is the same with any number of threads (OMP_NUM_THREADS).";
 
 // The files the run reads, --rdb and --load, before any work: false, with
-// the reason on stderr, when one cannot be read.
-static bool inputs_readable(const settings *s) {
+// the reason on stderr, when one cannot be read or the figure data under
+// data_dir would replace it.
+static bool inputs_readable(const settings *s, const char *data_dir) {
     const char *inputs[2] = { s->rdb, s->load };
+    if (!data_spares_inputs(PROGRAM, data_dir, inputs, 2)) return false;
     for (int i = 0; i < 2; i++) {
         if (!inputs[i] || file_readable(inputs[i])) continue;
         fprintf(stderr, PROGRAM ": error: cannot read %s: %s\n", inputs[i], file_error(errno));
@@ -507,7 +510,7 @@ int main(int argc, char **argv) {
     s.seed = opts.seed;
     s.steps = (long)steps, s.tokens = (long)tokens, s.top_k = (long)top_k;
     s.eval_chars = (long)eval_chars, s.compressors = !no_compressors;
-    if (!inputs_readable(&s)) return 1;
+    if (!inputs_readable(&s, opts.data_dir)) return 1;
     double started = now_seconds();
     char err[1024];
     chapter9 *c = malloc(sizeof *c);
