@@ -460,7 +460,7 @@ int main(int argc, char **argv) {
             "Multi-head attention: the notebook's form (cells [T23]-[T24]) and PyTorch's\n"
             "nn.MultiheadAttention.",
             "torch.manual_seed(N) before each part; default 3570563066,\n"
-            "              the seed that draws the notebook's token ids",
+            "              the random seed that draws the notebook's token ids",
             &opts));
     if (done >= 0) return done;
     chapter4 *c = malloc(sizeof *c);

@@ -52,7 +52,7 @@
 #define D_FF (2 * EMBEDDING_DIM)
 // The notebook's n_heads in cell [T24] (chapter 4), drawn before its layers.
 #define CELL_24_HEADS 3
-// The seed that draws the notebook's token ids (chapter1.c's DEFAULT_SEED).
+// The random seed that draws the notebook's token ids (chapter1.c's DEFAULT_SEED).
 #define DEFAULT_SEED 3570563066ULL
 
 // ------------------------------------------------------------------ part 1
@@ -562,7 +562,7 @@ int main(int argc, char **argv) {
             "Transformer encoder and decoder layers: the notebook's (cells [T25]-[T26]) and\n"
             "PyTorch's nn.TransformerEncoderLayer and nn.TransformerDecoderLayer.",
             "torch.manual_seed(N) before each part; default 3570563066,\n"
-            "              the seed that draws the notebook's token ids",
+            "              the random seed that draws the notebook's token ids",
             &opts));
     if (done >= 0) return done;
     chapter5 *c = malloc(sizeof *c);

@@ -154,7 +154,7 @@ static bool eval_due(long step, long steps) {
 
 //> train
 // steps steps of B random windows of the training novels; the batches come
-// from a generator seeded with the seed (as the twin draws them), the
+// from a generator seeded with the random seed (as the twin draws them), the
 // held-out batches from one seeded seed + 1.
 static int train(chapter9 *c) {
     const austen_corpus *a = &c->corpus;
@@ -181,7 +181,7 @@ static int train(chapter9 *c) {
 
 // ------------------------------------------------------------------ the run
 // The model: read from s.load (its vocabulary must be the corpus's), or
-// built from the seed. Returns 0, or -1 with the reason in err.
+// built from the random seed. Returns 0, or -1 with the reason in err.
 static int model_setup(chapter9 *c, char *err, size_t errlen) {
     const austen_vocab *v = &c->corpus.vocab;
     long steps = c->s.steps > 0 ? c->s.steps : 1;
@@ -363,7 +363,7 @@ static int generate(chapter9 *c, FILE *f, char *err, size_t errlen) {
     char *text = malloc(4 * room + 1);
     if (!out || !text) return free(out), free(text), snprintf(err, errlen, "out of memory"), -1;
     bool one = c->s.temperature >= 0;
-    print_cell(f, "9.7", "samples, each from the prompt and the seed");
+    print_cell(f, "9.7", "samples, each from the prompt and the random seed");
     fprintf(f, "prompt \"%s\", seed %llu, drawn among ", c->s.prompt,
             (unsigned long long)c->s.seed);
     if (c->s.top_k > 0 && c->s.top_k < c->m->cfg.V) fprintf(f, "the %ld likeliest\n", c->s.top_k);
