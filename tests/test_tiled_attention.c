@@ -27,22 +27,7 @@
 
 #define TOL 2e-5
 
-static int levels(simd_level *out) {
-    int n = 0;
-    for (simd_level l = SIMD_NONE; l <= SIMD_AVX512; l++)
-        if (simd_supported(l)) out[n++] = l;
-    return n;
-}
-
-static void use_level(simd_level level) {
-    ck_assert_int_eq(setenv("ATTN_SIMD", simd_name(level), 1), 0);
-    simd_reread();
-}
-
-static void use_best_level(void) {
-    unsetenv("ATTN_SIMD");
-    simd_reread();
-}
+#include "simd_levels.h"
 
 static float *floats(long n) {
     float *x = calloc((size_t)(n ? n : 1), sizeof *x);
