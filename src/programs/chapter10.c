@@ -88,7 +88,8 @@ static measured in_child(measure_fn fn, const void *arg) {
     }
     if (pid == 0) {
         close(fd[0]);
-        measured r = {0, 0, 0, 0, 0};
+        measured r;
+        memset(&r, 0, sizeof r);  // the padding too: every byte goes down the pipe
         fn(&r, arg);
         struct rusage use;
         r.peak_mb = getrusage(RUSAGE_SELF, &use) == 0 ? use.ru_maxrss / 1024.0 : 0;
