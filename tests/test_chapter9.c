@@ -27,7 +27,8 @@
 #define BOOK_OUTPUT SRC_DIR "/../build/out/chapter9.txt"
 
 static settings short_settings(uint64_t seed, long steps, bool compressors) {
-    return (settings){ .seed = seed, .steps = steps, .eval_chars = 3000, .rdb = RDB_PATH,
+    return (settings){ .seed = seed, .steps = steps, .eval_chars = 3000,
+                       .eval_batches = EVAL_BATCHES, .rdb = RDB_PATH,
                        .prompt = "It is a truth", .tokens = 60, .temperature = -1,
                        .compressors = compressors };
 }

@@ -56,12 +56,13 @@
 #define WRAP 78           // sample lines longer than this are broken at a space
 
 enum { B = 32, T = 64, D = 128, HEADS = 4, LAYERS = 4, SHARDS = 2,
-       EVAL_BATCHES = 20, FIRST_LOSSES = 20, N_EVALS = 5 };
+       EVAL_BATCHES = 20, FIRST_LOSSES = 20, N_EVALS = 5 };  // EVAL_BATCHES: the default
 
 typedef struct {
     uint64_t seed;
     long steps;               // 0: --load, no training
     long eval_chars;          // characters of the held-out novel [9.6] scores (0: all)
+    int eval_batches;         // random held-out batches each loss of [9.5] averages
     const char *rdb, *load, *save, *prompt;
     long tokens, top_k;
     double temperature;       // < 0: the three of TEMPERATURES
@@ -80,7 +81,7 @@ typedef struct {
     double *losses;             // (steps) each step's training loss, nats
     int n_evals;
     long eval_step[N_EVALS + 2];
-    double eval_nats[N_EVALS + 2];  // the held-out loss on EVAL_BATCHES batches
+    double eval_nats[N_EVALS + 2];  // the held-out loss on s.eval_batches batches
     double held_out;            // [9.6] nats per character of the held-out novel
     long held_out_count;        // characters it scored
     double train_seconds;
@@ -92,13 +93,14 @@ static double bits(double nats) { return nats / log(2.0); }
 
 // ------------------------------------------------------------------ losses
 //> batch-loss
-// The mean loss over EVAL_BATCHES random batches of the ids (n), windows
+// The mean loss over `batches` random batches of the ids (n), windows
 // drawn from g: the model scores all B T positions of a batch in one
 // forward pass, each position seeing only the ones before it.
-static double sampled_loss(gpt_model *m, const int32_t *ids, size_t n, torch_rng *g) {
+static double sampled_loss(gpt_model *m, const int32_t *ids, size_t n, int batches,
+                           torch_rng *g) {
     int32_t windows[B * (T + 1)];
     double sum = 0;
-    for (int k = 0; k < EVAL_BATCHES; k++) {
+    for (int k = 0; k < batches; k++) {
         austen_batch(windows, NULL, ids, n, B, T, g);
         for (int b = 0; b < B; b++) {  // inputs, targets: each window's first T, last T
             memcpy(m->a.ids + b * T, windows + b * (T + 1), T * sizeof *ids);
@@ -106,7 +108,7 @@ static double sampled_loss(gpt_model *m, const int32_t *ids, size_t n, torch_rng
         }
         sum += gpt_forward(m, m->a.ids, m->a.targets, B, T);
     }
-    return sum / EVAL_BATCHES;
+    return sum / batches;
 }
 //< batch-loss
 
@@ -166,7 +168,8 @@ static int train(chapter9 *c) {
     for (long step = 0; step <= c->s.steps; step++) {
         if (eval_due(step, c->s.steps) && c->n_evals < N_EVALS + 2) {
             c->eval_step[c->n_evals] = step;
-            c->eval_nats[c->n_evals++] = sampled_loss(c->m, austen_val_ids(a), a->n_val, &ge);
+            c->eval_nats[c->n_evals++] = sampled_loss(c->m, austen_val_ids(a), a->n_val,
+                                                       c->s.eval_batches, &ge);
             fprintf(stderr, PROGRAM ": step %ld of %ld, %.0f s\n", step, c->s.steps,
                     now_seconds() - started);
         }
@@ -295,7 +298,11 @@ static void print_first_losses(const chapter9 *c, FILE *f) {
 }
 
 static void print_training(const chapter9 *c, FILE *f) {
-    print_cell(f, "9.5", "training: the held-out loss on 20 random batches of the held-out novel");
+    char title[96];
+    snprintf(title, sizeof title,
+             "training: the held-out loss on %d random batch%s of the held-out novel",
+             c->s.eval_batches, c->s.eval_batches == 1 ? "" : "es");
+    print_cell(f, "9.5", title);
     fputs(" step    nats  bits per character\n", f);
     for (int i = 0; i < c->n_evals; i++)
         fprintf(f, "%5ld  %.4f  %.4f\n", c->eval_step[i], c->eval_nats[i],
@@ -428,7 +435,7 @@ static int chapter9_write_data(const chapter9 *c, const char *dir) {
 static const char USAGE[] =
     "[--steps N] [--seed N] [--data DIR] [--save PATH] [--load FILE]\n"
     "         [--prompt TEXT] [--tokens N] [--temperature T] [--top-k K]\n"
-    "         [--eval-chars N] [--no-compressors] [--rdb FILE]\n"
+    "         [--eval-chars N] [--eval-batches N] [--no-compressors] [--rdb FILE]\n"
     "\n"
     "A character-level GPT (4 blocks of width 128, 4 heads, context 64) learns from\n"
     "five of Jane Austen's novels; Persuasion is held out. Its held-out loss is\n"
@@ -449,6 +456,8 @@ static const char USAGE[] =
     "  --top-k K          draw among the K most likely characters (default 0: all)\n"
     "  --eval-chars N     score only the first N characters of the held-out novel\n"
     "                     (default all)\n"
+    "  --eval-batches N   random held-out batches each loss of [9.5] averages\n"
+    "                     (default 20)\n"
     "  --no-compressors   leave out gzip and xz (they take seconds)\n"
     "  --rdb FILE         the novels (default " RDB_PATH ")\n"
     "  --help             this message\n"
@@ -487,6 +496,7 @@ int main(int argc, char **argv) {
     settings s = { .steps = DEFAULT_STEPS, .rdb = RDB_PATH, .prompt = "It is a truth",
                    .tokens = 300, .temperature = -1, .compressors = true };
     long long steps = s.steps, tokens = s.tokens, top_k = 0, eval_chars = 0;
+    long long eval_batches = EVAL_BATCHES;
     bool no_compressors = false;
     extra_option extra[] = {
         { "--steps", OPT_INTEGER, &steps, 1, 1000000, "training steps" },
@@ -497,6 +507,7 @@ int main(int argc, char **argv) {
         { "--temperature", OPT_NUMBER, &s.temperature, 0, 10, "" },
         { "--top-k", OPT_INTEGER, &top_k, 0, AUSTEN_VOCAB_MAX, "0: all" },
         { "--eval-chars", OPT_INTEGER, &eval_chars, 1000, 100000000, "characters" },
+        { "--eval-batches", OPT_INTEGER, &eval_batches, 1, 1000, "batches" },
         { "--no-compressors", OPT_FLAG, &no_compressors, 0, 0, "" },
         { "--rdb", OPT_STRING, &s.rdb, 0, 0, "a file" },
     };
@@ -510,6 +521,7 @@ int main(int argc, char **argv) {
     s.seed = opts.seed;
     s.steps = (long)steps, s.tokens = (long)tokens, s.top_k = (long)top_k;
     s.eval_chars = (long)eval_chars, s.compressors = !no_compressors;
+    s.eval_batches = (int)eval_batches;
     if (!inputs_readable(&s, opts.data_dir)) return 1;
     double started = now_seconds();
     char err[1024];
