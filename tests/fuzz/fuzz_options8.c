@@ -71,6 +71,26 @@ static bool repeats_an_option(int argc, char **argv) {
     return false;
 }
 
+// A line that gives --no-imdb beside an IMDb option takes the parser's
+// path any other such line takes: nothing new for the fuzzer's coverage,
+// which would keep one of them only, often one with several IMDb options,
+// where leaving one out of the refusal would go unseen. A branch here for
+// each option given alone beside --no-imdb lets the corpus keep a line of
+// each, from which the fuzzer's mutations try values. (Volatile stores,
+// which the compiler cannot merge into one branchless sum.)
+static volatile int alone_seen[5];
+
+static void mark_alone(int argc, char **argv, const char *const *names) {
+    int given = 0;
+    for (int i = 0; i < 5; i++) given += has(argc, argv, names[i]);
+    if (given != 1 || !has(argc, argv, "--no-imdb")) return;
+    if (has(argc, argv, names[0])) alone_seen[0] = 1;
+    if (has(argc, argv, names[1])) alone_seen[1] = 1;
+    if (has(argc, argv, names[2])) alone_seen[2] = 1;
+    if (has(argc, argv, names[3])) alone_seen[3] = 1;
+    if (has(argc, argv, names[4])) alone_seen[4] = 1;
+}
+
 // Runs parse_chapter8 with stdout and stderr caught; checks what it printed
 // against the status it returned, which it returns (-1: run).
 static int parse_caught(int argc, char **argv, ch8_settings *s) {
@@ -95,10 +115,12 @@ static int parse_caught(int argc, char **argv, ch8_settings *s) {
     return status;
 }
 
+// The options only the IMDb block reads.
+static const char *const imdb_only[] = {"--imdb", "--glove", "--imdb-epochs", "--imdb-limit",
+                                        "--imdb-test-limit"};
+
 // A taken line against chapter 8's rules and option table.
 static void check_taken(int argc, char **argv, const ch8_settings *s) {
-    static const char *const imdb_only[] = {"--imdb", "--glove", "--imdb-epochs", "--imdb-limit",
-                                            "--imdb-test-limit"};
     if (repeats_an_option(argc, argv)) abort();
     if (s->no_imdb != has(argc, argv, "--no-imdb")) abort();
     for (size_t i = 0; s->no_imdb && i < sizeof imdb_only / sizeof *imdb_only; i++)
@@ -142,6 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 1; i + 1 < argc; i++)  // --data DIR: always the target's own folder
         if (strcmp(argv[i], "--data") == 0 && strncmp(argv[i + 1], "--", 2) != 0 && argv[i + 1][0])
             argv[++i] = data_dir;
+    mark_alone(argc, argv, imdb_only);
     ch8_settings s;
     if (parse_caught(argc, argv, &s) == -1) check_taken(argc, argv, &s);
     free(text);
