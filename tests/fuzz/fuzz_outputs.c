@@ -184,7 +184,7 @@ static void link_text(char *out, const tree *t, int target, bool absolute, bool 
                                                                       : "nothing");
     }
     bool here = strcmp(folder, from_data ? "real" : "other") == 0;
-    if (absolute)  // from other/, through link: one more folder name
+    if (absolute)  // from other/ an entry is reached through link, one link more
         snprintf(out, PATH_LEN, "%s/%s/%s", root, from_data || here ? folder : "link", name);
     else
         snprintf(out, PATH_LEN, "%s%s%s%s", here ? "" : "../", here ? "" : folder,
