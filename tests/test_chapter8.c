@@ -24,6 +24,7 @@
 //     learn or that sees order without positions.
 #define TESTING
 #include "../src/programs/chapter8.c"
+#include "../src/programs/chapter8_imdb.c"
 
 #include <check.h>
 #include <unistd.h>
@@ -353,6 +354,31 @@ START_TEST(writes_the_figure_data) {
 }
 END_TEST
 
+// ---------------------------------------------------------------------------
+// The command line (tests/fuzz/fuzz_options8.c tries many more)
+
+START_TEST(command_line_fills_the_settings) {
+    char *plain[] = {"chapter8", NULL};
+    ch8_settings s;
+    ck_assert_int_eq(parse_chapter8(1, plain, &s), -1);
+    ck_assert_int_eq(s.steps, DEFAULT_STEPS);
+    ck_assert_int_eq(s.test_size, DEFAULT_TEST);
+    ck_assert(!s.no_imdb);
+    ck_assert_int_eq(s.io.epochs, 1);
+    ck_assert_str_eq(s.io.imdb_path, IMDB_CELL_IMDB);
+    char *given[] = {"chapter8", "--steps", "3", "--seed", "5", "--imdb-epochs", "2",
+                     "--imdb-limit", "64", "--imdb-test-limit", "25000", "--glove", "g.txt",
+                     NULL};
+    ck_assert_int_eq(parse_chapter8(13, given, &s), -1);
+    ck_assert_int_eq(s.steps, 3);
+    ck_assert_uint_eq(s.io.seed, 5);
+    ck_assert_int_eq(s.io.epochs, 2);
+    ck_assert_int_eq(s.io.limit, 64);
+    ck_assert_int_eq(s.io.test_limit, 25000);
+    ck_assert_str_eq(s.io.glove_path, "g.txt");
+}
+END_TEST
+
 static Suite *chapter8_suite(void) {
     Suite *s = suite_create("chapter8");
     // two runs of 20 steps against PyTorch's losses: 1 s, and over 15
@@ -364,6 +390,7 @@ static Suite *chapter8_suite(void) {
     suite_add_tcase(s, twin);
     TCase *model = tcase_create("model");
     tcase_add_test(model, orders_counted);
+    tcase_add_test(model, command_line_fills_the_settings);
     suite_add_tcase(s, model);
     // the models trained once for these tests: 5 s, and over 20 minutes
     // under memcheck; tagged "slow", which make valgrind leaves out (its

@@ -9,11 +9,11 @@
 // removes leftovers <program>-*.dat.tmp.PID of killed runs), each renamed
 // over the entry of its name; an input is in danger when it is such an
 // entry, by device and inode, however its path is spelled (another folder
-// name, a symbolic link to the entry). A hard link of the entry is refused
-// too, though the rename would leave its content. NULL inputs and a NULL
-// dir are skipped. When one is in danger, prints "<program>: error:
-// --data DIR would replace the input PATH (it is DIR/NAME)" and returns
-// false.
+// name, a symbolic link to the entry or to a link to it). A hard link of
+// the entry is refused too, though the rename would leave its content.
+// NULL inputs and a NULL dir are skipped. When one is in danger, prints
+// "<program>: error: --data DIR would replace the input PATH (it is
+// DIR/NAME)" and returns false.
 bool data_spares_inputs(const char *program, const char *dir, const char *const *inputs, int n);
 
 #endif

@@ -624,7 +624,6 @@ static int chapter8_write_data(const chapter8 *c, const char *dir) {
     return ok ? 0 : -1;
 }
 
-#ifndef TESTING
 static const char USAGE[] =
     "[--steps N] [--test-size N] [--seed N] [--data DIR] [--no-imdb]\n"
     "         [--imdb FILE] [--glove FILE] [--imdb-epochs N] [--imdb-limit N]\n"
@@ -660,45 +659,62 @@ static const char USAGE[] =
     "With two threads (OMP_NUM_THREADS) the two models train side by side; the\n"
     "output is the same with any number.";
 
-int main(int argc, char **argv) {
-    common_options opts = { DEFAULT_SEED, NULL };
-    long long steps = DEFAULT_STEPS, test_size = DEFAULT_TEST;
+// What chapter 8's command line sets: the common options, the reversal's
+// sizes, and the IMDb block's settings (io) unless no_imdb.
+typedef struct {
+    common_options opts;
+    long long steps, test_size;
+    bool no_imdb;
+    imdb_cell_options io;
+} ch8_settings;
+
+// Reads the command line into s. Returns the exit status when the program
+// ends here (--help, a refused line), or -1 when it goes on.
+static int parse_chapter8(int argc, char **argv, ch8_settings *s) {
+    *s = (ch8_settings){.opts = {DEFAULT_SEED, NULL}, .steps = DEFAULT_STEPS,
+                        .test_size = DEFAULT_TEST, .io = imdb_cell_defaults()};
     long long imdb_epochs = 1, imdb_limit = 0, imdb_test_limit = 0;
-    bool no_imdb = false;
-    imdb_cell_options io = imdb_cell_defaults();
     extra_option extra[] = {
-        { "--steps", OPT_INTEGER, &steps, 1, 1000000, "training steps" },
-        { "--test-size", OPT_INTEGER, &test_size, 1, 1000000, "held-out sequences" },
-        { "--no-imdb", OPT_FLAG, &no_imdb, 0, 0, "" },
-        { "--imdb", OPT_STRING, &io.imdb_path, 0, 0, "a file" },
-        { "--glove", OPT_STRING, &io.glove_path, 0, 0, "a file" },
+        { "--steps", OPT_INTEGER, &s->steps, 1, 1000000, "training steps" },
+        { "--test-size", OPT_INTEGER, &s->test_size, 1, 1000000, "held-out sequences" },
+        { "--no-imdb", OPT_FLAG, &s->no_imdb, 0, 0, "" },
+        { "--imdb", OPT_STRING, &s->io.imdb_path, 0, 0, "a file" },
+        { "--glove", OPT_STRING, &s->io.glove_path, 0, 0, "a file" },
         { "--imdb-epochs", OPT_INTEGER, &imdb_epochs, 1, 100, "epochs" },
         { "--imdb-limit", OPT_INTEGER, &imdb_limit, 64, 214588, "training chunks" },
         { "--imdb-test-limit", OPT_INTEGER, &imdb_test_limit, 1, 25000, "test reviews" },
     };
     int done = cli_exit_status(imdb_refuse_with_no_imdb(argc, argv, USAGE));
     if (done < 0)
-        done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, USAGE, &opts, extra,
+        done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, USAGE, &s->opts, extra,
                                                   (int)(sizeof extra / sizeof extra[0])));
     if (done >= 0) return done;
-    io.epochs = (long)imdb_epochs;
-    io.limit = (long)imdb_limit;
-    io.test_limit = (long)imdb_test_limit;
-    io.seed = opts.seed;
-    io.data_dir = opts.data_dir;
-    io.progress = stderr;
+    s->io.epochs = (long)imdb_epochs;
+    s->io.limit = (long)imdb_limit;
+    s->io.test_limit = (long)imdb_test_limit;
+    s->io.seed = s->opts.seed;
+    s->io.data_dir = s->opts.data_dir;
+    return -1;
+}
+
+#ifndef TESTING
+int main(int argc, char **argv) {
+    ch8_settings s;
+    int done = parse_chapter8(argc, argv, &s);
+    if (done >= 0) return done;
+    s.io.progress = stderr;
     double started = now_seconds(), load_seconds = 0;
     imdb_task data;
-    if (imdb_check_inputs(&data, &io, no_imdb, &load_seconds) < 0) {
+    if (imdb_check_inputs(&data, &s.io, s.no_imdb, &load_seconds) < 0) {
         imdb_task_free(&data);
         return 1;
     }
     chapter8 *c = malloc(sizeof *c);
-    int status = c ? chapter8_run(c, opts.seed, (int)steps, (int)test_size) : -1;
+    int status = c ? chapter8_run(c, s.opts.seed, (int)s.steps, (int)s.test_size) : -1;
     if (status == 0) {
         chapter8_print(c, stdout);
-        if (opts.data_dir) status = chapter8_write_data(c, opts.data_dir);
-        if (status == 0 && !no_imdb) status = imdb_block(stdout, &data, &io, load_seconds);
+        if (s.opts.data_dir) status = chapter8_write_data(c, s.opts.data_dir);
+        if (status == 0 && !s.no_imdb) status = imdb_block(stdout, &data, &s.io, load_seconds);
         if (status == 0) print_time_and_memory(stdout, now_seconds() - started);
     } else {
         fprintf(stderr, PROGRAM ": error: out of memory\n");

@@ -2,9 +2,11 @@
 # outside: a review's cleaning and tokenizing (tokenize), the IMDb reviews
 # JSON (imdb), GloVe text (glove), Punkt's parameters in both forms (punkt),
 # the GloVe converter's JSON (convert), R's databases of Jane Austen's
-# novels (rdb), the programs' command lines (options) and chapter 6's
-# sentences (sentences); the last two #include
-# the chapter programs' sources. Built with clang, the library included, under
+# novels (rdb), the programs' command lines (options, and chapter 8's:
+# options8), chapter 6's sentences (sentences) and whether a run's --data
+# folder spares its inputs (outputs, on trees of files and links it builds
+# in a temporary folder); options, options8 and sentences #include the
+# chapter programs' sources. Built with clang, the library included, under
 # $(BUILD)/fuzz; each runs FUZZ_SECONDS from a copy of its seed corpus
 # (tests/fuzz/corpus/NAME, left untouched: what a run finds grows the copy
 # under $(BUILD)/fuzz/corpus), with the dictionary tests/fuzz/NAME.dict
@@ -17,7 +19,7 @@
 #   make fuzz FUZZ_TARGETS=glove    one target
 
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS ?= tokenize imdb glove punkt convert rdb options sentences
+FUZZ_TARGETS ?= tokenize imdb glove punkt convert rdb options options8 sentences outputs
 FUZZ_PKGS := $(BUILD_PKGS) clang:clang libclang-rt-14-dev
 FUZZ_CC ?= clang
 FUZZ_BUILD := $(BUILD)/fuzz
