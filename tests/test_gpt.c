@@ -146,7 +146,7 @@ START_TEST(save_and_load_round_trip) {
     m->vocab[V - 1] = 0xA3;  // the pound sign
     char *path = tmp_path(), err[300], tmp[300];
     ck_assert_msg(gpt_save(m, path, err, sizeof err) == 0, "%s", err);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     ck_assert_msg(access(tmp, F_OK) != 0, "%s left behind", tmp);
     gpt_model *back = gpt_load(path, 1, 1, 0.1, NULL, err, sizeof err);
     ck_assert_msg(back != NULL, "%s", err);

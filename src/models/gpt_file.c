@@ -2,13 +2,16 @@
 // whole to a temporary file beside the target and renamed into place, so
 // that the target is the old file or the new one, never half of one; read
 // whole and checked before anything is built from it.
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "core/cleanup.h"
 #include "core/readfile.h"
 #include "models/gpt.h"
 
@@ -66,7 +69,7 @@ int gpt_save(const gpt_model *m, const char *path, char *err, size_t errlen) {
     const gpt_config *c = &m->cfg;
     size_t len = file_size(c);
     unsigned char *buf = malloc(len), *at = buf;
-    char *tmp = malloc(strlen(path) + 5);
+    char *tmp = malloc(strlen(path) + 32);
     if (!buf || !tmp) {
         free(buf), free(tmp);
         return say(err, errlen, "%s: out of memory", path), -1;
@@ -78,13 +81,16 @@ int gpt_save(const gpt_model *m, const char *path, char *err, size_t errlen) {
     for (int v = 0; v < c->V; v++) at = put_u32(at, m->vocab[v]);
     for (size_t i = 0; i < m->n_params; i++) at = put_f64(at, (double)m->param_block[i]);
     put_u32(at, (uint32_t)crc32(0L, buf, (uInt)(len - 4)));
-    sprintf(tmp, "%s.tmp", path);
+    // a name of this process's own, removed if a signal ends the run meanwhile
+    sprintf(tmp, "%s.tmp.%ld", path, (long)getpid());
+    remove_on_signal(tmp);
     int rc = write_all(tmp, buf, len);
     if (rc == 0 && rename(tmp, path) != 0) rc = -1;
     if (rc != 0) {
-        say(err, errlen, "%s: cannot write it: %s", path, strerror(errno));
+        say(err, errlen, "%s: cannot write it: %s", path, file_error(errno));
         remove(tmp);
     }
+    keep_on_signal(tmp);
     free(buf);
     free(tmp);
     return rc;

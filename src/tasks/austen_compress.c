@@ -10,6 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
+#include "core/readfile.h"
+
 // The Debian package that holds program.
 static const char *package_of(const char *program) {
     return strcmp(program, "xz") == 0 ? "xz-utils" : program;
@@ -27,15 +30,17 @@ static int write_temporary(char *path, size_t cap, const char *text, size_t len,
     }
     int fd = mkstemp(path);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot create %s: %s", path, file_error(errno));
         return -1;
     }
+    remove_on_signal(path);  // the caller removes it, unless a signal ends the run first
     FILE *f = fdopen(fd, "wb");
     int ok = f && fwrite(text, 1, len, f) == len;
     ok = (f ? fclose(f) == 0 : close(fd) == 0) && ok;
     if (!ok) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot write %s: %s", path, file_error(errno));
         unlink(path);
+        keep_on_signal(path);
         return -1;
     }
     return 0;
@@ -48,7 +53,7 @@ static long long run_compressor(const char *program, const char *path, char *err
              program, program, path);
     FILE *p = popen(cmd, "r");
     if (!p) {
-        snprintf(err, errlen, "cannot run %s: %s", program, strerror(errno));
+        snprintf(err, errlen, "cannot run %s: %s", program, file_error(errno));
         return -1;
     }
     char buf[65536];
@@ -74,6 +79,7 @@ long long compressed_size(const char *program, const char *text, size_t len, cha
     if (write_temporary(path, sizeof path, text, len, err, errlen) != 0) return -1;
     long long size = run_compressor(program, path, err, errlen);
     unlink(path);
+    keep_on_signal(path);
     return size;
 }
 
