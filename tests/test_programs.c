@@ -222,35 +222,42 @@ static int file_options(const program *p, char flags[][32], int max) {
 
 // No output replaces an input of the same run (defect 2): every program's
 // input files given as a file of --data DIR its figure data could take
-// (DIR/<program>-input.dat, by that path and through a link) are refused
+// (DIR/<program>-input.dat: by that path, through a link, and through a
+// link when the entry is itself a link to a file elsewhere) are refused
 // before any work, the file left as it was.
 START_TEST(data_never_replaces_an_input) {
     run_limit = 60;
     for (int i = 0; i < n_programs; i++) {
         const program *p = &programs[i];
-        char flags[8][32], dir[128], input[256], link[128];
+        char flags[8][32], dir[128], entry[256], link[128], real[128];
         int n = file_options(p, flags, 8);
         snprintf(dir, sizeof dir, "%s", out_file("d"));
         mkdir(dir, 0700);
-        snprintf(input, sizeof input, "%s/%.64s-input.dat", dir, p->name);
+        snprintf(entry, sizeof entry, "%s/%.64s-input.dat", dir, p->name);
         snprintf(link, sizeof link, "%s", out_file("link"));
-        FILE *f = fopen(input, "w");
-        ck_assert_ptr_nonnull(f);
-        fputs("keep\n", f);
-        ck_assert_int_eq(fclose(f), 0);
-        remove(link);
-        ck_assert_int_eq(symlink(input, link), 0);
+        snprintf(real, sizeof real, "%s", out_file("real"));
         for (int k = 0; k < n; k++)
-            for (int how = 0; how < 2; how++) {
-                const char *path = how ? link : input;
+            // the input given as: the entry --data would replace; a link to
+            // it; a link to it where it is itself a link to a file elsewhere
+            for (int how = 0; how < 3; how++) {
+                remove(link);
+                remove(entry);
+                const char *kept_in = how == 2 ? real : entry;
+                FILE *f = fopen(kept_in, "w");
+                ck_assert_ptr_nonnull(f);
+                fputs("keep\n", f);
+                ck_assert_int_eq(fclose(f), 0);
+                if (how == 2) ck_assert_int_eq(symlink(real, entry), 0);
+                if (how > 0) ck_assert_int_eq(symlink(entry, link), 0);
+                const char *path = how ? link : entry;
                 const char *args[] = {flags[k], path, "--data", dir, NULL};
                 ck_assert_int_eq(run(p, false, args, out_file("out")), 1);
                 char want[1024];
                 snprintf(want, sizeof want, "error: --data %s would replace the input %s (it is %s)",
-                         dir, path, input);
+                         dir, path, entry);
                 EXPECT_SAID(p, want);
                 size_t len;
-                char *kept = read_whole_file(input, &len);
+                char *kept = read_whole_file(kept_in, &len);
                 ck_assert_ptr_nonnull(kept);
                 ck_assert_str_eq(kept, "keep\n");
                 free(kept);
@@ -259,7 +266,8 @@ START_TEST(data_never_replaces_an_input) {
                 ck_assert_int_eq(st.st_size, 0);
             }
         remove(link);
-        remove(input);
+        remove(entry);
+        remove(real);
     }
     run_limit = 0;
 }
