@@ -4,7 +4,9 @@
 // temperatures, top-k and seeds, also after the window slides; sampling is
 // reproducible for a seed; a model saved and loaded is the same model, and
 // every damaged file is refused by name; a short training run's loss
-// falls. test_gpt_gradients.c holds the backward pass to finite
+// falls; trained with tiled attention, the model gives the same losses and
+// parameters to tiled attention's tolerance, and the same bits on one
+// thread or two. test_gpt_gradients.c holds the backward pass to finite
 // differences, test_gpt_golden.c the model to PyTorch.
 #include <check.h>
 #include <math.h>
@@ -224,20 +226,37 @@ END_TEST
 
 // ---------------------------------------------------------------- training
 
+// A small text as ids (its characters numbered in order of appearance):
+// their count, returned, the characters in vocab (64), the ids in ids (256).
+static const char small_text[] = "it is a truth universally acknowledged, that a single man in "
+                                 "possession of a good fortune, must be in want of a wife. ";
+enum { SMALL_TEXT_LEN = sizeof small_text - 1 };
+
+static int small_text_ids(uint32_t *vocab, int *ids) {
+    int Vt = 0;
+    for (int i = 0; i < SMALL_TEXT_LEN; i++) {
+        int v = 0;
+        while (v < Vt && vocab[v] != (uint32_t)small_text[i]) v++;
+        if (v == Vt) vocab[Vt++] = (uint32_t)small_text[i];
+        ids[i] = v;
+    }
+    return Vt;
+}
+
+// B windows of n + 1 ids of the small text, from random starts drawn from g.
+static void small_text_windows(int32_t *windows, const int *ids, int B, int n, torch_rng *g) {
+    int64_t starts[16];
+    ck_assert_int_le(B, 16);
+    rng_randint(g, starts, B, 0, SMALL_TEXT_LEN - n);
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i <= n; i++) windows[b * (n + 1) + i] = ids[starts[b] + i];
+}
+
 // A short run on a small text learns it: the loss of the last steps is far
 // below the first (the uniform guess, log V).
 START_TEST(training_loss_falls) {
-    const char *text = "it is a truth universally acknowledged, that a single man in "
-                       "possession of a good fortune, must be in want of a wife. ";
-    int len = (int)strlen(text);
     uint32_t vocab[64];
-    int Vt = 0, ids[256];
-    for (int i = 0; i < len; i++) {
-        int v = 0;
-        while (v < Vt && vocab[v] != (uint32_t)text[i]) v++;
-        if (v == Vt) vocab[Vt++] = (uint32_t)text[i];
-        ids[i] = v;
-    }
+    int ids[256], Vt = small_text_ids(vocab, ids);
     gpt_config c = { .V = Vt, .T = T, .d = D, .h = HEADS, .L = LAYERS };
     lr_schedule s = { .lr_max = 1e-2, .lr_min = 1e-3, .warmup = 10, .decay_steps = 150 };
     char err[200];
@@ -248,10 +267,7 @@ START_TEST(training_loss_falls) {
     int32_t windows[8 * (T + 1)];
     double first = 0, last = 0;
     for (int step = 0; step < 150; step++) {
-        int64_t starts[8];
-        rng_randint(&g, starts, 8, 0, len - T);
-        for (int b = 0; b < 8; b++)
-            for (int i = 0; i <= T; i++) windows[b * (T + 1) + i] = ids[starts[b] + i];
+        small_text_windows(windows, ids, 8, T, &g);
         double loss = gpt_train_step(m, windows, 8, T);
         if (step == 0) first = loss;
         if (step >= 140) last += loss / 10;
@@ -305,6 +321,102 @@ START_TEST(shards_and_threads) {
 }
 END_TEST
 
+// ---------------------------------------------------------------- tiled attention
+
+// Windows longer than a tile (ATTN_TILE, 64): two query blocks, the second
+// cut short, and a tile above the diagonal that the causal mask skips.
+enum { TILED_T = 80, TILED_B = 4, TILED_STEPS = 20 };
+
+// steps steps of a model with that attention, built from seed 1, on
+// windows of the small text drawn from seed 3, on that many threads: each
+// step's loss into losses; the trained model, returned.
+static gpt_model *train_small(gpt_attention attention, int threads, int steps, double *losses) {
+    uint32_t vocab[64];
+    int ids[256], Vt = small_text_ids(vocab, ids);
+    gpt_config c = { .V = Vt, .T = TILED_T, .d = D, .h = HEADS, .L = LAYERS,
+                     .attention = attention };
+    lr_schedule s = { .lr_max = 1e-2, .lr_min = 1e-3, .warmup = 5, .decay_steps = TILED_STEPS };
+    char err[200];
+    gpt_model *m = gpt_build(&c, TILED_B, 1, 1, vocab, 0.1, &s, err, sizeof err);
+    ck_assert_msg(m != NULL, "%s", err);
+    torch_rng g;
+    rng_seed(&g, 3);
+    int32_t windows[TILED_B * (TILED_T + 1)];
+    parallel_set_threads(threads);
+    for (int step = 0; step < steps; step++) {
+        small_text_windows(windows, ids, TILED_B, TILED_T, &g);
+        losses[step] = gpt_train_step(m, windows, TILED_B, TILED_T);
+    }
+    parallel_set_threads(1);
+    return m;
+}
+
+// The tolerance test_tiled_attention.c holds tiled attention to (its TOL):
+// each result within TILED_TOL (|reference| + 1) of the reference, a few
+// hundred float roundings. Trained alike, the models' losses and
+// parameters are held to it too: the two attentions differ by rounding
+// alone, and 20 steps do not grow that into more than a few hundred
+// roundings (measured: losses within 1e-7 relative, parameters within
+// 4e-7), while a wrong scale, mask or gradient moves the loss in its
+// third digit.
+#define TILED_TOL 2e-5
+
+// Whether a parameter is one of the attention's key biases (c_attn.bias's
+// second third). Their gradient is 0 but for rounding: a key bias adds
+// q . b_k to every score of a query alike, which its softmax does not see.
+// AdamW divides each gradient by its own root mean square, so it moves
+// these by steps of about the learning rate in directions that rounding
+// decides, differently in the two models, without changing any loss.
+static bool is_key_bias(const gpt_model *m, size_t i) {
+    for (int l = 0; l < m->cfg.L; l++) {
+        const real *kb = m->p.blocks[l].attn.in_proj_bias + m->cfg.d;
+        if (m->param_block + i >= kb && m->param_block + i < kb + m->cfg.d) return true;
+    }
+    return false;
+}
+
+// The chapter 9 model trained with tiled attention (chapter 10) gives the
+// losses and parameters it gives with the weights in memory, to TILED_TOL.
+START_TEST(tiled_attention_trains_alike) {
+    double naive[TILED_STEPS], tiled[TILED_STEPS], worst_loss = 0, worst_param = 0;
+    gpt_model *a = train_small(GPT_ATTENTION_NAIVE, 1, TILED_STEPS, naive);
+    gpt_model *b = train_small(GPT_ATTENTION_TILED, 1, TILED_STEPS, tiled);
+    for (int step = 0; step < TILED_STEPS; step++) {
+        ck_assert_msg(fabs(tiled[step] - naive[step]) <= TILED_TOL * (fabs(naive[step]) + 1),
+                      "step %d: loss %.9g tiled, %.9g naive", step, tiled[step], naive[step]);
+        worst_loss = fmax(worst_loss, fabs(tiled[step] - naive[step]) / naive[step]);
+    }
+    for (size_t i = 0; i < a->n_params; i++) {
+        if (is_key_bias(a, i)) continue;
+        double want = a->param_block[i], got = b->param_block[i];
+        ck_assert_msg(fabs(got - want) <= TILED_TOL * (fabs(want) + 1),
+                      "parameter %zu: %.9g tiled, %.9g naive", i, got, want);
+        worst_param = fmax(worst_param, fabs(got - want));
+    }
+    printf("gpt: tiled against naive attention, %d steps: losses within %.2g relative, "
+           "parameters within %.2g\n", TILED_STEPS, worst_loss, worst_param);
+    gpt_free(a);
+    gpt_free(b);
+}
+END_TEST
+
+// Tiled attention's threads share its blocks of queries (and of keys, for
+// dk and dv), each row's sums in one order: the same bits on one thread or
+// two (tiled_attention.h), and so the same model. One shard, so that the
+// two threads share the kernels' blocks (80 positions: two of them). A few
+// steps: threads that wait for each other hundreds of times a step are
+// slow on a busy machine.
+START_TEST(tiled_attention_same_on_any_threads) {
+    double one[5], two[5];
+    gpt_model *a = train_small(GPT_ATTENTION_TILED, 1, 5, one);
+    gpt_model *b = train_small(GPT_ATTENTION_TILED, 2, 5, two);
+    ck_assert_mem_eq(one, two, sizeof one);
+    ck_assert_mem_eq(a->param_block, b->param_block, a->n_params * sizeof(real));
+    gpt_free(a);
+    gpt_free(b);
+}
+END_TEST
+
 START_TEST(bad_sizes_are_refused) {
     char err[200];
     gpt_config c = { .V = 10, .T = 8, .d = 30, .h = 4, .L = 1 };
@@ -317,6 +429,10 @@ START_TEST(bad_sizes_are_refused) {
     c.L = 0;
     ck_assert_ptr_null(gpt_build(&c, 1, 1, 1, NULL, 0, NULL, err, sizeof err));
     ck_assert_msg(strstr(err, "below 1"), "%s", err);
+    c.L = 1;
+    c.attention = 7;
+    ck_assert_ptr_null(gpt_build(&c, 1, 1, 1, NULL, 0, NULL, err, sizeof err));
+    ck_assert_msg(strstr(err, "no attention of kind 7"), "%s", err);
 }
 END_TEST
 
@@ -337,6 +453,8 @@ int main(void) {
     tcase_add_test(train, training_loss_falls);
     tcase_add_test(train, shards_and_threads);
     tcase_add_test(train, bad_sizes_are_refused);
+    tcase_add_test(train, tiled_attention_trains_alike);
+    tcase_add_test(train, tiled_attention_same_on_any_threads);
     suite_add_tcase(s, train);
     return run_suite(s);
 }

@@ -3,6 +3,7 @@
 // tensor of a tiny model, in double: the library's sources compiled again
 // with real = double, as test_transformer_gradients.c does. And the tied
 // weight: wte's gradient is the output layer's plus the embedding's.
+// The same with the attention computed a tile at a time (tiled_attention.c).
 // test_gpt.c holds the float model's cache, files and training;
 // test_gpt_golden.c holds it to PyTorch.
 #define ATTN_REAL double
@@ -13,6 +14,8 @@
 #include "../src/layers/cross_entropy.c"
 #include "../src/layers/linear.c"
 #include "../src/layers/layernorm.c"
+#include "../src/layers/online_softmax.c"
+#include "../src/layers/tiled_attention.c"
 #include "../src/layers/multihead_attention.c"
 #include "../src/layers/positions.c"
 #include "../src/layers/gelu.c"
@@ -38,9 +41,9 @@ static const int32_t targets[B * N] = { 3, 3, 0, 5, 2, 1, 1, 4 };
 static double loss_of(void *ctx) { return gpt_forward(ctx, ids, targets, B, N); }
 
 // shards 1: the whole batch at once; 2: each sequence on its own, the
-// gradients summed (gpt.h).
-static gpt_model *tiny(int shards) {
-    gpt_config c = { .V = V, .T = T, .d = D, .h = HEADS, .L = LAYERS };
+// gradients summed (gpt.h). attention: the weights in memory or tiled.
+static gpt_model *tiny(int shards, gpt_attention attention) {
+    gpt_config c = { .V = V, .T = T, .d = D, .h = HEADS, .L = LAYERS, .attention = attention };
     char err[200];
     gpt_model *m = gpt_build(&c, B, shards, 5, NULL, 0.1, NULL, err, sizeof err);
     ck_assert_msg(m != NULL, "%s", err);
@@ -56,9 +59,16 @@ static gpt_model *tiny(int shards) {
     return m;
 }
 
+// Each run: its shards and its attention.
+static const struct {
+    int shards;
+    gpt_attention attention;
+} runs[] = { { 1, GPT_ATTENTION_NAIVE }, { 2, GPT_ATTENTION_NAIVE }, { 1, GPT_ATTENTION_TILED } };
+
 START_TEST(every_parameter_tensor) {
-    gpt_model *m = tiny(1 + _i);
-    printf("gpt: %d shard(s)\n", 1 + _i);
+    gpt_model *m = tiny(runs[_i].shards, runs[_i].attention);
+    printf("gpt: %d shard(s), %s attention\n", runs[_i].shards,
+           runs[_i].attention == GPT_ATTENTION_TILED ? "tiled" : "naive");
     ck_assert_int_eq(m->n_tensors, 2 + 12 * LAYERS + 2);
     ck_assert_uint_eq(m->n_params, gpt_param_count(&m->cfg));
     loss_of(m);
@@ -83,7 +93,7 @@ END_TEST
 // in the input (0 .. 6 but 4 and 5 here: 4 and 5 occur only as targets),
 // and the rest, for the input ids, is the embedding's.
 START_TEST(tied_weight_collects_both_uses) {
-    gpt_model *m = tiny(1);
+    gpt_model *m = tiny(1, GPT_ATTENTION_NAIVE);
     loss_of(m);
     gpt_backward(m);
     double *out_part = calloc((size_t)V * D, sizeof *out_part);
@@ -110,7 +120,7 @@ int main(void) {
     Suite *s = suite_create("gpt_gradients");
     TCase *tc = tcase_create("gpt");
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, every_parameter_tensor, 0, 2);
+    tcase_add_loop_test(tc, every_parameter_tensor, 0, sizeof runs / sizeof *runs);
     tcase_add_test(tc, tied_weight_collects_both_uses);
     suite_add_tcase(s, tc);
     return run_suite(s);

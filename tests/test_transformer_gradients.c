@@ -26,6 +26,8 @@
 #include "../src/layers/linear.c"
 #include "../src/layers/layernorm.c"
 #include "../src/layers/ffn.c"
+#include "../src/layers/online_softmax.c"
+#include "../src/layers/tiled_attention.c"
 #include "../src/layers/multihead_attention.c"
 #include "../src/layers/transformer_layer.c"
 #include "../src/layers/positions.c"

@@ -3,7 +3,9 @@
 //
 // The projections see the whole batch at once, (B n, d) rows; the heads
 // then work one (sequence, head) pair at a time on contiguous (n, d_k)
-// copies of their columns, so that every product is a plain gemm.
+// copies of their columns, so that every product is a plain gemm. The
+// tiled form at the end shares the projections and the copies, and hands
+// each head to tiled_attention.c.
 #include "layers/multihead_attention.h"
 
 #include <math.h>
@@ -15,6 +17,7 @@
 #include "kernels/simd.h"
 #include "layers/linear.h"
 #include "layers/softmax.h"
+#include "layers/tiled_attention.h"
 
 static int max_int(int a, int b) { return a > b ? a : b; }
 
@@ -80,31 +83,46 @@ int mha_init(torch_rng *g, const mha_params *p, int d) {
 }
 //< multihead-init
 
-int mha_cache_alloc(mha_cache *c, int B, int n_q, int n_k, int d, int h) {
+// The cache of either form: the naive one keeps the weights w and has dw
+// for the backward pass; the tiled one keeps each query's log-sum-exp
+// instead, and nothing n_q x n_k.
+static int mha_cache_alloc_either(mha_cache *c, int B, int n_q, int n_k, int d, int h, bool tiled) {
     memset(c, 0, sizeof *c);
     size_t s = sizeof(real), bq = (size_t)B * n_q * d, bk = (size_t)B * n_k * d;
     size_t n = (size_t)max_int(n_q, n_k);
     c->q = malloc(bq * s);
     c->k = malloc(bk * s);
     c->v = malloc(bk * s);
-    c->w = malloc((size_t)B * h * n_q * n_k * s);
     c->z = malloc(bq * s);
     c->proj = malloc((size_t)B * n * d * s);
     c->dz = malloc(bq * s);
     c->dq = malloc(bq * s);
     c->dk = malloc(bk * s);
     c->dv = malloc(bk * s);
-    c->dw = malloc((size_t)n_q * n_k * s);
-    if (c->q && c->k && c->v && c->w && c->z && c->proj && c->dz && c->dq && c->dk && c->dv &&
-        c->dw)
+    if (tiled) {
+        c->lse = malloc((size_t)B * h * n_q * s);
+    } else {
+        c->w = malloc((size_t)B * h * n_q * n_k * s);
+        c->dw = malloc((size_t)n_q * n_k * s);
+    }
+    bool kept = tiled ? c->lse != NULL : c->w && c->dw;
+    if (kept && c->q && c->k && c->v && c->z && c->proj && c->dz && c->dq && c->dk && c->dv)
         return 0;
     mha_cache_free(c);
     return -1;
 }
 
+int mha_cache_alloc(mha_cache *c, int B, int n_q, int n_k, int d, int h) {
+    return mha_cache_alloc_either(c, B, n_q, n_k, d, h, false);
+}
+
+int mha_tiled_cache_alloc(mha_cache *c, int B, int n, int d, int h) {
+    return mha_cache_alloc_either(c, B, n, n, d, h, true);
+}
+
 void mha_cache_free(mha_cache *c) {
-    real *all[] = { c->q, c->k, c->v, c->w, c->z, c->proj, c->dz, c->dq, c->dk, c->dv,
-                    c->dw };
+    real *all[] = { c->q, c->k, c->v, c->w, c->lse, c->z, c->proj, c->dz, c->dq, c->dk,
+                    c->dv, c->dw };
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]);
     memset(c, 0, sizeof *c);
 }
@@ -282,18 +300,13 @@ static bool hides_every_key(const bool *key_pad, bool causal, int B, int n_q, in
 }
 
 //> multihead-forward
-mha_status mha_forward(real *out, mha_cache *c, const mha_params *p, const real *query,
-                       const real *kv, const bool *key_pad, bool causal, int B, int n_q,
-                       int n_k, int d, int h, const int *q_len, const int *k_len) {
-    if (B < 1 || n_q < 1 || n_k < 1) return MHA_BAD_SIZE;
-    mha_status status = hides_every_key(key_pad, causal, B, n_q, n_k, q_len, k_len)
-                            ? MHA_FULLY_MASKED_ROW : MHA_OK;
-    if (fast_forward(out, c, p, query, kv, key_pad, causal, B, n_q, n_k, d, h, q_len, k_len))
-        return status;
-    const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
-    // 1. One projection each for queries, keys and values, each split into
-    // its heads; PyTorch scales the queries by 1/sqrt(d_k).
-    const real scale = (real)(1.0 / sqrt((double)d_k));
+// 1. One projection each for queries, keys and values, each split into its
+// heads; PyTorch scales the queries by 1/sqrt(d_k).
+static void project_heads(mha_cache *c, const mha_params *p, const real *query, const real *kv,
+                          int B, int n_q, int n_k, int d, int h, const int *q_len,
+                          const int *k_len) {
+    const int N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
+    const real scale = (real)(1.0 / sqrt((double)(d / h)));
     real *w_in = p->in_proj_weight, *b_in = p->in_proj_bias;
     linear_forward(c->proj, query, block(w_in, 0, d), bias_block(b_in, 0, d), N_q, d, d,
                    WEIGHT_OUT_IN);
@@ -304,6 +317,27 @@ mha_status mha_forward(real *out, mha_cache *c, const mha_params *p, const real 
     linear_forward(c->proj, kv, block(w_in, 2, d), bias_block(b_in, 2, d), N_k, d, d,
                    WEIGHT_OUT_IN);
     split_heads(c->v, c->proj, 1, B, n_k, d, h, k_len);
+}
+
+// 3. The heads' outputs (in c->dq, head by head) side by side, (n_q, d),
+// through the output projection.
+static void project_out(real *out, mha_cache *c, const mha_params *p, int B, int n_q, int d,
+                        int h, const int *q_len) {
+    merge_heads(c->z, c->dq, 1, B, n_q, d, h, q_len);
+    linear_forward(out, c->z, p->out_proj_weight, p->out_proj_bias, mha_rows(q_len, B, n_q), d,
+                   d, WEIGHT_OUT_IN);
+}
+
+mha_status mha_forward(real *out, mha_cache *c, const mha_params *p, const real *query,
+                       const real *kv, const bool *key_pad, bool causal, int B, int n_q,
+                       int n_k, int d, int h, const int *q_len, const int *k_len) {
+    if (B < 1 || n_q < 1 || n_k < 1) return MHA_BAD_SIZE;
+    mha_status status = hides_every_key(key_pad, causal, B, n_q, n_k, q_len, k_len)
+                            ? MHA_FULLY_MASKED_ROW : MHA_OK;
+    if (fast_forward(out, c, p, query, kv, key_pad, causal, B, n_q, n_k, d, h, q_len, k_len))
+        return status;
+    const int d_k = d / h;
+    project_heads(c, p, query, kv, B, n_q, n_k, d, h, q_len, k_len);
     // 2. Each head of each sequence: w = softmax(q k^T), its output z = w v
     // (into dq, free until the backward pass).
     for (int b = 0; b < B; b++)
@@ -313,9 +347,7 @@ mha_status mha_forward(real *out, mha_cache *c, const mha_params *p, const real 
                              key_pad ? key_pad + (long)b * n_k : NULL, causal,
                              length(q_len, b, n_q), length(k_len, b, n_k), d_k, c->proj);
         }
-    // 3. The heads side by side, (n_q, d), through the output projection.
-    merge_heads(c->z, c->dq, 1, B, n_q, d, h, q_len);
-    linear_forward(out, c->z, p->out_proj_weight, p->out_proj_bias, N_q, d, d, WEIGHT_OUT_IN);
+    project_out(out, c, p, B, n_q, d, h, q_len);
     return status;
 }
 //< multihead-forward
@@ -349,30 +381,29 @@ static void head_backward(real *dq, real *dk, real *dv, real *dw, const real *dz
 }
 //< attention-backward
 
-void mha_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c, const real *dout,
-                  const real *query, const real *kv, const mha_params *p, int B, int n_q, int n_k,
-                  int d, int h, const int *q_len, const int *k_len) {
-    const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
-    const real scale = (real)(1.0 / sqrt((double)d_k));
-    if (fast_backward(dquery, dkv, g, c, dout, query, kv, p, B, n_q, n_k, d, h, q_len, k_len))
-        return;
-    // 3. The output projection: dz, the gradient of the heads side by side.
-    memset(c->dz, 0, (size_t)N_q * d * sizeof(real));
+// 3. The output projection backwards: dz, the gradient of the heads side
+// by side, then cut head by head into c->proj; dq, dk and dv cleared for
+// the heads to add into.
+static void project_out_backward(const mha_params *g, mha_cache *c, const real *dout,
+                                 const mha_params *p, int B, int n_q, int n_k, int d, int h,
+                                 const int *q_len) {
+    memset(c->dz, 0, (size_t)mha_rows(q_len, B, n_q) * d * sizeof(real));
     linear_backward(c->dz, g->out_proj_weight, g->out_proj_bias, dout, c->z,
-                          p->out_proj_weight, N_q, d, d, WEIGHT_OUT_IN);
-    // 2. Each head of each sequence.
+                          p->out_proj_weight, mha_rows(q_len, B, n_q), d, d, WEIGHT_OUT_IN);
     memset(c->dq, 0, (size_t)B * n_q * d * sizeof(real));
     memset(c->dk, 0, (size_t)B * n_k * d * sizeof(real));
     memset(c->dv, 0, (size_t)B * n_k * d * sizeof(real));
     split_heads(c->proj, c->dz, 1, B, n_q, d, h, q_len);  // dz head by head
-    for (int b = 0; b < B; b++)
-        for (int i = 0; i < h; i++) {
-            long bi = (long)b * h + i, qs = bi * n_q * d_k, ks = bi * n_k * d_k;
-            head_backward(c->dq + qs, c->dk + ks, c->dv + ks, c->dw, c->proj + qs, c->q + qs,
-                          c->k + ks, c->v + ks, c->w + bi * n_q * n_k, length(q_len, b, n_q),
-                          length(k_len, b, n_k), d_k);
-        }
-    // 1. The projections: the queries' gradient scaled as the queries were.
+}
+
+// 1. The projections backwards, from dq, dk and dv head by head: the
+// queries' gradient scaled as the queries were.
+static void project_heads_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c,
+                                   const real *query, const real *kv, const mha_params *p,
+                                   int B, int n_q, int n_k, int d, int h, const int *q_len,
+                                   const int *k_len) {
+    const int N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
+    const real scale = (real)(1.0 / sqrt((double)(d / h)));
     real *w_in = p->in_proj_weight, *gw = g->in_proj_weight, *gb = g->in_proj_bias;
     merge_heads(c->proj, c->dq, scale, B, n_q, d, h, q_len);
     linear_backward(dquery, block(gw, 0, d), bias_block(gb, 0, d), c->proj, query,
@@ -383,4 +414,53 @@ void mha_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c, co
     merge_heads(c->proj, c->dv, 1, B, n_k, d, h, k_len);
     linear_backward(dkv, block(gw, 2, d), bias_block(gb, 2, d), c->proj, kv,
                           block(w_in, 2, d), N_k, d, d, WEIGHT_OUT_IN);
+}
+
+void mha_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c, const real *dout,
+                  const real *query, const real *kv, const mha_params *p, int B, int n_q, int n_k,
+                  int d, int h, const int *q_len, const int *k_len) {
+    const int d_k = d / h;
+    if (fast_backward(dquery, dkv, g, c, dout, query, kv, p, B, n_q, n_k, d, h, q_len, k_len))
+        return;
+    project_out_backward(g, c, dout, p, B, n_q, n_k, d, h, q_len);
+    // 2. Each head of each sequence.
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < h; i++) {
+            long bi = (long)b * h + i, qs = bi * n_q * d_k, ks = bi * n_k * d_k;
+            head_backward(c->dq + qs, c->dk + ks, c->dv + ks, c->dw, c->proj + qs, c->q + qs,
+                          c->k + ks, c->v + ks, c->w + bi * n_q * n_k, length(q_len, b, n_q),
+                          length(k_len, b, n_k), d_k);
+        }
+    project_heads_backward(dquery, dkv, g, c, query, kv, p, B, n_q, n_k, d, h, q_len, k_len);
+}
+
+// The projections as above; each head's attention by the tiled kernels, the
+// queries already scaled (scale 1), each query's log-sum-exp kept in
+// c->lse in place of its weights.
+void mha_tiled_forward(real *out, mha_cache *c, const mha_params *p, const real *x, bool causal,
+                       int B, int n, int d, int h) {
+    const int d_k = d / h;
+    project_heads(c, p, x, x, B, n, n, d, h, NULL, NULL);
+    for (long bi = 0; bi < (long)B * h; bi++) {  // each (sequence, head); its output into dq
+        long at = bi * n * d_k;
+        tiled_attention_forward(c->dq + at, c->lse + bi * n, c->q + at, c->k + at, c->v + at, n,
+                                d_k, 1, causal);
+    }
+    project_out(out, c, p, B, n, d, h, NULL);
+}
+
+void mha_tiled_backward(real *dx, const mha_params *g, mha_cache *c, const real *dout,
+                        const real *x, const mha_params *p, bool causal, int B, int n, int d,
+                        int h) {
+    const int d_k = d / h;
+    project_out_backward(g, c, dout, p, B, n, n, d, h, NULL);
+    // the heads' outputs, head by head, into dz, free once cut into c->proj
+    split_heads(c->dz, c->z, 1, B, n, d, h, NULL);
+    for (long bi = 0; bi < (long)B * h; bi++) {
+        long at = bi * n * d_k;
+        tiled_attention_backward(c->dq + at, c->dk + at, c->dv + at, c->proj + at, c->q + at,
+                                 c->k + at, c->v + at, c->dz + at, c->lse + bi * n, n, d_k, 1,
+                                 causal);
+    }
+    project_heads_backward(dx, dx, g, c, x, x, p, B, n, n, d, h, NULL, NULL);
 }

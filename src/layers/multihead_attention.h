@@ -80,19 +80,26 @@ typedef struct {
     real *v;  // (B, h, n_k, d_k) the heads' values
     real *w;  // (B, h, n_q, n_k) the attention weights, each row sums to 1; with
               // lengths, head i of sequence b keeps (q_len[b], k_len[b]) of them at
-              // the start of its (n_q, n_k) place
+              // the start of its (n_q, n_k) place. NULL in a tiled cache.
+    real *lse;  // (B, h, n_q) a tiled cache's only: each query's log-sum-exp, from
+                // which the backward pass recomputes the weights. NULL otherwise.
     real *z;  // (B, n_q, d) the heads side by side, the output projection's input
     // scratch
     real *proj;             // (B, max(n_q, n_k), d) a projection before its heads are split
     real *dz;               // (B, n_q, d)
     real *dq, *dk, *dv;     // (B, h, n_q or n_k, d_k)
-    real *dw;               // (n_q, n_k)
+    real *dw;               // (n_q, n_k); NULL in a tiled cache
 } mha_cache;
 
 // Room for B sequences of up to n_q queries and n_k keys. Returns 0, or -1
 // when out of memory.
 int mha_cache_alloc(mha_cache *c, int B, int n_q, int n_k, int d, int h);
 void mha_cache_free(mha_cache *c);
+
+// Room for mha_tiled_forward and _backward: B sequences of up to n
+// positions, with lse in place of w and dw, so nothing n x n. Returns 0, or
+// -1 when out of memory.
+int mha_tiled_cache_alloc(mha_cache *c, int B, int n, int d, int h);
 
 // nn.MultiheadAttention(d, h)'s parameters in a block of their own, for a
 // program that uses the layer by itself: mha_check's status (then nothing
@@ -145,5 +152,19 @@ void mha_mean_weights(real *mean, const mha_cache *c, int b, int h, int n_q, int
 // n_k d_k numbers.
 void mha_head_forward(real *w, real *z, const real *q, const real *k, const real *v,
                       const bool *pad, bool causal, int n_q, int n_k, int d_k, real *scratch);
+
+// Self-attention (x (B, n, d) the queries', keys' and values' input) with
+// the same projections as mha_forward and mha_backward, but each head's
+// softmax(q k^T) v computed by tiled_attention_forward and _backward
+// (tiled_attention.h), a tile at a time: the same numbers to rounding, the
+// weights never held. No padding, no lengths; c from mha_tiled_cache_alloc,
+// whose w stays NULL: a tiled cache keeps no weights to print.
+// mha_tiled_backward adds the gradient through the queries, keys and
+// values into dx (B, n, d), and the parameters' into g.
+void mha_tiled_forward(real *out, mha_cache *c, const mha_params *p, const real *x, bool causal,
+                       int B, int n, int d, int h);
+void mha_tiled_backward(real *dx, const mha_params *g, mha_cache *c, const real *dout,
+                        const real *x, const mha_params *p, bool causal, int B, int n, int d,
+                        int h);
 
 #endif

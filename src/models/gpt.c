@@ -215,7 +215,10 @@ static int alloc_model(gpt_model *m, int B) {
         // room for the largest shard of any batch of up to B sequences
         int most = (B + m->shards - 1) / m->shards;
         for (int k = 0; k < m->shards; k++)
-            if (mha_cache_alloc(&b->attn[k], most, c->T, c->T, c->d, c->h) != 0) return -1;
+            if ((c->attention == GPT_ATTENTION_TILED
+                     ? mha_tiled_cache_alloc(&b->attn[k], most, c->T, c->d, c->h)
+                     : mha_cache_alloc(&b->attn[k], most, c->T, c->T, c->d, c->h)) != 0)
+                return -1;
     }
     return 0;
 }
@@ -231,6 +234,10 @@ static bool config_ok(const gpt_config *c, int B, char *err, size_t errlen) {
     if (c->V < 1 || c->T < 1 || c->d < 1 || c->h < 1 || c->L < 1 || B < 1) {
         say(err, errlen, "a size below 1 (V %d, T %d, d %d, h %d, L %d, B %d)", c->V, c->T,
             c->d, c->h, c->L, B);
+        return false;
+    }
+    if (c->attention != GPT_ATTENTION_NAIVE && c->attention != GPT_ATTENTION_TILED) {
+        say(err, errlen, "no attention of kind %d", (int)c->attention);
         return false;
     }
     if (c->d % c->h != 0) {
@@ -330,8 +337,11 @@ static void block_forward(gpt_model *m, int l, const shard *s) {
     real *gelu = ROWS(a->gelu, 4 * d);
     layernorm_forward(ln1, ROWS(a->ln1_mean, 1), ROWS(a->ln1_rstd, 1), in, p->ln1_w, p->ln1_b,
                       N, d);
-    mha_forward(attn_out, &a->attn[s->k], &p->attn, ln1, ln1, NULL, true, s->B, s->n, s->n, d,
-                m->cfg.h, NULL, NULL);
+    if (m->cfg.attention == GPT_ATTENTION_TILED)  // keeps no weights: attn[k].w stays NULL
+        mha_tiled_forward(attn_out, &a->attn[s->k], &p->attn, ln1, true, s->B, s->n, d, m->cfg.h);
+    else
+        mha_forward(attn_out, &a->attn[s->k], &p->attn, ln1, ln1, NULL, true, s->B, s->n, s->n,
+                    d, m->cfg.h, NULL, NULL);
     for (size_t e = 0; e < nd; e++) mid[e] = in[e] + attn_out[e];
     layernorm_forward(ln2, ROWS(a->ln2_mean, 1), ROWS(a->ln2_rstd, 1), mid, p->ln2_w, p->ln2_b,
                       N, d);
@@ -403,8 +413,12 @@ static void block_backward(gpt_model *m, int l, const shard *s) {
                        ROWS(b->ln2_rstd, 1), p->ln2_w, N, d);
     // mid = in + attn(ln_1(in))
     memset(dln, 0, nd * sizeof(real));
-    mha_backward(dln, dln, &g->attn, &b->attn[s->k], dmid, ln1, ln1, &p->attn, s->B, s->n, s->n,
-                 d, m->cfg.h, NULL, NULL);
+    if (m->cfg.attention == GPT_ATTENTION_TILED)
+        mha_tiled_backward(dln, &g->attn, &b->attn[s->k], dmid, ln1, &p->attn, true, s->B, s->n,
+                           d, m->cfg.h);
+    else
+        mha_backward(dln, dln, &g->attn, &b->attn[s->k], dmid, ln1, ln1, &p->attn, s->B, s->n,
+                     s->n, d, m->cfg.h, NULL, NULL);
     memcpy(dx, dmid, nd * sizeof(real));
     layernorm_backward(dx, g->ln1_w, g->ln1_b, dln, stream(m, l, s), ROWS(b->ln1_mean, 1),
                        ROWS(b->ln1_rstd, 1), p->ln1_w, N, d);

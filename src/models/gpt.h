@@ -48,8 +48,15 @@
 #include "layers/lr_schedule.h"
 #include "layers/multihead_attention.h"
 
+// How the blocks compute their attention: the heads' weights in memory
+// (mha_forward, the default: chapter 9's numbers), or a tile at a time
+// (mha_tiled_forward, chapter 10's kernels: the same to rounding, nothing
+// T x T kept, so no attention maps to read from the model).
+typedef enum { GPT_ATTENTION_NAIVE = 0, GPT_ATTENTION_TILED = 1 } gpt_attention;
+
 typedef struct {
     int V, T, d, h, L;
+    gpt_attention attention;  // not part of the model's file: gpt_load gives naive
 } gpt_config;
 
 // One block's parameters, or their gradients: views into a block.
@@ -81,7 +88,8 @@ typedef struct {
 // One block's activations for a batch.
 typedef struct {
     real *ln1, *ln1_mean, *ln1_rstd;  // (B, T, d), (B, T), (B, T)
-    mha_cache *attn;                  // (shards) each shard's attention
+    mha_cache *attn;                  // (shards) each shard's attention; tiled, no
+                                      // weights (attn[k].w NULL)
     real *attn_out;                   // (B, T, d)
     real *mid;                        // (B, T, d) the stream after the attention
     real *ln2, *ln2_mean, *ln2_rstd;

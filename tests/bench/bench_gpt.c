@@ -5,7 +5,7 @@
 // the sizes here are its: 4 layers, 4 heads, width 128, context 64, batch 32.
 //
 //   bench_gpt [--steps N] [--lr X] [--warmup N] [--seed S] [--threads N]
-//             [--shards N] [--rdb PATH] [--time-only]
+//             [--shards N] [--rdb PATH] [--time-only] [--tiled]
 //             [--write-init FILE] [--write-ids FILE]
 //
 // --write-init writes the model before its first step (gpt_save) and
@@ -17,7 +17,8 @@
 // --shards splits each batch into that many parts (gpt.h), which --threads
 // threads share; the numbers do not depend on the threads.
 // --time-only prints only the step's time (the median of the steps after
-// the first 3, which warm up).
+// the first 3, which warm up). --tiled computes the attention a tile at a
+// time (gpt.h's GPT_ATTENTION_TILED), not with the weights in memory.
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,7 @@ typedef struct {
     unsigned long long seed;
     int threads, shards;
     const char *rdb, *write_init, *write_ids;
-    int time_only;
+    int time_only, tiled;
 } options;
 
 static void parse(options *o, int argc, char **argv) {
@@ -46,6 +47,7 @@ static void parse(options *o, int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--time-only") == 0) { o->time_only = 1; continue; }
+        if (strcmp(a, "--tiled") == 0) { o->tiled = 1; continue; }
         if (!v) { fprintf(stderr, "bench_gpt: %s needs a value\n", a); exit(2); }
         if (strcmp(a, "--steps") == 0) o->steps = atol(v);
         else if (strcmp(a, "--warmup") == 0) o->warmup = atol(v);
@@ -90,7 +92,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_gpt: %s\n", err);
         return 1;
     }
-    gpt_config cfg = { .V = c.vocab.size, .T = T, .d = D, .h = HEADS, .L = LAYERS };
+    gpt_config cfg = { .V = c.vocab.size, .T = T, .d = D, .h = HEADS, .L = LAYERS,
+                       .attention = o.tiled ? GPT_ATTENTION_TILED : GPT_ATTENTION_NAIVE };
     lr_schedule s = { .lr_max = o.lr, .lr_min = o.lr / 10, .warmup = o.warmup,
                       .decay_steps = o.steps };
     gpt_model *m = gpt_build(&cfg, B, o.shards, o.seed, c.vocab.chars, 0.1, &s, err, sizeof err);
@@ -110,8 +113,8 @@ int main(int argc, char **argv) {
     if (!windows || !ms) return 1;
     if (!o.time_only)
         printf("bench_gpt: %zu parameters, %zu training and %zu held-out (%s) characters, "
-               "V %d, %d thread(s), %d shard(s)\n", m->n_params, c.n_train, c.n_val, c.held_out,
-               cfg.V, o.threads, o.shards);
+               "V %d, %d thread(s), %d shard(s), %s attention\n", m->n_params, c.n_train,
+               c.n_val, c.held_out, cfg.V, o.threads, o.shards, o.tiled ? "tiled" : "naive");
     double t0 = now_seconds();
     for (long step = 0; step < o.steps; step++) {
         austen_batch(windows, NULL, austen_train_ids(&c), c.n_train, B, T, &g);
