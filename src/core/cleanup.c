@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,6 +61,20 @@ bool remove_on_signal(const char *path) {
         return true;
     }
     return false;
+}
+
+int mkstemp_removed_on_signal(char *tmpl) {
+    install();
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (size_t i = 0; i < N_SIGNALS; i++) sigaddset(&block, SIGNALS[i]);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    int fd = mkstemp(tmpl);
+    int saved = errno;
+    if (fd >= 0) remove_on_signal(tmpl);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);  // a signal that came meanwhile ends the run now
+    errno = saved;
+    return fd;
 }
 
 void keep_on_signal(const char *path) {

@@ -23,4 +23,10 @@ bool remove_on_signal(const char *path);
 // Forgets path: call it after the file is renamed into place or removed.
 void keep_on_signal(const char *path);
 
+// mkstemp(tmpl), the new file registered as remove_on_signal does with no
+// moment between in which one of those signals could end the process and
+// leave it: they wait, blocked, from before the file exists until it is
+// registered. The descriptor, or -1 with errno set.
+int mkstemp_removed_on_signal(char *tmpl);
+
 #endif

@@ -374,9 +374,14 @@ FILE *open_data_file(const char *program, const char *dir, const char *name) {
         fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, file_error(ENAMETOOLONG));
         return NULL;
     }
+    remove_on_signal(tmp);  // before it exists: a run ended by a signal leaves no NAME.tmp.PID
     FILE *f = fopen(tmp, "w");
-    if (!f) fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name, file_error(errno));
-    else remove_on_signal(tmp);  // a run ended by a signal leaves no NAME.tmp.PID
+    if (!f) {
+        int why = errno;
+        keep_on_signal(tmp);
+        fprintf(stderr, "%s: error: cannot write %s/%s: %s\n", program, dir, name,
+                file_error(why));
+    }
     return f;
 }
 

@@ -28,12 +28,12 @@ static int write_temporary(char *path, size_t cap, const char *text, size_t len,
         snprintf(err, errlen, "TMPDIR %s: too long, or holds a quote", dir);
         return -1;
     }
-    int fd = mkstemp(path);
+    // the caller removes it, unless a signal ends the run first
+    int fd = mkstemp_removed_on_signal(path);
     if (fd < 0) {
         snprintf(err, errlen, "cannot create %s: %s", path, file_error(errno));
         return -1;
     }
-    remove_on_signal(path);  // the caller removes it, unless a signal ends the run first
     FILE *f = fdopen(fd, "wb");
     int ok = f && fwrite(text, 1, len, f) == len;
     ok = (f ? fclose(f) == 0 : close(fd) == 0) && ok;

@@ -112,8 +112,7 @@ static FILE *open_beside(char *tmp, size_t tmpsize, const char *target, mode_t m
     const char *slash = strrchr(target, '/');
     int dirlen = slash ? (int)(slash - target + 1) : 0;
     snprintf(tmp, tmpsize, "%.*s.%s.XXXXXX", dirlen, target, target + dirlen);
-    int fd = mkstemp(tmp);
-    if (fd >= 0) remove_on_signal(tmp);  // a run ended by a signal leaves no .NAME.XXXXXX
+    int fd = mkstemp_removed_on_signal(tmp);  // a run ended by a signal leaves no .NAME.XXXXXX
     FILE *f = fd >= 0 && fchmod(fd, mode) == 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         snprintf(err, errlen, "cannot write %s: %s", out_path, file_error(errno));
