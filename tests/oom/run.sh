@@ -77,6 +77,11 @@ awk 'BEGIN {
 # the converter's input: wink's JSON with three words of width 4
 printf '{"dimensions": 4, "vectors": {"the": [0.1, -0.2, 0.3, 0.4], "film": [1, 2, 3, 4], "good": [0.5, 0.25, -1e-7, 8]}}\n' \
   > "$in/wink.json"
+# Jane Austen's six titles with a few lines each (tests/oom/austen_rdb.c),
+# and a model trained one step on them, for chapter 9 to load
+"$build/austen_rdb" "$in/austen.rdb"
+"$bin/chapter9" --rdb "$in/austen.rdb" --steps 1 --eval-batches 1 --tokens 1 --no-compressors \
+  --save "$in/austen-model.bin" > /dev/null
 # documents for --tokenize, one a line
 printf '%s\n' 'I saw Mr. Smith at 3 p.m. He said "no." Then he left...' \
   'A <br /><br />review, with a break; and "quotes" (and brackets)!' '' "Don't stop -- it's 1.5 times better!" \
@@ -85,7 +90,10 @@ printf '%s\n' 'I saw Mr. Smith at 3 p.m. He said "no." Then he left...' \
 # ------------------------------------------------------------- the cases
 # name|program and arguments|standard input ("-": none)|what it writes
 #   (DATA: the --data folder is $out/data; OUT: the file $out/out.txt;
-#    LINK: $out/link.txt, a link to $out/target.txt)
+#    LINK: $out/link.txt, a link to $out/target.txt)[|sites]
+# "sites" fails each call once however few allocations the run makes:
+# chapter 9's runs take seconds each (a training step of the whole model),
+# too long to repeat for each of their hundred-odd allocations.
 cases="chapter1|chapter1 --data DATA|-|DATA
 chapter1-timing|chapter1 --timing --data DATA|-|DATA
 chapter2|chapter2 --data DATA|-|DATA
@@ -95,6 +103,8 @@ chapter5|chapter5 --data DATA|-|DATA
 chapter6|chapter6 --glove $in/glove4.txt --data DATA|-|DATA
 chapter8|chapter8 --steps 3 --test-size 8 --imdb $in/reviews.json --glove $in/glove100.txt --data DATA|-|DATA
 chapter7|chapter7 --imdb $in/reviews.json --glove $in/glove100.txt --epochs 1 --data DATA|-|DATA
+chapter9|chapter9 --rdb $in/austen.rdb --steps 1 --eval-batches 1 --tokens 5 --save OUT --data DATA|-|DATA|sites
+chapter9-load|chapter9 --rdb $in/austen.rdb --load $in/austen-model.bin --tokens 5 --temperature 0 --top-k 3 --no-compressors|-|-|sites
 chapter10-timing|chapter10 --max-n 512 --max-memory 1 --data DATA|-|DATA
 chapter7-tokenize|chapter7 --tokenize|$in/lines.txt|-
 chapter7-convert|chapter7 --convert-glove $in/wink.json OUT|-|OUT
@@ -151,7 +161,7 @@ leftovers() {
 steady() {
   case "$3" in
     *-timing) sed -E 's/[0-9.e+-]+/N/g; s/ +/ /g' "$1" ;;
-    *) sed -E "s|$2|RUN|g; s/[0-9.]+ *(s|ms|µs|us|MB|GB|kB)\\b/T/g; s/[0-9]+ threads?/N threads/g" "$1" ;;
+    *) sed -E "s|$2|RUN|g; s/[0-9.]+ *(s|ms|µs|us|MB|GB|kB)\\b/T/g; s/[0-9]+ threads?/N threads/g; s|[0-9.]+ tokens/s|N tokens/s|g" "$1" ;;
   esac
 }
 
@@ -200,7 +210,7 @@ check_run() {
   [ "$cmd" = "${cmd%LINK*}" ] || [ -L "$dir/link.txt" ] || problem "$name ($what): the link was replaced"
 }
 
-echo "$cases" | while IFS='|' read -r name cmd stdin writes; do
+echo "$cases" | while IFS='|' read -r name cmd stdin writes how; do
   case " ${OOM_CASES:-$name} " in *" $name "*) ;; *) continue ;; esac
   ref=$work/$name/ref
   OOM_SITES=$work/$name/sites run_case "$name" "$ref"
@@ -213,7 +223,7 @@ echo "$cases" | while IFS='|' read -r name cmd stdin writes; do
   sed 1d "$work/$name/sites" | cut -d' ' -f1 | sed "s|^|$name |" >> "$work/reached"
   calls=$(sed -n '1s/^calls //p' "$work/$name/sites")
   n=0
-  if [ "$calls" -le "$nth_max" ]; then
+  if [ "$calls" -le "$nth_max" ] && [ "$how" != sites ]; then
     echo "oom: $name: $calls allocations; failing each in turn"
     k=1
     while [ "$k" -le "$calls" ]; do
@@ -269,7 +279,4 @@ if [ "$nproblems" -gt 0 ]; then
   sort -u "$problems" | sed 's/^/oom: problem: /'
 fi
 echo "oom: $nproblems problems"
-# The calls no case reaches yet (chapter 9's model, its file and its
-# task, R's database reader) are listed above as never failed; until
-# chapter 9 has its cases they are not counted against the run.
-[ "$nproblems" = 0 ]
+[ "$nproblems" = 0 ] && [ "$failed" = "$total" ]
