@@ -14,6 +14,7 @@
 #include <tgmath.h>
 
 #include "kernels/gemm.h"
+#include "kernels/parallel.h"
 #include "kernels/simd.h"
 #include "layers/linear.h"
 #include "layers/softmax.h"
@@ -434,6 +435,7 @@ void mha_backward(real *dquery, real *dkv, const mha_params *g, mha_cache *c, co
     project_heads_backward(dquery, dkv, g, c, query, kv, p, B, n_q, n_k, d, h, q_len, k_len);
 }
 
+//> multihead-tiled-forward
 // The projections as above; each head's attention by the tiled kernels, the
 // queries already scaled (scale 1), each query's log-sum-exp kept in
 // c->lse in place of its weights.
@@ -441,6 +443,10 @@ void mha_tiled_forward(real *out, mha_cache *c, const mha_params *p, const real 
                        int B, int n, int d, int h) {
     const int d_k = d / h;
     project_heads(c, p, x, x, B, n, n, d, h, NULL, NULL);
+    // the threads share the (sequence, head) pairs, each pair's tiles on one
+    // thread: one parallel loop a layer rather than one for each head's few
+    // tiles, whose waits stall every step on a busy machine
+    PARALLEL_FOR((long)B * h > 1)
     for (long bi = 0; bi < (long)B * h; bi++) {  // each (sequence, head); its output into dq
         long at = bi * n * d_k;
         tiled_attention_forward(c->dq + at, c->lse + bi * n, c->q + at, c->k + at, c->v + at, n,
@@ -448,6 +454,7 @@ void mha_tiled_forward(real *out, mha_cache *c, const mha_params *p, const real 
     }
     project_out(out, c, p, B, n, d, h, NULL);
 }
+//< multihead-tiled-forward
 
 void mha_tiled_backward(real *dx, const mha_params *g, mha_cache *c, const real *dout,
                         const real *x, const mha_params *p, bool causal, int B, int n, int d,
@@ -456,6 +463,7 @@ void mha_tiled_backward(real *dx, const mha_params *g, mha_cache *c, const real 
     project_out_backward(g, c, dout, p, B, n, n, d, h, NULL);
     // the heads' outputs, head by head, into dz, free once cut into c->proj
     split_heads(c->dz, c->z, 1, B, n, d, h, NULL);
+    PARALLEL_FOR((long)B * h > 1)  // as in mha_tiled_forward
     for (long bi = 0; bi < (long)B * h; bi++) {
         long at = bi * n * d_k;
         tiled_attention_backward(c->dq + at, c->dk + at, c->dv + at, c->proj + at, c->q + at,
