@@ -4,19 +4,21 @@
 // the naive way, with its n x n weights in memory, and tiled, for n from
 // 256 to 65,536: time, rate, share of the peak and the peak memory of each.
 //
-// Chapter 10 follows no notebook; its blocks are numbered [10.1] to [10.4]:
+// Chapter 10 follows no notebook; its blocks are numbered [10.1] to [10.5]:
 //   [10.1] the machine: caches, peak rate, the product, memory bandwidth
 //   [10.2] counting: the operations and bytes of each pass, at n = 4,096
 //   [10.3] the forward pass against n: naive until its weights pass
 //          --max-memory, tiled to the end
 //   [10.4] causal, and backward: both ways at n = 4,096, on all threads
 //          by the clock, then on one thread by its processor time
+//   [10.5] chapter 9's model trained with each attention (chapter10_training.h)
 //
 // Each measurement runs in a child process of its own (fork), so that its
 // peak memory (getrusage's ru_maxrss) is its own and not the largest of
 // the run so far, and so that a measurement that runs out of memory ends
-// only the child. The parent computes nothing, and so starts no threads
-// before it forks (OpenMP's threads do not survive a fork).
+// only the child. The parent computes nothing before its last fork, and so
+// starts no threads before it forks (OpenMP's threads do not survive a
+// fork); [10.5], which forks nothing, comes last.
 //
 // Times are wall-clock, the best of repetitions; rates are the operations
 // counted over that time, and shares are of the peak of all the cores the
@@ -48,6 +50,7 @@
 #include "kernels/simd.h"
 #include "layers/naive_attention.h"
 #include "layers/tiled_attention.h"
+#include "programs/chapter10_training.h"
 
 #define PROGRAM "chapter10"
 #define DEFAULT_SEED 1
@@ -58,6 +61,7 @@
 #define GEMM_N 1024          // the product of [10.1]: GEMM_N^3, 2 GEMM_N^3 operations
 #define MIN_SECONDS 0.2      // a measurement repeats until it has run this long
 #define PEAK_SECONDS 0.3     // each thread's time at the peak kernel
+#define TRAINING_STEPS 12    // [10.5]'s steps
 #define MEMORY_SHARE 8       // --max-memory's default: this share of the machine's memory
 
 // ---------------------------------------------------------------- measuring in a child
@@ -478,6 +482,19 @@ static bool passes_block(FILE *out, const run_options *o) {
     return true;
 }
 
+// ---------------------------------------------------------------- [10.5] training
+
+static bool training_block(FILE *out, const run_options *o) {
+    attention_training r;
+    char err[256];
+    if (attention_training_run(&r, TRAINING_STEPS, o->seed, err, sizeof err) != 0) {
+        fprintf(stderr, PROGRAM ": error: %s\n", err);
+        return false;
+    }
+    attention_training_print(out, &r);
+    return true;
+}
+
 // ---------------------------------------------------------------- main
 
 // The machine's memory in MB, from sysconf; 0 when it does not say.
@@ -497,7 +514,8 @@ int main(int argc, char **argv) {
              "library's product, memory bandwidth, the caches), then times one head of\n"
              "attention (d = 64) the naive way, with its n x n weights in memory, and\n"
              "tiled, for n = 256, 512, ... up to --max-n: time, rate, share of the peak,\n"
-             "peak memory; then the causal and the backward passes at n = 4096.\n"
+             "peak memory; then the causal and the backward passes at n = 4096; then\n"
+             "chapter 9's model trained a few steps with each attention.\n"
              "\n"
              "  --max-n N        the largest n (default %d); the sizes double from %d\n"
              "  --max-memory MB  naive attention runs only where its n x n weights fit in MB\n"
@@ -518,11 +536,11 @@ int main(int argc, char **argv) {
     o.seed = opts.seed;
     o.data_dir = opts.data_dir;
     double started = now_seconds();
-    puts("Chapter 10 follows no notebook: its blocks are this program's own, [10.1] to [10.4].\n"
+    puts("Chapter 10 follows no notebook: its blocks are this program's own, [10.1] to [10.5].\n"
          "Times are the best of repetitions; shares are of the peak of all the cores used.");
     bool ok = machine_block(stdout, &o);
     if (ok) counting_block(stdout);
-    ok = ok && sizes_block(stdout, &o) && passes_block(stdout, &o);
+    ok = ok && sizes_block(stdout, &o) && passes_block(stdout, &o) && training_block(stdout, &o);
     if (ok) printf("\nthe whole run took %.0f s (threads: %d)\n", now_seconds() - started, parallel_threads());
     return ok && finish_output(PROGRAM) ? 0 : 1;
 }
