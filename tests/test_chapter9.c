@@ -263,10 +263,14 @@ static void check_attention_cell(gpt_model *m, const char *cell, char *sentence,
         ck_assert_int_eq(sscanf(row, "%d %d %lf %lf %lf %lf %lf", &b, &i, &got[0], &got[1],
                                 &got[2], &got[3], &got[4]), 7);
         ck_assert_int_eq((b - 1) * h + i - 1, head);
-        for (int k = 0; k < N_KEYS; k++)
+        double sum = 0;
+        for (int k = 0; k < N_KEYS; k++) {
             ck_assert_msg(fabs(got[k] - share[head][k]) <= 0.5e-3 + 1e-6,
                           "block %d, head %d, set %d: printed %.3f, recomputed %.6f", b, i, k,
                           got[k], share[head][k]);
+            sum += got[k];
+        }
+        ck_assert_msg(sum <= 1 + 5 * 0.5e-3, "block %d, head %d: shares of %.3f", b, i, sum);
     }
     // the leaders: each printed head has the largest share (to ties)
     for (int k = 0; k < N_KEYS; k++, row = strchr(row, '\n') + 1) {
@@ -327,6 +331,21 @@ static void check_attention_cell(gpt_model *m, const char *cell, char *sentence,
     free(w);
 }
 
+// Exercise 7: after three steps the heads spread their weight about evenly,
+// so that the shares of one key (previous, itself, first) are all within
+// 0.01 of the mean of 1 / (q + 1) over the queries.
+static void check_nearly_even(const attention_view *v) {
+    double even = 0;
+    for (int q = 2; q < v->n; q++) even += 1.0 / (q + 1);
+    even /= v->n - 2;
+    for (int head = 0; head < v->L * v->h; head++) {
+        const double *s = v->share + (size_t)head * N_KEYS;
+        ck_assert_msg(fabs(s[KEY_PREVIOUS] - even) < 0.01 && fabs(s[KEY_ITSELF] - even) < 0.01 &&
+                      fabs(s[KEY_FIRST] - even) < 0.01, "head %d: %.3f %.3f %.3f, even %.3f",
+                      head, s[KEY_PREVIOUS], s[KEY_ITSELF], s[KEY_FIRST], even);
+    }
+}
+
 START_TEST(attention_cell_recomputed) {
     chapter9 c;
     settings s = short_settings(DEFAULT_SEED, 3, false);
@@ -351,6 +370,7 @@ START_TEST(attention_cell_recomputed) {
     gpt_forward(c.m, ids, NULL, 1, (int)n);  // afresh, on the rule's sentence
     int panel[2];
     check_attention_cell(c.m, cell, sentence, panel);
+    check_nearly_even(&c.att);
     ck_assert_str_eq(sentence, want);
     // the figure data: each panel's weights, to the float, under the
     // characters (a space an open box, the quotes opening and closing)
