@@ -331,6 +331,27 @@ static void check_attention_cell(gpt_model *m, const char *cell, char *sentence,
     free(w);
 }
 
+// attention_sentence's rule on small texts (each character its own id):
+// where the first qualifying line starts, or -1 for none.
+static long sentence_at(const char *text, int max) {
+    int32_t ids[128];
+    size_t n = strlen(text), at;
+    for (size_t i = 0; i < n; i++) ids[i] = (unsigned char)text[i];
+    int len = attention_sentence(ids, n, '"', '\n', max, &at);
+    return len > 0 ? (long)at : -1;
+}
+
+START_TEST(sentence_rule) {
+    ck_assert_int_eq(sentence_at("\"Yes.\"\n\nNo.", 8), 0);            // the text's start
+    ck_assert_int_eq(sentence_at("A.\n\n\"Yes.\"", 8), 4);             // the text's end
+    ck_assert_int_eq(sentence_at("A.\n\"No.\"\n\n\"Yes.\"\n\n", 8), 10);  // not after a blank line
+    ck_assert_int_eq(sentence_at("A.\n\n\"No.\"\nB.\n\n\"Yes.\"\n\n", 8), 14);  // no blank line after
+    ck_assert_int_eq(sentence_at("A.\n\n\"Nine ch.\n\n\"Yes.\"", 8), 15);  // longer than max
+    ck_assert_int_eq(sentence_at("A.\n\n\"Eight c\n\n", 8), 4);        // max itself
+    ck_assert_int_eq(sentence_at("A.\n\nB \"No.\"\n\n", 8), -1);      // no quote first
+}
+END_TEST
+
 // Exercise 7: after three steps the heads spread their weight about evenly,
 // so that the shares of one key (previous, itself, first) are all within
 // 0.01 of the mean of 1 / (q + 1) over the queries.
@@ -421,6 +442,9 @@ static Suite *chapter9_suite(void) {
     tcase_add_test(tc, book_run_beats_fair_xz);
     tcase_add_test(tc, attention_cell_recomputed);
     suite_add_tcase(s, tc);
+    TCase *rules = tcase_create("rules");
+    tcase_add_test(rules, sentence_rule);
+    suite_add_tcase(s, rules);
     return s;
 }
 
