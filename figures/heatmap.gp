@@ -20,6 +20,8 @@
 #               the same queries, in rows level with these)
 #   small       numbers at 7 points instead of 8, for cells too narrow
 #               for "0.00" at 8
+#   chars       labels of one character each (a character model's): at 6
+#               points, the keys upright
 # LEFT RIGHT BOTTOM TOP place the panel's frame at those fractions of the
 # figure (set multiplot without a layout); without them, multiplot's
 # layout or the whole figure, the cells kept square.
@@ -48,7 +50,7 @@ step = span / base <= 1 ? base : span / base <= 2 ? 2 * base : span / base <= 5 
 # neighbours never touch.
 nk = STATS_size_x
 nq = STATS_size_y
-tickfont = (nk > 16 || nq > 16) ? ",7" : ",8.5"
+tickfont = strstrt(flags, 'chars') ? ",6" : (nk > 16 || nq > 16) ? ",7" : ",8.5"
 set title ARG2 font ",9.5"
 set xlabel "Keys" font ",9"
 if (nk > 16) {
@@ -56,12 +58,15 @@ if (nk > 16) {
 } else {
   set xtics out nomirror rotate by 45 right font tickfont
 }
+if (strstrt(flags, 'chars')) { set xtics norotate center }
 if (strstrt(flags, 'noqueries')) {
   unset ylabel
   unset ytics
 } else {
   set ylabel "Queries" font ",9"
   set ytics out nomirror font tickfont
+  # gnuplot sets the label off by the tick labels' bytes, not their width
+  if (strstrt(flags, 'chars')) { set ylabel offset 2, 0 } else { set ylabel offset 0, 0 }
 }
 set tics scale 0
 set yrange [:] reverse

@@ -15,10 +15,13 @@
 //     much again for the number it is computed from).
 #define TESTING
 #include "../src/programs/chapter9.c"
+#include "../src/programs/chapter9_attention.c"
 
 #include <check.h>
+#include <unistd.h>
 
 #include "cells.h"
+#include "datafile.h"
 #include "golden.h"
 #include "suite.h"
 
@@ -33,7 +36,7 @@ static settings short_settings(uint64_t seed, long steps, bool compressors) {
                        .compressors = compressors };
 }
 
-// What the run prints, [9.1] to [9.8], as one string (the caller frees it).
+// What the run prints, [9.1] to [9.9], as one string (the caller frees it).
 static char *printed(chapter9 *c) {
     char *text = NULL, err[256];
     size_t len = 0;
@@ -45,6 +48,7 @@ static char *printed(chapter9 *c) {
     print_first_losses(c, f);
     print_training(c, f);
     print_held_out(c, f);
+    attention_print(f, &c->att, &c->corpus.vocab, c->corpus.held_out, "9.7");
     ck_assert_int_eq(generate(c, f, err, sizeof err), 0);
     fclose(f);
     return text;
@@ -137,7 +141,7 @@ START_TEST(printed_figures_recomputed) {
     ck_assert(c.bigram_bits < log2(81.0));
     ck_assert(c.comp.xz_fair_bits < c.comp.xz_bits && c.comp.xz_bits < c.comp.gzip_bits);
     ck_assert(c.same_tokens);
-    expect_in_cell(out, "9.8", "the same 73 tokens: yes");
+    expect_in_cell(out, "9.9", "the same 73 tokens: yes");
     free(out);
     chapter9_free(&c);
 }
@@ -175,6 +179,260 @@ START_TEST(book_run_beats_fair_xz) {
 }
 END_TEST
 
+// ---------------------------------------------------------------------------
+// [9.7]: the heads over one held-out sentence
+
+// The sentence by its rule, found again in the held-out novel's UTF-8 text
+// (not its ids): the first line that opens with '"', starts the novel or
+// follows a blank line, is followed by a blank line or the end, and holds at
+// most ATTN_SENTENCE_MAX characters. into: characters before it.
+static void rule_sentence(const austen_corpus *a, char *out, size_t *into) {
+    const char *text = a->text + a->train_bytes, *end = text + a->val_bytes;
+    for (const char *p = text; p < end; p++) {
+        if (*p != '"' || (p > text && (p < text + 2 || strncmp(p - 2, "\n\n", 2) != 0)))
+            continue;
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol) eol = end;
+        long chars = 0;
+        for (const char *c = p; c < eol; c++) chars += ((unsigned char)*c & 0xC0) != 0x80;
+        if (chars > ATTN_SENTENCE_MAX || (eol < end && eol + 1 < end && eol[1] != '\n'))
+            continue;
+        memcpy(out, p, (size_t)(eol - p));
+        out[eol - p] = '\0';
+        *into = 0;
+        for (const char *c = text; c < p; c++) *into += ((unsigned char)*c & 0xC0) != 0x80;
+        return;
+    }
+    ck_abort_msg("no sentence by the rule");
+}
+
+// Head (l, i)'s mean weights over queries 2 .. n - 1 of the sentence s (n
+// bytes, ASCII), recomputed from w (n, n): previous, itself, the keys after
+// the last space before q - 1 up to q - 2, that space, the first.
+static void shares_of(double *share, const real *w, const char *s, int n) {
+    memset(share, 0, N_KEYS * sizeof *share);
+    for (int q = 2; q < n; q++) {
+        const char *space = NULL;
+        for (const char *c = s + q - 2; c >= s && !space; c--)
+            if (*c == ' ') space = c;
+        int from = space ? (int)(space - s) + 1 : 1;
+        share[0] += w[q * n + q - 1];
+        share[1] += w[q * n + q];
+        for (int j = from; j <= q - 2; j++) share[2] += w[q * n + j];
+        share[3] += space ? w[q * n + (space - s)] : 0;
+        share[4] += w[q * n];
+    }
+    for (int k = 0; k < N_KEYS; k++) share[k] /= n - 2;
+}
+
+// The printed numbers of [9.7] against the weights of a fresh forward pass
+// over the printed sentence: rows of 1 with nothing above the diagonal,
+// the shares to the printed digit, the leaders, the figure's heads, their
+// three largest weights and distances.
+static void check_attention_cell(gpt_model *m, const char *cell, char *sentence, int *panel) {
+    const char *line = strstr(cell, "a space shown as _:\n");
+    ck_assert_ptr_nonnull(line);
+    line += strlen("a space shown as _:\n");
+    int n = (int)strcspn(line, "\n");
+    memcpy(sentence, line, n);
+    sentence[n] = '\0';
+    for (char *c = sentence; *c; c++) *c = *c == '_' ? ' ' : *c;
+    const int L = m->cfg.L, h = m->cfg.h;
+    real *w = malloc((size_t)L * h * n * n * sizeof *w);
+    double share[16][N_KEYS];
+    ck_assert(w && L * h <= 16);
+    for (int head = 0; head < L * h; head++) {
+        ck_assert_int_eq(gpt_attention_weights(m, 0, head / h, head % h, w + head * n * n), 0);
+        const real *r = w + head * n * n;
+        for (int q = 0; q < n; q++) {
+            double sum = 0;
+            for (int k = 0; k < n; k++) {
+                if (k > q) ck_assert_msg(r[q * n + k] == 0, "a weight above the diagonal");
+                sum += r[q * n + k];
+            }
+            ck_assert_msg(fabs(sum - 1) < 1e-5, "head %d, query %d: %.7f", head, q, sum);
+        }
+        shares_of(share[head], r, sentence, n);
+    }
+    // the table, one row a head
+    const char *row = strstr(cell, "last space  first\n");
+    ck_assert_ptr_nonnull(row);
+    row = strchr(row, '\n') + 1;
+    for (int head = 0; head < L * h; head++, row = strchr(row, '\n') + 1) {
+        int b, i;
+        double got[N_KEYS];
+        ck_assert_int_eq(sscanf(row, "%d %d %lf %lf %lf %lf %lf", &b, &i, &got[0], &got[1],
+                                &got[2], &got[3], &got[4]), 7);
+        ck_assert_int_eq((b - 1) * h + i - 1, head);
+        double sum = 0;
+        for (int k = 0; k < N_KEYS; k++) {
+            ck_assert_msg(fabs(got[k] - share[head][k]) <= 0.5e-3 + 1e-6,
+                          "block %d, head %d, set %d: printed %.3f, recomputed %.6f", b, i, k,
+                          got[k], share[head][k]);
+            sum += got[k];
+        }
+        ck_assert_msg(sum <= 1 + 5 * 0.5e-3, "block %d, head %d: shares of %.3f", b, i, sum);
+    }
+    // the leaders: each printed head has the largest share (to ties)
+    for (int k = 0; k < N_KEYS; k++, row = strchr(row, '\n') + 1) {
+        const char *at = strstr(row, " block ");
+        int b, i;
+        ck_assert(at && sscanf(at, " block %d, head %d", &b, &i) == 2);
+        for (int head = 0; head < L * h; head++)
+            ck_assert(share[(b - 1) * h + i - 1][k] >= share[head][k]);
+    }
+    // the figure's heads
+    int b1, i1, b2, i2;
+    const char *fig = strstr(cell, "the figure draws");
+    ck_assert(fig && sscanf(fig, "the figure draws block %d, head %d (most on the previous "
+                                 "character) and\nblock %d, head %d", &b1, &i1, &b2, &i2) == 4);
+    panel[0] = (b1 - 1) * h + i1 - 1, panel[1] = (b2 - 1) * h + i2 - 1;
+    ck_assert_int_ne(panel[0], panel[1]);
+    for (int head = 0; head < L * h; head++) {
+        ck_assert(share[panel[0]][0] >= share[head][0]);
+        if (head != panel[0]) ck_assert(share[panel[1]][2] >= share[head][2]);
+    }
+    // the three largest weights of four queries of each, and their distances
+    const char *top = strstr(fig, "weight):\n") + strlen("weight):\n");
+    for (int r = 0; r < 2 * 4; r++, top = strchr(top, '\n') + 1) {
+        int b, i, q, k[3];
+        char c[4][8];
+        double v[3];
+        ck_assert_int_eq(sscanf(top, "block %d, head %d %d %7s %d %7s %lf %d %7s %lf %d %7s %lf",
+                                &b, &i, &q, c[3], &k[0], c[0], &v[0], &k[1], c[1], &v[1], &k[2],
+                                c[2], &v[2]), 13);
+        const real *wq = w + ((size_t)((b - 1) * h + i - 1) * n + q) * n;
+        ck_assert_int_eq((b - 1) * h + i - 1, panel[r / 4]);
+        ck_assert_int_eq(q, (r % 4 + 1) * (n - 1) / 4);
+        for (int t = 0; t < 3; t++) {
+            ck_assert_msg(fabs(v[t] - wq[k[t]]) <= 0.5e-3 + 1e-6, "query %d, key %d", q, k[t]);
+            ck_assert_int_eq(c[t][0], sentence[k[t]] == ' ' ? '_' : sentence[k[t]]);
+            for (int j = 0; j <= q; j++)  // no key left out weighs more
+                if (j != k[0] && j != k[1] && j != k[2]) ck_assert(wq[j] <= wq[k[2]]);
+        }
+    }
+    for (int p = 0; p < 2; p++, top = strchr(top, '\n') + 1) {
+        int b, i, back, count, queries, seen[ATTN_SENTENCE_MAX] = { 0 };
+        ck_assert_int_eq(sscanf(top, "block %d, head %d: the largest weight is %d place", &b, &i,
+                                &back), 3);
+        ck_assert_int_eq((b - 1) * h + i - 1, panel[p]);
+        const char *at = strstr(top, " back at ");
+        ck_assert(at && sscanf(at, " back at %d of the %d", &count, &queries) == 2);
+        for (int q = 2; q < n; q++) {
+            const real *wq = w + ((size_t)panel[p] * n + q) * n;
+            int best = q;
+            for (int j = q; j >= 0; j--)
+                if (wq[j] >= wq[best]) best = j;
+            seen[q - best]++;
+        }
+        ck_assert_int_eq(queries, n - 2);
+        ck_assert_int_eq(seen[back], count);
+        for (int d = 0; d < n; d++) ck_assert(seen[d] <= count);
+    }
+    free(w);
+}
+
+// attention_sentence's rule on small texts (each character its own id):
+// where the first qualifying line starts, or -1 for none.
+static long sentence_at(const char *text, int max) {
+    int32_t ids[128];
+    size_t n = strlen(text), at;
+    for (size_t i = 0; i < n; i++) ids[i] = (unsigned char)text[i];
+    int len = attention_sentence(ids, n, '"', '\n', max, &at);
+    return len > 0 ? (long)at : -1;
+}
+
+START_TEST(sentence_rule) {
+    ck_assert_int_eq(sentence_at("\"Yes.\"\n\nNo.", 8), 0);            // the text's start
+    ck_assert_int_eq(sentence_at("A.\n\n\"Yes.\"", 8), 4);             // the text's end
+    ck_assert_int_eq(sentence_at("A.\n\"No.\"\n\n\"Yes.\"\n\n", 8), 10);  // not after a blank line
+    ck_assert_int_eq(sentence_at("A.\n\n\"No.\"\nB.\n\n\"Yes.\"\n\n", 8), 14);  // no blank line after
+    ck_assert_int_eq(sentence_at("A.\n\n\"Nine ch.\n\n\"Yes.\"", 8), 15);  // longer than max
+    ck_assert_int_eq(sentence_at("A.\n\n\"Eight c\n\n", 8), 4);        // max itself
+    ck_assert_int_eq(sentence_at("A.\n\nB \"No.\"\n\n", 8), -1);      // no quote first
+}
+END_TEST
+
+// Exercise 7: after three steps the heads spread their weight about evenly,
+// so that the shares of one key (previous, itself, first) are all within
+// 0.01 of the mean of 1 / (q + 1) over the queries.
+static void check_nearly_even(const attention_view *v) {
+    double even = 0;
+    for (int q = 2; q < v->n; q++) even += 1.0 / (q + 1);
+    even /= v->n - 2;
+    for (int head = 0; head < v->L * v->h; head++) {
+        const double *s = v->share + (size_t)head * N_KEYS;
+        ck_assert_msg(fabs(s[KEY_PREVIOUS] - even) < 0.01 && fabs(s[KEY_ITSELF] - even) < 0.01 &&
+                      fabs(s[KEY_FIRST] - even) < 0.01, "head %d: %.3f %.3f %.3f, even %.3f",
+                      head, s[KEY_PREVIOUS], s[KEY_ITSELF], s[KEY_FIRST], even);
+    }
+}
+
+START_TEST(attention_cell_recomputed) {
+    chapter9 c;
+    settings s = short_settings(DEFAULT_SEED, 3, false);
+    char err[256], sentence[ATTN_SENTENCE_MAX * 4 + 1], want[256];
+    ck_assert_msg(chapter9_run(&c, &s, err, sizeof err) == 0, "%s", err);
+    char *text = NULL;
+    size_t len = 0, into;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    attention_print(f, &c.att, &c.corpus.vocab, c.corpus.held_out, "9.7");
+    fclose(f);
+    char *cell = cell_text(text, "9.7");
+    // the sentence, by the rule stated
+    rule_sentence(&c.corpus, want, &into);
+    char stated[128];
+    snprintf(stated, sizeof stated, "(so that the figure can label each one): %zu characters\n"
+             "into the novel, %zu long", into, strlen(want));
+    ck_assert_msg(strstr(cell, stated), "not \"%s\" in\n%s", stated, cell);
+    int32_t ids[ATTN_SENTENCE_MAX];
+    long n = austen_encode(&c.corpus.vocab, ids, want, strlen(want));
+    ck_assert_int_eq(n, (long)strlen(want));
+    gpt_forward(c.m, ids, NULL, 1, (int)n);  // afresh, on the rule's sentence
+    int panel[2];
+    check_attention_cell(c.m, cell, sentence, panel);
+    check_nearly_even(&c.att);
+    ck_assert_str_eq(sentence, want);
+    // the figure data: each panel's weights, to the float, under the
+    // characters (a space an open box, the quotes opening and closing)
+    char dir[] = "/tmp/test_chapter9_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert(attention_write_data(&c.att, &c.corpus.vocab, PROGRAM, dir));
+    const char *labels[ATTN_SENTENCE_MAX];
+    char plain[ATTN_SENTENCE_MAX][2];
+    for (int q = 0; q < n; q++) {
+        plain[q][0] = want[q], plain[q][1] = '\0';
+        labels[q] = want[q] == ' ' ? "\u2423" : want[q] != '"' ? plain[q]
+                  : q == 0 || want[q - 1] == ' ' ? "\u201c" : "\u201d";
+    }
+    float w[ATTN_SENTENCE_MAX * ATTN_SENTENCE_MAX];
+    real r[ATTN_SENTENCE_MAX * ATTN_SENTENCE_MAX];
+    for (int p = 0; p < 2; p++) {
+        gpt_attention_weights(c.m, 0, panel[p] / c.m->cfg.h, panel[p] % c.m->cfg.h, r);
+        for (int e = 0; e < n * n; e++) w[e] = (float)r[e];
+        char name[64];
+        snprintf(name, sizeof name, "chapter9-attention-%d.dat", p + 1);
+        assert_heatmap_file(dir, name, w, (int)n, (int)n, labels, labels);
+    }
+    char path[256], heads[256];
+    snprintf(path, sizeof path, "%s/chapter9-attention-heads.dat", dir);
+    size_t hl;
+    char *got = read_whole_file(path, &hl);
+    ck_assert_ptr_nonnull(got);
+    const int h = c.m->cfg.h;
+    snprintf(heads, sizeof heads, "\n%d %d\n%d %d\n", panel[0] / h + 1, panel[0] % h + 1,
+             panel[1] / h + 1, panel[1] % h + 1);
+    ck_assert_msg(hl > strlen(heads) && strcmp(got + hl - strlen(heads), heads) == 0, "%s", got);
+    free(got);
+    ck_assert_int_eq(remove(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+    free(cell);
+    free(text);
+    chapter9_free(&c);
+}
+END_TEST
+
 static Suite *chapter9_suite(void) {
     Suite *s = suite_create("chapter9");
     TCase *tc = tcase_create("runs");
@@ -183,7 +441,11 @@ static Suite *chapter9_suite(void) {
     tcase_add_test(tc, printed_figures_recomputed);
     tcase_add_test(tc, versus_to_the_printed_thousandth);
     tcase_add_test(tc, book_run_beats_fair_xz);
+    tcase_add_test(tc, attention_cell_recomputed);
     suite_add_tcase(s, tc);
+    TCase *rules = tcase_create("rules");
+    tcase_add_test(rules, sentence_rule);
+    suite_add_tcase(s, rules);
     return s;
 }
 

@@ -6,7 +6,8 @@
 // every damaged file is refused by name; a short training run's loss
 // falls; trained with tiled attention, the model gives the same losses and
 // parameters to tiled attention's tolerance, and the same bits on one
-// thread or two. test_gpt_gradients.c holds the backward pass to finite
+// thread or two; the attention weights it hands out are each head's own.
+// test_gpt_gradients.c holds the backward pass to finite
 // differences, test_gpt_golden.c the model to PyTorch.
 #include <check.h>
 #include <math.h>
@@ -417,6 +418,89 @@ START_TEST(tiled_attention_same_on_any_threads) {
 }
 END_TEST
 
+// Head i of block l's weights over sequence b, recomputed from the
+// block's LayerNorm output (ln_1) and c_attn: the query and key columns of
+// head i, q k^T / sqrt(d_k), softmax over keys 0 .. t; w (n, n).
+static void weights_from_ln1(double *w, const gpt_model *m, int b, int l, int i, int n) {
+    const int d = m->cfg.d, dk = d / m->cfg.h;
+    const real *x = m->a.blocks[l].ln1 + (size_t)b * n * d;
+    const mha_params *p = &m->p.blocks[l].attn;
+    double q[T][D], k[T][D];
+    for (int t = 0; t < n; t++)
+        for (int c = 0; c < dk; c++) {
+            int rq = i * dk + c, rk = d + i * dk + c;  // rows of in_proj_weight
+            q[t][c] = p->in_proj_bias[rq];
+            k[t][c] = p->in_proj_bias[rk];
+            for (int e = 0; e < d; e++) {
+                q[t][c] += (double)p->in_proj_weight[(size_t)rq * d + e] * x[t * d + e];
+                k[t][c] += (double)p->in_proj_weight[(size_t)rk * d + e] * x[t * d + e];
+            }
+        }
+    for (int t = 0; t < n; t++) {
+        double sum = 0, max = -INFINITY, *row = w + t * n;
+        for (int j = 0; j < n; j++) {
+            row[j] = 0;
+            if (j > t) continue;
+            for (int c = 0; c < dk; c++) row[j] += q[t][c] * k[j][c];
+            row[j] /= sqrt(dk);
+            max = fmax(max, row[j]);
+        }
+        for (int j = 0; j <= t; j++) sum += row[j] = exp(row[j] - max);
+        for (int j = 0; j <= t; j++) row[j] /= sum;
+    }
+}
+
+// gpt_attention_weights: each head's rows sum to 1 with 0 above the
+// diagonal; they are the head's own (recomputed from ln_1 and c_attn) for
+// each sequence of a batch in two shards, and a sequence's weights do not
+// depend on the batch around it (alone, it is in the second shard: the
+// first is empty). To 1e-4: the parameters are 15 times GPT-2's, so that
+// the weights are far from uniform, and the scores' float rounding grows
+// with them.
+START_TEST(attention_weights_are_each_heads) {
+    gpt_config c = { .V = V, .T = T, .d = D, .h = HEADS, .L = LAYERS };
+    char err[200];
+    gpt_model *m = gpt_build(&c, 3, 2, 4, NULL, 0.1, NULL, err, sizeof err);
+    ck_assert_msg(m != NULL, "%s", err);
+    for (size_t i = 0; i < m->n_params; i++) m->param_block[i] *= 15;
+    real w[T * T], alone[T * T];
+    double want[T * T];
+    ck_assert_int_eq(gpt_attention_weights(m, 0, 0, 0, w), -1);  // no forward pass yet
+    enum { N = T - 3 };
+    int32_t ids[3 * N];
+    for (int i = 0; i < 3 * N; i++) ids[i] = (i * 11 + i / 4) % V;
+    for (int b = 0; b < 3; b++)
+        for (int l = 0; l < LAYERS; l++)
+            for (int i = 0; i < HEADS; i++) {
+                gpt_forward(m, ids, NULL, 3, N);
+                ck_assert_int_eq(gpt_attention_weights(m, b, l, i, w), 0);
+                weights_from_ln1(want, m, b, l, i, N);
+                for (int t = 0; t < N; t++) {
+                    double sum = 0;
+                    for (int j = 0; j < N; j++) {
+                        if (j > t) ck_assert_msg(w[t * N + j] == 0, "above the diagonal");
+                        ck_assert_msg(fabs(w[t * N + j] - want[t * N + j]) < 1e-4,
+                                      "sequence %d, block %d, head %d, query %d, key %d: "
+                                      "%.7f, recomputed %.7f", b, l, i, t, j, w[t * N + j],
+                                      want[t * N + j]);
+                        sum += w[t * N + j];
+                    }
+                    ck_assert_msg(fabs(sum - 1) < 1e-5, "a row sums to %.7f", sum);
+                }
+                gpt_forward(m, ids + b * N, NULL, 1, N);
+                ck_assert_int_eq(gpt_attention_weights(m, 0, l, i, alone), 0);
+                ck_assert_mem_eq(w, alone, N * N * sizeof *w);
+            }
+    ck_assert_int_eq(gpt_attention_weights(m, 1, 0, 0, w), -1);  // B is 1 now
+    ck_assert_int_eq(gpt_attention_weights(m, 0, LAYERS, 0, w), -1);
+    ck_assert_int_eq(gpt_attention_weights(m, 0, 0, HEADS, w), -1);
+    m->cfg.attention = GPT_ATTENTION_TILED;  // as if built tiled: no weights to hand out
+    ck_assert_int_eq(gpt_attention_weights(m, 0, 0, 0, w), -1);
+    m->cfg.attention = GPT_ATTENTION_NAIVE;
+    gpt_free(m);
+}
+END_TEST
+
 START_TEST(bad_sizes_are_refused) {
     char err[200];
     gpt_config c = { .V = 10, .T = 8, .d = 30, .h = 4, .L = 1 };
@@ -452,6 +536,7 @@ int main(void) {
     tcase_set_timeout(train, 60);
     tcase_add_test(train, training_loss_falls);
     tcase_add_test(train, shards_and_threads);
+    tcase_add_test(train, attention_weights_are_each_heads);
     tcase_add_test(train, bad_sizes_are_refused);
     tcase_add_test(train, tiled_attention_trains_alike);
     tcase_add_test(train, tiled_attention_same_on_any_threads);

@@ -388,6 +388,18 @@ real gpt_forward(gpt_model *m, const int32_t *ids, const int32_t *targets, int B
     return cross_entropy_forward(m->a.logits, targets, N, c->V, -1);
 }
 
+int gpt_attention_weights(const gpt_model *m, int b, int l, int head, real *w) {
+    if (b < 0 || b >= m->B || l < 0 || l >= m->cfg.L || head < 0 || head >= m->cfg.h) return -1;
+    if (m->cfg.attention != GPT_ATTENTION_NAIVE) return -1;  // tiled: no weights kept
+    int k = 0;  // the shard that computed sequence b
+    while (b >= shard_end(m->B, m->shards, k)) k++;
+    const int b0 = shard_end(m->B, m->shards, k - 1);
+    const size_t nn = (size_t)m->n * m->n;
+    const real *from = m->a.blocks[l].attn[k].w + ((size_t)(b - b0) * m->cfg.h + head) * nn;
+    memcpy(w, from, nn * sizeof *w);
+    return 0;
+}
+
 // Given shard s's rows of a->dx, the gradient of block l's output, leaves
 // there the gradient of its input, and adds the block's parameters'
 // gradients into s->g.

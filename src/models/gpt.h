@@ -172,6 +172,14 @@ const gpt_tensor *gpt_find(const gpt_model *m, const char *name);
 // cross-entropy over the B n positions, which it returns (else 0).
 real gpt_forward(gpt_model *m, const int32_t *ids, const int32_t *targets, int B, int n);
 
+// The attention weights of head `head` of block l over sequence b of the
+// last forward pass, what its softmax computed (the cache of that block's
+// attention): w (n, n), row i the weights query i gave keys 0 .. n - 1,
+// each row summing to 1, 0 above the diagonal (the causal mask). Returns 0,
+// or -1 (and writes nothing) when b, l or head is out of range, or the
+// model's attention is tiled (it keeps no weights).
+int gpt_attention_weights(const gpt_model *m, int b, int l, int head, real *w);
+
 // Clears the gradients and computes them for the last forward pass (which
 // had targets): m->grad_block. The tied wte collects the gradient of the
 // output layer and of the embedding.

@@ -11,9 +11,10 @@
 //   [9.4] the first losses (what tests/reference/chapter9_twin.py prints)
 //   [9.5] training: the held-out loss at regular steps
 //   [9.6] the whole held-out novel, against fair xz
-//   [9.7] samples at three temperatures
-//   [9.8] generation with and without the cache
-//   [9.9] time
+//   [9.7] attention: each head over one held-out sentence (chapter9_attention.c)
+//   [9.8] samples at three temperatures
+//   [9.9] generation with and without the cache
+//   [9.10] time
 // With --load FILE the model is read instead of trained: [9.4] and [9.5]
 // are left out.
 //
@@ -39,6 +40,7 @@
 #include "core/rng.h"
 #include "kernels/parallel.h"
 #include "models/gpt.h"
+#include "programs/chapter9_attention.h"
 #include "tasks/austen.h"
 #include "tasks/austen_compress.h"
 #include "tasks/bigram.h"
@@ -85,8 +87,9 @@ typedef struct {
     double held_out;            // [9.6] nats per character of the held-out novel
     long held_out_count;        // characters it scored
     double train_seconds;
-    double gen_seconds[2];      // [9.8] without, with the cache
-    bool same_tokens;           // [9.8] both gave the same tokens
+    double gen_seconds[2];      // [9.9] without, with the cache
+    bool same_tokens;           // [9.9] both gave the same tokens
+    attention_view att;         // [9.7] the heads over one held-out sentence
 } chapter9;
 
 static double bits(double nats) { return nats / log(2.0); }
@@ -240,13 +243,14 @@ static int chapter9_run(chapter9 *c, const settings *s, char *err, size_t errlen
     size_t n = c->corpus.n_val;
     if (s->eval_chars > 0 && (size_t)s->eval_chars < n) n = (size_t)s->eval_chars;
     c->held_out = held_out_loss(c->m, austen_val_ids(&c->corpus), n, &c->held_out_count);
-    return 0;
+    return attention_view_make(&c->att, c->m, &c->corpus, err, errlen);
 }
 
 static void chapter9_free(chapter9 *c) {
     if (c->m) gpt_free(c->m);
     free(c->losses);
     austen_free(&c->corpus);
+    attention_view_free(&c->att);
     c->m = NULL;
     c->losses = NULL;
 }
@@ -360,7 +364,7 @@ static int sample(chapter9 *c, char *text, const int32_t *prompt, int n_prompt, 
     return 0;
 }
 
-// [9.7] and [9.8]. Returns 0, or -1 with the reason in err.
+// [9.8] and [9.9]. Returns 0, or -1 with the reason in err.
 static int generate(chapter9 *c, FILE *f, char *err, size_t errlen) {
     int32_t prompt[MAX_PROMPT];
     long n = austen_encode(&c->corpus.vocab, prompt, c->s.prompt, strlen(c->s.prompt));
@@ -370,7 +374,7 @@ static int generate(chapter9 *c, FILE *f, char *err, size_t errlen) {
     char *text = malloc(4 * room + 1);
     if (!out || !text) return free(out), free(text), snprintf(err, errlen, "out of memory"), -1;
     bool one = c->s.temperature >= 0;
-    print_cell(f, "9.7", "samples, each from the prompt and the random seed");
+    print_cell(f, "9.8", "samples, each from the prompt and the random seed");
     fprintf(f, "prompt \"%s\", seed %llu, drawn among ", c->s.prompt,
             (unsigned long long)c->s.seed);
     if (c->s.top_k > 0 && c->s.top_k < c->m->cfg.V) fprintf(f, "the %ld likeliest\n", c->s.top_k);
@@ -381,7 +385,7 @@ static int generate(chapter9 *c, FILE *f, char *err, size_t errlen) {
         fprintf(f, "--- temperature %g:\n", t);
         print_lines(f, text);
     }
-    print_cell(f, "9.8", "the last sample again, with the cache and without");
+    print_cell(f, "9.9", "the last sample again, with the cache and without");
     for (int cache = 1; cache >= 0; cache--) {
         double a = now_seconds();
         sample(c, text, prompt, (int)n, one ? c->s.temperature : TEMPERATURES[2], cache,
@@ -428,7 +432,8 @@ static bool write_lines(const chapter9 *c, const char *dir) {
 }
 
 static int chapter9_write_data(const chapter9 *c, const char *dir) {
-    return (c->s.steps == 0 || write_losses(c, dir)) && write_lines(c, dir) ? 0 : -1;
+    return (c->s.steps == 0 || write_losses(c, dir)) && write_lines(c, dir) &&
+           attention_write_data(&c->att, &c->corpus.vocab, PROGRAM, dir) ? 0 : -1;
 }
 
 #ifndef TESTING
@@ -479,7 +484,7 @@ static bool inputs_readable(const settings *s, const char *data_dir) {
 }
 
 static void chapter9_print_run(const chapter9 *c, FILE *f) {
-    fputs("Chapter 9 follows no notebook: its blocks are this program's own, [9.1] to [9.9].\n",
+    fputs("Chapter 9 follows no notebook: its blocks are this program's own, [9.1] to [9.10].\n",
           f);
     print_data(c, f);
     print_yardsticks(c, f);
@@ -489,6 +494,7 @@ static void chapter9_print_run(const chapter9 *c, FILE *f) {
         print_training(c, f);
     }
     print_held_out(c, f);
+    attention_print(f, &c->att, &c->corpus.vocab, c->corpus.held_out, "9.7");
 }
 
 int main(int argc, char **argv) {
@@ -535,7 +541,7 @@ int main(int argc, char **argv) {
     if (status == 0 && s.save) status = gpt_save(c->m, s.save, err, sizeof err);
     if (status == 0 && opts.data_dir && chapter9_write_data(c, opts.data_dir) != 0) status = -2;
     if (status == 0) {
-        print_cell(stdout, "9.9", "time");
+        print_cell(stdout, "9.10", "time");
         fprintf(stdout, "training %.0f s, the whole run %.0f s (threads: %d)\n",
                 c->train_seconds, now_seconds() - started, parallel_threads());
     } else if (status == -1) {
