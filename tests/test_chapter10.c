@@ -125,10 +125,15 @@ END_TEST
 
 int main(void) {
     Suite *s = suite_create("chapter10");
+    TCase *batches = tcase_create("batches");
+    tcase_add_test(batches, batches_count_up_with_noise);
+    suite_add_tcase(s, batches);
+    // two models of chapter 9's size trained: minutes under memcheck, where
+    // ./chapter10's own two steps of them run instead (make valgrind)
     TCase *tc = tcase_create("training");
+    tcase_set_tags(tc, "slow");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, losses_are_a_naive_models_and_tiled_agrees);
-    tcase_add_test(tc, batches_count_up_with_noise);
     tcase_add_test(tc, printed_block_is_the_results);
     suite_add_tcase(s, tc);
     return run_suite(s);

@@ -26,7 +26,7 @@
 // (machine.h), what an idle machine gives; on a machine that runs other
 // work too, the attention's times come out longer and their shares lower.
 //
-// Usage: ./chapter10 [--max-n N] [--max-memory MB] [--seed N] [--data DIR]
+// Usage: ./chapter10 [--max-n N] [--max-memory MB] [--steps N] [--seed N] [--data DIR]
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -61,7 +61,7 @@
 #define GEMM_N 1024          // the product of [10.1]: GEMM_N^3, 2 GEMM_N^3 operations
 #define MIN_SECONDS 0.2      // a measurement repeats until it has run this long
 #define PEAK_SECONDS 0.3     // each thread's time at the peak kernel
-#define TRAINING_STEPS 12    // [10.5]'s steps
+#define TRAINING_STEPS 12    // [10.5]'s steps, unless --steps says
 #define MEMORY_SHARE 8       // --max-memory's default: this share of the machine's memory
 
 // ---------------------------------------------------------------- measuring in a child
@@ -262,7 +262,7 @@ static double naive_bytes(int n, bool backward) { return (backward ? 2.0 : 1.0) 
 // ---------------------------------------------------------------- printing
 
 typedef struct {
-    long long max_n, max_memory_mb;
+    long long max_n, max_memory_mb, steps;  // steps: [10.5]'s
     uint64_t seed;
     const char *data_dir;
     double peak1, peak_all, gemm1, gemm_all, bandwidth;  // [10.1]'s measurements
@@ -487,7 +487,7 @@ static bool passes_block(FILE *out, const run_options *o) {
 static bool training_block(FILE *out, const run_options *o) {
     attention_training r;
     char err[256];
-    if (attention_training_run(&r, TRAINING_STEPS, o->seed, err, sizeof err) != 0) {
+    if (attention_training_run(&r, (int)o->steps, o->seed, err, sizeof err) != 0) {
         fprintf(stderr, PROGRAM ": error: %s\n", err);
         return false;
     }
@@ -505,10 +505,11 @@ static long long machine_memory_mb(void) {
 
 int main(int argc, char **argv) {
     long long memory = machine_memory_mb();
-    run_options o = {.max_n = MAX_N, .max_memory_mb = memory > 0 ? memory / MEMORY_SHARE : 1024};
-    char usage[1024];
+    run_options o = {.max_n = MAX_N, .max_memory_mb = memory > 0 ? memory / MEMORY_SHARE : 1024,
+                     .steps = TRAINING_STEPS};
+    char usage[2048];
     snprintf(usage, sizeof usage,
-             "[--max-n N] [--max-memory MB] [--seed N] [--data DIR]\n"
+             "[--max-n N] [--max-memory MB] [--steps N] [--seed N] [--data DIR]\n"
              "\n"
              "Measures this machine's ceilings (the peak rate of fused multiply-adds, the\n"
              "library's product, memory bandwidth, the caches), then times one head of\n"
@@ -521,17 +522,20 @@ int main(int argc, char **argv) {
              "  --max-memory MB  naive attention runs only where its n x n weights fit in MB\n"
              "                   (default %lld: an eighth of this machine's memory, %lld MB;\n"
              "                   at most half of it)\n"
-             "  --seed N         random seed of the inputs (default %d)\n"
+             "  --steps N        training steps of each model in [10.5] (default %d)\n"
+             "  --seed N         random seed of the inputs and of [10.5]'s models and batches\n"
+             "                   (default %d)\n"
              "  --data DIR       also write the figure data (chapter10-*.dat) into DIR\n"
              "  --help           this message\n",
-             MAX_N, MIN_N, o.max_memory_mb, memory, DEFAULT_SEED);
+             MAX_N, MIN_N, o.max_memory_mb, memory, TRAINING_STEPS, DEFAULT_SEED);
     common_options opts = {DEFAULT_SEED, NULL};
     extra_option extra[] = {
         {"--max-n", OPT_INTEGER, &o.max_n, MIN_N, MAX_N, "queries and keys"},
         // at most half the machine: the rest for the system and the other arrays, never a swap storm
         {"--max-memory", OPT_INTEGER, &o.max_memory_mb, 1, memory > 1 ? (double)(memory / 2) : 1e12, "MB"},
+        {"--steps", OPT_INTEGER, &o.steps, 1, TRAINING_MAX_STEPS, "training steps"},
     };
-    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, usage, &opts, extra, 2));
+    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, usage, &opts, extra, 3));
     if (done >= 0) return done;
     o.seed = opts.seed;
     o.data_dir = opts.data_dir;
