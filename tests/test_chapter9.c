@@ -435,7 +435,11 @@ END_TEST
 
 static Suite *chapter9_suite(void) {
     Suite *s = suite_create("chapter9");
+    // trainings of chapter 9's model on the novels: minutes, and over ten
+    // under memcheck, where test_gpt's short trainings and ./chapter9's
+    // run of a saved model stand in (make valgrind)
     TCase *tc = tcase_create("runs");
+    tcase_set_tags(tc, "data slow");
     tcase_set_timeout(tc, 1200);  // minutes on a loaded machine
     tcase_add_test(tc, first_losses_are_the_twins);
     tcase_add_test(tc, printed_figures_recomputed);
