@@ -44,7 +44,7 @@ $(FUZZ_BUILD)/libattn.a: $(FUZZ_OBJS)
 
 # -Wno-unused-function: a target that #includes a program's source uses
 # only some of its static functions.
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/libattn.a $(PROGRAM_PARTS) $(CHAPTER_SRCS)
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_BUILD)/libattn.a $(PROGRAM_PARTS) $(CHAPTER_SRCS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-unused-function -D_POSIX_C_SOURCE=200809L $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/libattn.a $(LIBS) -o $@
 
 fuzz-build: setup-fuzz

@@ -23,52 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_ARGS 32
-
-static char data_dir[64];
-
-// The value given to option `name` in argv (NULL if none): the argument
-// after it. A taken line gives each option once, and no value begins with
-// "--", so the first occurrence is the only one.
-static const char *value_of(int argc, char **argv, const char *name) {
-    for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], name) == 0) return argv[i + 1];
-    return NULL;
-}
-
-static bool has(int argc, char **argv, const char *name) {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], name) == 0) return true;
-    return false;
-}
-
-// An integer option of a taken line: what the text says, in digits only,
-// inside [lo, hi]; the default when the option is not given.
-static void check_integer(int argc, char **argv, const char *name, long long got, long long dflt,
-                          long long lo, long long hi) {
-    const char *v = value_of(argc, argv, name);
-    if (!v) {
-        if (got != dflt) abort();
-        return;
-    }
-    if (!v[0] || strspn(v, "0123456789") != strlen(v)) abort();
-    char *end;
-    errno = 0;
-    long long want = strtoll(v, &end, 10);
-    if (errno || *end || want != got || got < lo || got > hi) abort();
-}
+#include "command_line.h"
 
 static void check_string(int argc, char **argv, const char *name, const char *got,
                          const char *dflt) {
     const char *v = value_of(argc, argv, name);
     if (v ? got != v || !v[0] : strcmp(got, dflt) != 0) abort();
-}
-
-static bool repeats_an_option(int argc, char **argv) {
-    for (int i = 1; i < argc; i++)
-        for (int j = i + 1; strncmp(argv[i], "--", 2) == 0 && j < argc; j++)
-            if (strcmp(argv[i], argv[j]) == 0) return true;
-    return false;
 }
 
 // A line that gives --no-imdb beside an IMDb option takes the parser's
@@ -94,24 +54,10 @@ static void mark_alone(int argc, char **argv, const char *const *names) {
 // Runs parse_chapter8 with stdout and stderr caught; checks what it printed
 // against the status it returned, which it returns (-1: run).
 static int parse_caught(int argc, char **argv, ch8_settings *s) {
-    char *out_text = NULL, *err_text = NULL;
-    size_t out_len = 0, err_len = 0;
-    FILE *saved_out = stdout, *saved_err = stderr;
-    stdout = open_memstream(&out_text, &out_len);
-    stderr = open_memstream(&err_text, &err_len);
-    if (!stdout || !stderr) abort();
+    caught out;
+    catch_output(&out);
     int status = parse_chapter8(argc, argv, s);
-    fclose(stdout);
-    fclose(stderr);
-    stdout = saved_out;
-    stderr = saved_err;
-    bool help = has(argc, argv, "--help") || has(argc, argv, "-h");
-    if (status == 0 && (!help || !strstr(out_text, "usage: chapter8 "))) abort();
-    if (status > 0 && err_len == 0) abort();                     // refused in silence
-    if (status == 2 && !strstr(err_text, "\nusage: chapter8 ")) abort();
-    if (status < -1 || status > 2) abort();
-    free(out_text);
-    free(err_text);
+    check_caught(&out, status, argc, argv, "chapter8 ");
     return status;
 }
 
@@ -135,35 +81,18 @@ static void check_taken(int argc, char **argv, const ch8_settings *s) {
     check_string(argc, argv, "--glove", s->io.glove_path, IMDB_CELL_GLOVE);
     if (s->io.seed != s->opts.seed || s->io.data_dir != s->opts.data_dir) abort();
     if (!s->opts.data_dir != !has(argc, argv, "--data")) abort();
-    if (s->opts.data_dir && strcmp(s->opts.data_dir, data_dir) != 0) abort();
-}
-
-static void remove_data_dir(void) {
-    rmdir(data_dir);
+    if (s->opts.data_dir && strcmp(s->opts.data_dir, fuzz_data_dir) != 0) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (!data_dir[0]) {
-        snprintf(data_dir, sizeof data_dir, "/tmp/fuzz-options8-XXXXXX");
-        if (!mkdtemp(data_dir)) abort();
-        atexit(remove_data_dir);
-    }
+    fuzz_data_folder("/tmp/fuzz-options8-XXXXXX");
     if (size > 4096 || memchr(data, 0, size)) return 0;
     char *text = malloc(size + 1);
     if (!text) return 0;
     memcpy(text, data, size);
     text[size] = '\0';
-    char *argv[MAX_ARGS + 1] = {"chapter8"};
-    int argc = 1;
-    for (char *line = text, *next; size && line && argc < MAX_ARGS; line = next) {
-        next = strchr(line, '\n');
-        if (next) *next++ = '\0';
-        argv[argc++] = line;
-    }
-    argv[argc] = NULL;
-    for (int i = 1; i + 1 < argc; i++)  // --data DIR: always the target's own folder
-        if (strcmp(argv[i], "--data") == 0 && strncmp(argv[i + 1], "--", 2) != 0 && argv[i + 1][0])
-            argv[++i] = data_dir;
+    char *argv[MAX_ARGS + 1];
+    int argc = fuzz_argv(text, size == 0, "chapter8", argv);
     mark_alone(argc, argv, imdb_only);
     ch8_settings s;
     if (parse_caught(argc, argv, &s) == -1) check_taken(argc, argv, &s);
