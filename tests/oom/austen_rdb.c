@@ -2,7 +2,8 @@
 // the layout of r-cran-janeaustenr's data/Rdata.rdb, for make oom's
 // chapter 9 runs: each novel its title, an empty line, "by Jane Austen",
 // then a few lines written here (one with a pound sign, two bytes in
-// UTF-8), so that a run reads, trains and scores in a fraction of a second.
+// UTF-8) and a line of dialogue, so that a run reads, trains and scores in
+// a fraction of a second.
 //   austen_rdb FILE
 #include <stdio.h>
 
@@ -30,9 +31,14 @@ int main(int argc, char **argv) {
     bytes file = {.n = 0};
     enum { N_LINES = sizeof LINES / sizeof *LINES };
     for (size_t k = 0; k < sizeof TITLES / sizeof *TITLES; k++) {
-        const char *novel[3 + N_LINES] = {TITLES[k], "", "by Jane Austen"};
+        // then a paragraph of one short line of dialogue, which chapter 9's
+        // block on what the heads look at needs
+        const char *novel[3 + N_LINES + 3] = {TITLES[k], "", "by Jane Austen"};
         for (size_t i = 0; i < N_LINES; i++) novel[3 + i] = LINES[(i + k) % N_LINES];
-        bytes ser = serialize(novel, 3 + N_LINES);
+        novel[3 + N_LINES] = "";
+        novel[3 + N_LINES + 1] = "\"You are very kind,\" said she.";
+        novel[3 + N_LINES + 2] = "";
+        bytes ser = serialize(novel, 3 + N_LINES + 3);
         put_object(&file, &ser);
     }
     FILE *f = fopen(argv[1], "wb");

@@ -15,6 +15,9 @@
 //                       fails; later ones succeed
 //   OOM_SITES=FILE      at exit, write the number of calls and each address
 //                       that called, with its count, into FILE
+//   OOM_SITES_SEEN=FILE append each address that calls when it first calls,
+//                       in any process of the run: a child that a fork made
+//                       and that ends with _exit writes no OOM_SITES
 //   OOM_FAILED=FILE     when a call is made to fail, append its address
 // A failed call returns what the real one returns when memory runs out:
 // NULL (or -1 for getline) with errno ENOMEM.
@@ -52,6 +55,7 @@ static uintptr_t fail_sites[MAX_FAIL_SITES];
 static int n_fail_sites;
 static atomic_bool site_failed;
 static int failed_fd = -1;
+static int seen_fd = -1;
 static const char *sites_path;
 static _Atomic uintptr_t seen_site[SEEN_SLOTS];
 static atomic_long seen_count[SEEN_SLOTS];
@@ -70,6 +74,8 @@ __attribute__((constructor)) static void read_settings(void) {
     const char *failed = getenv("OOM_FAILED");
     if (failed) failed_fd = open(failed, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     sites_path = getenv("OOM_SITES");
+    const char *seen = getenv("OOM_SITES_SEEN");
+    if (seen) seen_fd = open(seen, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 }
 
 // Counts the call from `site` in the table of sites (lock-free: threads
@@ -78,9 +84,20 @@ static void note_site(uintptr_t site) {
     size_t slot = (size_t)(site * 0x9E3779B97F4A7C15u >> 40) & (SEEN_SLOTS - 1);
     for (size_t probe = 0; probe < SEEN_SLOTS; probe++, slot = (slot + 1) & (SEEN_SLOTS - 1)) {
         uintptr_t expected = 0;
-        if (atomic_load(&seen_site[slot]) == site ||
-            atomic_compare_exchange_strong(&seen_site[slot], &expected, site) ||
-            expected == site) {
+        if (atomic_load(&seen_site[slot]) == site) {
+            atomic_fetch_add(&seen_count[slot], 1);
+            return;
+        }
+        if (atomic_compare_exchange_strong(&seen_site[slot], &expected, site)) {
+            atomic_fetch_add(&seen_count[slot], 1);
+            if (seen_fd >= 0) {  // the first call from site in this process and its parents
+                char line[32];
+                int len = snprintf(line, sizeof line, "%lx\n", (unsigned long)site);
+                if (write(seen_fd, line, (size_t)len) != len) _exit(90);
+            }
+            return;
+        }
+        if (expected == site) {
             atomic_fetch_add(&seen_count[slot], 1);
             return;
         }
@@ -92,7 +109,7 @@ static void note_site(uintptr_t site) {
 static bool should_fail(void *return_address) {
     uintptr_t site = (uintptr_t)return_address;
     long n = atomic_fetch_add(&calls, 1) + 1;
-    if (sites_path) note_site(site);
+    if (sites_path || seen_fd >= 0) note_site(site);
     bool fail = fail_at > 0 && n == fail_at;
     for (int i = 0; !fail && i < n_fail_sites; i++) {
         bool no = false;

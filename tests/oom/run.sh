@@ -214,14 +214,18 @@ check_run() {
 echo "$cases" | while IFS='|' read -r name cmd stdin writes how; do
   case " ${OOM_CASES:-$name} " in *" $name "*) ;; *) continue ;; esac
   ref=$work/$name/ref
-  OOM_SITES=$work/$name/sites run_case "$name" "$ref"
+  mkdir -p "$work/$name"
+  : > "$work/$name/seen"
+  OOM_SITES=$work/$name/sites OOM_SITES_SEEN=$work/$name/seen run_case "$name" "$ref"
   if [ "$(cat "$ref/status")" != 0 ]; then
     problem "$name: fails without any allocation failing: $(tail -n 2 "$ref/stderr")"
     continue
   fi
   steady "$ref/stdout" "$ref" "$name" > "$ref/stdout.steady"
   leftovers "$ref" > "$ref/leftovers"
-  sed 1d "$work/$name/sites" | cut -d' ' -f1 | sed "s|^|$name |" >> "$work/reached"
+  # the calls the run made: its own, and its forked children's (seen)
+  { sed 1d "$work/$name/sites" | cut -d' ' -f1; cat "$work/$name/seen"; } | sort -u > "$work/$name/called"
+  sed "s|^|$name |" "$work/$name/called" >> "$work/reached"
   calls=$(sed -n '1s/^calls //p' "$work/$name/sites")
   n=0
   if [ "$calls" -le "$nth_max" ] && [ "$how" != sites ]; then
@@ -235,7 +239,7 @@ echo "$cases" | while IFS='|' read -r name cmd stdin writes how; do
       k=$((k + 1)) n=$((n + 1))
     done
   else
-    sites=$(sed 1d "$work/$name/sites" | cut -d' ' -f1)
+    sites=$(cat "$work/$name/called")
     echo "oom: $name: $calls allocations from $(echo "$sites" | wc -l) calls; failing each call in turn"
     for site in $sites; do
       : > "$work/$name/failed"
