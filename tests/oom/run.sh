@@ -58,14 +58,15 @@ awk 'BEGIN {
   print "]";
 }' > "$in/reviews.json"
 # GloVe vectors, 100 numbers a word, for the words of those reviews; the
-# first number of "the" written with 300 more zeros, which Python's float()
-# reads in a buffer of its own (text/pyfloat.c)
+# first number of "film" (a word of the reviews, so that it is read) written
+# with 300 more zeros, which Python's float() reads in a buffer of its own
+# (text/pyfloat.c)
 awk 'BEGIN {
   n = split("the a an excellent terrible film , . i loved hated it mr. dr. smith jones said", w, " ");
   zeros = sprintf("%0300d", 0);
   for (k = 1; k <= n; k++) {
     line = w[k];
-    for (j = 0; j < 100; j++) line = line " " sprintf("%.4f", sin(k * 7 + j) / 3) (k == 1 && j == 0 ? zeros : "");
+    for (j = 0; j < 100; j++) line = line " " sprintf("%.4f", sin(k * 7 + j) / 3) (w[k] == "film" && j == 0 ? zeros : "");
     print line;
   }
 }' > "$in/glove100.txt"
