@@ -295,7 +295,7 @@ START_TEST(small_chapter) {
         for (int j = 0; j < n_k; j++) mean += c.k_x[j * 4 + t] / n_k;
         ck_assert_float_eq_tol(c.dot_out[4 * 4 + t], mean, 1e-6f);
     }
-    // the seed's last cell: the trainable matrix again
+    // the notebook's last cell: the trainable matrix again
     ck_assert_float_eq(max_abs_diff(c.additive_cell_weights, c.tr_weights, n_q * n_k), 0.0f);
     // equal lengths: the notebook's forward works, and is one row
     ck_assert_str_eq(c.additive_forward_error, "");

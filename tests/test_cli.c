@@ -383,7 +383,7 @@ END_TEST
 
 // A range [lo, hi] holds both its ends and nothing past them: checked at
 // the ends and one past each, for parse_integer, for a program's whole
-// number option (--count in [1, 10^12]) and for the seed ([0, 2^63 - 1]).
+// number option (--count in [1, 10^12]) and for the random seed ([0, 2^63 - 1]).
 START_TEST(integer_ranges_hold_their_ends) {
     long long v;
     const long long ranges[][2] = {{0, 100}, {-5, -5}, {1, 1000000000000LL}, {LLONG_MIN + 1, LLONG_MAX - 1}};

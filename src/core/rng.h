@@ -30,7 +30,7 @@ typedef struct torch_rng {
                            // the fewer-than-16 path, kept for the next value
 } torch_rng;
 
-// torch.manual_seed(seed). Only the low 32 bits of the seed matter.
+// torch.manual_seed(seed). Only the low 32 bits of the random seed matter.
 void rng_seed(torch_rng *g, uint64_t seed);
 
 // One 32-bit MT19937 draw (a "random()" of PyTorch's generator).
