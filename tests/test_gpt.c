@@ -19,6 +19,7 @@
 #include "core/rng.h"
 #include "kernels/parallel.h"
 #include "models/gpt.h"
+#include "models/step_flops.h"
 #include "suite.h"
 
 enum { V = 20, T = 16, D = 32, HEADS = 4, LAYERS = 2 };
@@ -520,6 +521,28 @@ START_TEST(bad_sizes_are_refused) {
 }
 END_TEST
 
+// The step's operations, product by product: each of a position's
+// products with a weight matrix (in, out) is 2 in out operations, each
+// head's scores and weighted values 2 n d_k each; the backward twice the
+// forward. And the book's model, worked by hand: 10,596,384,768.
+START_TEST(step_flops_count_every_product) {
+    gpt_config c = { .V = 81, .T = 64, .d = 128, .h = 4, .L = 4 };
+    const int B = 32, n = 64, d = c.d, d_k = c.d / c.h;
+    const int shapes[][2] = { {d, 3 * d}, {d, d}, {d, 4 * d}, {4 * d, d} };
+    double forward = 0;
+    for (int l = 0; l < c.L; l++) {
+        for (int s = 0; s < 4; s++) forward += 2.0 * shapes[s][0] * shapes[s][1];
+        for (int i = 0; i < c.h; i++) forward += 2 * (2.0 * n * d_k);  // q k^T, then w v
+    }
+    forward += 2.0 * d * c.V;  // ln_f(x) wte^T
+    ck_assert_double_eq_tol(gpt_step_flops(&c, B, n), 3 * forward * B * n, 1);
+    ck_assert_double_eq_tol(gpt_step_flops(&c, B, n), 10596384768.0, 1);
+    c.L = 1;  // one block: the projections and attention of one
+    double one_block = 24.0 * d * d + 2.0 * d * 81 + 4.0 * 8 * d;  // a position of a window of 8
+    ck_assert_double_eq_tol(gpt_step_flops(&c, 2, 8), 3 * one_block * 2 * 8, 1);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("gpt");
     TCase *gen = tcase_create("generation");
@@ -538,6 +561,7 @@ int main(void) {
     tcase_add_test(train, shards_and_threads);
     tcase_add_test(train, attention_weights_are_each_heads);
     tcase_add_test(train, bad_sizes_are_refused);
+    tcase_add_test(train, step_flops_count_every_product);
     tcase_add_test(train, tiled_attention_trains_alike);
     tcase_add_test(train, tiled_attention_same_on_any_threads);
     suite_add_tcase(s, train);
