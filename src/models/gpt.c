@@ -154,6 +154,7 @@ static void carve_acts(arena *r, gpt_model *m) {
     const size_t kv_size = (size_t)c->L * c->T * d;
     kv->k = carve(r, kv_size);
     kv->v = carve(r, kv_size);
+    kv->wt = carve(r, (size_t)c->L * 12 * d * d + d * c->V);
     kv->x = carve(r, d);
     kv->ln = carve(r, d);
     kv->qkv = carve(r, 3 * d);
@@ -398,6 +399,11 @@ int gpt_attention_weights(const gpt_model *m, int b, int l, int head, real *w) {
     const real *from = m->a.blocks[l].attn[k].w + ((size_t)(b - b0) * m->cfg.h + head) * nn;
     memcpy(w, from, nn * sizeof *w);
     return 0;
+}
+
+const real *gpt_attention_input(const gpt_model *m, int b, int l) {
+    if (b < 0 || b >= m->B || l < 0 || l >= m->cfg.L) return NULL;
+    return m->a.blocks[l].ln1 + (size_t)b * m->n * m->cfg.d;  // the shards' rows follow on
 }
 
 // Given shard s's rows of a->dx, the gradient of block l's output, leaves

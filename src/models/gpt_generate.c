@@ -8,14 +8,19 @@
 // whole-window pass recomputes; and every number of the new position goes
 // through the same layer functions, in the same order, as in the
 // whole-window pass: the projections one row at a time (the product of a
-// row does not depend on the rows beside it), the query's head against its
-// keys by mha_head_forward, the softmax over keys 0 .. pos (the window's
-// causal mask gives the later keys exactly 0, which add nothing). Where it
-// could break: a matrix product that summed a row in another order when it
-// has company (blocked over rows, or split among threads), or a softmax
-// that skipped masked keys differently; tests/test_gpt.c checks the
-// logits bit for bit and the tokens for several prompts, temperatures and
-// seeds.
+// row does not depend on the rows beside it; the weights transposed, read
+// as the whole-window product reads its transposed copy), the query's head
+// against its keys by mha_head_forward, the softmax over keys 0 .. pos (the
+// window's causal mask gives the later keys exactly 0, which add nothing).
+// Where it could break: a matrix product that summed a row in another
+// order when it has company (blocked over rows, or split among threads), or
+// a softmax that skipped masked keys differently; tests/test_gpt.c checks
+// the logits bit for bit and the tokens for several prompts, temperatures
+// and seeds.
+//
+// A window's first positions (the prompt, or the tokens kept when the
+// window slides) go into the cache in one whole-window pass, its keys and
+// values copied out (gpt_prefill): many rows a product, as training runs.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +31,29 @@
 #include "layers/layernorm.h"
 #include "layers/linear.h"
 #include "layers/positions.h"
+#include "layers/tensor.h"
 #include "models/gpt.h"
+
+// The cache's transposed weights: block l's c_attn^T (d, 3d), then
+// c_proj^T, c_fc^T and the MLP's c_proj^T; l = L: wte^T (d, V).
+static real *weights_t(const gpt_model *m, int l) {
+    const size_t d = m->cfg.d;
+    return m->kv.wt + (size_t)l * 12 * d * d;
+}
+
+void gpt_cache_reset(gpt_model *m) {
+    const int d = m->cfg.d;
+    for (int l = 0; l < m->cfg.L; l++) {
+        const gpt_block *p = &m->p.blocks[l];
+        real *wt = weights_t(m, l);
+        transpose(wt, p->attn.in_proj_weight, 3 * d, d);
+        transpose(wt + 3 * d * d, p->attn.out_proj_weight, d, d);
+        transpose(wt + 4 * d * d, p->fc_w, 4 * d, d);
+        transpose(wt + 8 * d * d, p->proj_w, d, 4 * d);
+    }
+    transpose(weights_t(m, m->cfg.L), m->p.wte, m->cfg.V, d);
+    m->kv.len = 0;
+}
 
 // Head i's keys (or values) of block l in the cache: (T, d_k).
 static real *cached(const gpt_model *m, real *kv, int l, int i) {
@@ -39,14 +66,10 @@ static real *cached(const gpt_model *m, real *kv, int l, int i) {
 static void attention_cached(gpt_model *m, int l) {
     const int d = m->cfg.d, h = m->cfg.h, d_k = d / h, pos = m->kv.len;
     const mha_params *p = &m->p.blocks[l].attn;
+    const real *wt = weights_t(m, l);
     gpt_kv_cache *kv = &m->kv;
     real *q = kv->qkv, *k = kv->qkv + d, *v = kv->qkv + 2 * d;
-    const size_t dd = (size_t)d * d;
-    linear_forward(q, kv->ln, p->in_proj_weight, p->in_proj_bias, 1, d, d, WEIGHT_OUT_IN);
-    linear_forward(k, kv->ln, p->in_proj_weight + dd, p->in_proj_bias + d, 1, d, d,
-                   WEIGHT_OUT_IN);
-    linear_forward(v, kv->ln, p->in_proj_weight + 2 * dd, p->in_proj_bias + 2 * d, 1, d, d,
-                   WEIGHT_OUT_IN);
+    linear_forward(kv->qkv, kv->ln, wt, p->in_proj_bias, 1, d, 3 * d, WEIGHT_IN_OUT);
     const real scale = (real)(1.0 / sqrt((double)d_k));  // as mha_forward scales the queries
     for (int j = 0; j < d; j++) q[j] = scale * q[j];
     for (int i = 0; i < h; i++) {
@@ -57,7 +80,7 @@ static void attention_cached(gpt_model *m, int l) {
         mha_head_forward(kv->w, kv->z + i * d_k, q + i * d_k, keys, values, NULL, false, 1,
                          pos + 1, d_k, kv->scratch);
     }
-    linear_forward(kv->out, kv->z, p->out_proj_weight, p->out_proj_bias, 1, d, d, WEIGHT_OUT_IN);
+    linear_forward(kv->out, kv->z, wt + 3 * d * d, p->out_proj_bias, 1, d, d, WEIGHT_IN_OUT);
     for (int j = 0; j < d; j++) kv->x[j] = kv->x[j] + kv->out[j];
 }
 
@@ -65,11 +88,12 @@ static void attention_cached(gpt_model *m, int l) {
 static void mlp_cached(gpt_model *m, int l) {
     const int d = m->cfg.d;
     const gpt_block *p = &m->p.blocks[l];
+    const real *wt = weights_t(m, l);
     gpt_kv_cache *kv = &m->kv;
     layernorm_forward(kv->ln, NULL, NULL, kv->x, p->ln2_w, p->ln2_b, 1, d);
-    linear_forward(kv->hid, kv->ln, p->fc_w, p->fc_b, 1, d, 4 * d, WEIGHT_OUT_IN);
+    linear_forward(kv->hid, kv->ln, wt + 4 * d * d, p->fc_b, 1, d, 4 * d, WEIGHT_IN_OUT);
     gelu_forward(kv->hid, kv->hid, 4 * (size_t)d);
-    linear_forward(kv->out, kv->hid, p->proj_w, p->proj_b, 1, 4 * d, d, WEIGHT_OUT_IN);
+    linear_forward(kv->out, kv->hid, wt + 8 * d * d, p->proj_b, 1, 4 * d, d, WEIGHT_IN_OUT);
     for (int j = 0; j < d; j++) kv->x[j] = kv->x[j] + kv->out[j];
 }
 
@@ -85,9 +109,31 @@ const real *gpt_forward_cached(gpt_model *m, int32_t id) {
         mlp_cached(m, l);
     }
     layernorm_forward(kv->ln, NULL, NULL, kv->x, m->p.lnf_w, m->p.lnf_b, 1, c->d);
-    linear_forward(kv->logits, kv->ln, m->p.wte, NULL, 1, c->d, c->V, WEIGHT_OUT_IN);
+    linear_forward(kv->logits, kv->ln, weights_t(m, c->L), NULL, 1, c->d, c->V, WEIGHT_IN_OUT);
     kv->len++;
     return kv->logits;
+}
+
+const real *gpt_prefill(gpt_model *m, const int32_t *ids, int n) {
+    const gpt_config *c = &m->cfg;
+    const int d = c->d, d_k = d / c->h;
+    const real *logits = gpt_forward_window(m, ids, n);
+    for (int l = 0; l < c->L; l++) {
+        const mha_params *p = &m->p.blocks[l].attn;
+        for (int which = 1; which <= 2; which++) {  // the keys, then the values
+            const size_t at = (size_t)which * d;    // their rows of c_attn
+            linear_forward(m->kv.scratch, gpt_attention_input(m, 0, l),
+                           p->in_proj_weight + at * d, p->in_proj_bias + at, n, d, d,
+                           WEIGHT_OUT_IN);
+            for (int i = 0; i < c->h; i++)  // head i: its columns of each row
+                for (int t = 0; t < n; t++)
+                    memcpy(cached(m, which == 1 ? m->kv.k : m->kv.v, l, i) + (size_t)t * d_k,
+                           m->kv.scratch + (size_t)t * d + i * d_k, d_k * sizeof(real));
+        }
+    }
+    m->kv.len = n;
+    memcpy(m->kv.logits, logits, (size_t)c->V * sizeof(real));
+    return m->kv.logits;
 }
 
 const real *gpt_forward_window(gpt_model *m, const int32_t *ids, int n) {
@@ -137,14 +183,14 @@ static int32_t sample(const real *logits, int V, double temperature, int top_k, 
     return last;  // u within rounding of sum
 }
 
-// The logits after ids[start .. n - 1] through the cache: emptied when the
-// window has moved (*cache_start is where the cached window starts), then
-// fed the window's positions it lacks.
+// The logits after ids[start .. n - 1] through the cache: filled anew by
+// gpt_prefill when the window has moved (*cache_start is where the cached
+// window starts), else fed the window's positions it lacks.
 static const real *cached_logits(gpt_model *m, const int32_t *ids, int start, int n,
                                  int *cache_start) {
     if (*cache_start != start) {
-        m->kv.len = 0;
         *cache_start = start;
+        return gpt_prefill(m, ids + start, n - start);
     }
     const real *logits = m->kv.logits;
     while (start + m->kv.len < n) logits = gpt_forward_cached(m, ids[start + m->kv.len]);
@@ -160,6 +206,7 @@ int gpt_generate(gpt_model *m, int32_t *out, const int32_t *prompt, int n_prompt
     rng_seed(&g, seed);
     memcpy(out, prompt, (size_t)n_prompt * sizeof *out);
     int start = 0, cache_start = -1;
+    if (use_cache) gpt_cache_reset(m);
     for (int n = n_prompt; n < n_prompt + n_new; n++) {
         start = gpt_window_start(start, n, m->cfg.T);
         const real *logits = use_cache ? cached_logits(m, out, start, n, &cache_start)
