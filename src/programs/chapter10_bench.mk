@@ -3,7 +3,8 @@
 # to 8192 (tests/bench/bench_chapter10.c), against attention written the
 # usual way in PyTorch (tests/reference/bench_torch10.py) measured in the
 # same run, prints the ratios and the tiled forward's share of the
-# measured peak at n = 4096, and keeps them in build/out/bench-chapter10.txt.
+# measured peak at n = 4096 with the backward's, and the most the peak
+# allows; keeps them in build/out/bench-chapter10.txt.
 # A few minutes on two busy cores: make test never runs it, and the book
 # does not quote it.
 BENCH10 := $(BUILD)/bench/bench_chapter10
