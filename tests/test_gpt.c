@@ -42,7 +42,7 @@ START_TEST(cached_logits_are_the_windows) {
     gpt_cache_reset(m);
     for (int n = 1; n <= T; n++) {
         real cached[V];
-        memcpy(cached, gpt_forward_cached(m, ids[n - 1]), sizeof cached);
+        memcpy(cached, gpt_forward_cached(m, &ids[n - 1], 1), sizeof cached);
         const real *window = gpt_forward_window(m, ids, n);
         ck_assert_msg(memcmp(cached, window, sizeof cached) == 0,
                       "position %d: cached logit[0] %.9g, whole window %.9g", n - 1, cached[0],
@@ -52,10 +52,10 @@ START_TEST(cached_logits_are_the_windows) {
 }
 END_TEST
 
-// A window's first n positions put into the cache in one whole-window pass
-// leave the keys and values that n positions fed one at a time leave, to
-// the bit, and the same logits after them and after the positions fed next.
-START_TEST(prefill_is_feeding_one_at_a_time) {
+// A window's first n positions fed to the cache in one call leave the keys
+// and values that n positions fed one at a time leave, to the bit, and the
+// same logits after them and after the position fed next.
+START_TEST(many_positions_at_once_are_one_at_a_time) {
     gpt_model *m = small_model(2);
     int32_t ids[T];
     for (int i = 0; i < T; i++) ids[i] = (i * 5 + 1) % V;
@@ -65,23 +65,23 @@ START_TEST(prefill_is_feeding_one_at_a_time) {
     ck_assert_ptr_nonnull(v);
     for (int n = 1; n < T; n += 5) {
         gpt_cache_reset(m);
-        for (int i = 0; i < n; i++) memcpy(fed, gpt_forward_cached(m, ids[i]), sizeof fed);
+        for (int i = 0; i < n; i++) memcpy(fed, gpt_forward_cached(m, &ids[i], 1), sizeof fed);
         memcpy(k, m->kv.k, kv_size * sizeof *k);
         memcpy(v, m->kv.v, kv_size * sizeof *v);
         gpt_cache_reset(m);
         memset(m->kv.k, 0, kv_size * sizeof *k);
         memset(m->kv.v, 0, kv_size * sizeof *v);
-        const real *pre = gpt_prefill(m, ids, n);
+        const real *all = gpt_forward_cached(m, ids, n);
         ck_assert_int_eq(m->kv.len, n);
-        ck_assert_msg(memcmp(pre, fed, sizeof fed) == 0, "n = %d: logits", n);
+        ck_assert_msg(memcmp(all, fed, sizeof fed) == 0, "n = %d: logits", n);
         for (int l = 0; l < LAYERS; l++)
             for (int i = 0; i < HEADS; i++) {  // head i of block l: its first n rows
                 size_t at = ((size_t)l * HEADS + i) * T * (D / HEADS), len = (size_t)n * (D / HEADS);
                 ck_assert_msg(memcmp(m->kv.k + at, k + at, len * sizeof *k) == 0, "n %d keys", n);
                 ck_assert_msg(memcmp(m->kv.v + at, v + at, len * sizeof *v) == 0, "n %d values", n);
             }
-        real next[V];  // and a position fed after the prefill
-        memcpy(next, gpt_forward_cached(m, ids[n]), sizeof next);
+        real next[V];  // and a position fed after them
+        memcpy(next, gpt_forward_cached(m, &ids[n], 1), sizeof next);
         ck_assert_msg(memcmp(next, gpt_forward_window(m, ids, n + 1), sizeof next) == 0,
                       "n = %d: the position after", n);
     }
@@ -586,7 +586,7 @@ int main(void) {
     Suite *s = suite_create("gpt");
     TCase *gen = tcase_create("generation");
     tcase_add_test(gen, cached_logits_are_the_windows);
-    tcase_add_test(gen, prefill_is_feeding_one_at_a_time);
+    tcase_add_test(gen, many_positions_at_once_are_one_at_a_time);
     tcase_add_test(gen, window_slides_by_half);
     tcase_add_test(gen, cache_gives_the_same_tokens);
     tcase_add_test(gen, sampling_is_reproducible);

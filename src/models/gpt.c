@@ -155,12 +155,13 @@ static void carve_acts(arena *r, gpt_model *m) {
     kv->k = carve(r, kv_size);
     kv->v = carve(r, kv_size);
     kv->wt = carve(r, (size_t)c->L * 12 * d * d + d * c->V);
-    kv->x = carve(r, d);
-    kv->ln = carve(r, d);
-    kv->qkv = carve(r, 3 * d);
-    kv->z = carve(r, d);
-    kv->out = carve(r, d);
-    kv->hid = carve(r, 4 * d);
+    const size_t Td = (size_t)c->T * d;
+    kv->x = carve(r, Td);
+    kv->ln = carve(r, Td);
+    kv->qkv = carve(r, 3 * Td);
+    kv->z = carve(r, Td);
+    kv->out = carve(r, Td);
+    kv->hid = carve(r, 4 * Td);
     kv->logits = carve(r, c->V);
     kv->w = carve(r, c->T);
     kv->scratch = carve(r, (size_t)c->T * d);
@@ -399,11 +400,6 @@ int gpt_attention_weights(const gpt_model *m, int b, int l, int head, real *w) {
     const real *from = m->a.blocks[l].attn[k].w + ((size_t)(b - b0) * m->cfg.h + head) * nn;
     memcpy(w, from, nn * sizeof *w);
     return 0;
-}
-
-const real *gpt_attention_input(const gpt_model *m, int b, int l) {
-    if (b < 0 || b >= m->B || l < 0 || l >= m->cfg.L) return NULL;
-    return m->a.blocks[l].ln1 + (size_t)b * m->n * m->cfg.d;  // the shards' rows follow on
 }
 
 // Given shard s's rows of a->dx, the gradient of block l's output, leaves

@@ -112,7 +112,8 @@ typedef struct {
 } gpt_acts;
 
 // Keys and values of the positions generation has seen, the weight
-// matrices transposed, and the scratch of a forward pass of one position.
+// matrices transposed, and the scratch of a forward pass of up to T new
+// positions.
 // A position's products read its weights (in, out), row after row: the
 // same sums, in the same order, as a product of many rows, which copies
 // each (out, in) weight transposed a slice at a time (kernels/gemm_fast.c),
@@ -122,8 +123,8 @@ typedef struct {
     int len;                          // positions cached
     real *wt;                         // per block c_attn^T (d, 3d), c_proj^T (d, d),
                                       // c_fc^T (d, 4d), mlp c_proj^T (4d, d); then wte^T (d, V)
-    real *x, *ln, *qkv, *z, *out;     // (d), (d), (3d), (d), (d)
-    real *hid, *logits, *w, *scratch; // (4d), (V), (T), (T d)
+    real *x, *ln, *qkv, *z, *out;     // (T, d), (T, d), (T, 3d), (T, d), (T, d)
+    real *hid, *logits, *w, *scratch; // (T, 4d), (V), (T), (T d)
     double *probs;                    // (2V) sampling's scratch
 } gpt_kv_cache;
 
@@ -186,11 +187,6 @@ real gpt_forward(gpt_model *m, const int32_t *ids, const int32_t *targets, int B
 // model's attention is tiled (it keeps no weights).
 int gpt_attention_weights(const gpt_model *m, int b, int l, int head, real *w);
 
-// What block l's attention read for sequence b in the last forward pass,
-// ln_1 of its input: (n, d), row t position t's; NULL when b or l is out
-// of range.
-const real *gpt_attention_input(const gpt_model *m, int b, int l);
-
 // Clears the gradients and computes them for the last forward pass (which
 // had targets): m->grad_block. The tied wte collects the gradient of the
 // output layer and of the embedding.
@@ -204,21 +200,17 @@ real gpt_train_step(gpt_model *m, const int32_t *windows, int B, int n);
 // ---------------------------------------------------------------- generation
 
 // Empties the cache and copies the weights into it transposed: call it
-// before the first gpt_forward_cached or gpt_prefill, and again whenever
-// the parameters change (gpt_generate calls it).
+// before the first gpt_forward_cached, and again whenever the parameters
+// change (gpt_generate calls it).
 void gpt_cache_reset(gpt_model *m);
 
-// The logits (V) of the token after position kv.len, given its id, with the
-// keys and values of positions 0 .. kv.len - 1 from the cache; appends the
-// position's keys and values. kv.len must be below T. Returns m->kv.logits.
-const real *gpt_forward_cached(gpt_model *m, int32_t id);
-
-// Fills the empty cache with the keys and values of the window ids (n <= T)
-// after one whole-window pass (gpt_forward_window), each block's keys and
-// values projected again from its attention's input (gpt_attention_input),
-// as n calls of gpt_forward_cached would fill it, to the bit; returns the
-// logits of the token after the window.
-const real *gpt_prefill(gpt_model *m, const int32_t *ids, int n);
+// The logits (V) of the token after positions kv.len .. kv.len + n - 1,
+// given their n ids (n >= 1), with the keys and values of positions
+// 0 .. kv.len - 1 from the cache; appends the n positions' keys and values.
+// kv.len + n must not pass T. The same numbers, to the bit, as n calls of
+// one id each, and as the whole window's pass (gpt_forward_window): n rows
+// only make the products longer. Returns m->kv.logits.
+const real *gpt_forward_cached(gpt_model *m, const int32_t *ids, int n);
 
 // The same logits computed over the whole window ids (n <= T) by
 // gpt_forward: the last position's row. Returns a pointer into m->a.logits.
@@ -235,8 +227,9 @@ int gpt_window_start(int start, int n, int T);
 // divided by temperature, among the top_k most likely (top_k <= 0 or >= V:
 // all); temperature <= 0 takes the most likely. The draws come from a
 // generator seeded with seed, one uniform number per token. With use_cache,
-// each token is one gpt_forward_cached step (the cache rebuilt from the
-// window when it slides); without, gpt_forward_window over the window.
+// each token is one gpt_forward_cached step of one position (the window's
+// first positions, the prompt's or those kept when it slides, in one step
+// of them all); without, gpt_forward_window over the window.
 // Both give the same tokens (tests/test_gpt.c). Returns 0, or -1 (and
 // writes nothing) when the prompt is empty or holds an id outside 0 .. V-1.
 int gpt_generate(gpt_model *m, int32_t *out, const int32_t *prompt, int n_prompt, int n_new,

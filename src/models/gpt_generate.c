@@ -19,8 +19,8 @@
 // and seeds.
 //
 // A window's first positions (the prompt, or the tokens kept when the
-// window slides) go into the cache in one whole-window pass, its keys and
-// values copied out (gpt_prefill): many rows a product, as training runs.
+// window slides) go into the cache in one call: the same numbers, each
+// product of many rows, each query's attention on its own.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,79 +61,64 @@ static real *cached(const gpt_model *m, real *kv, int l, int i) {
     return kv + ((size_t)l * c->h + i) * c->T * (c->d / c->h);
 }
 
-// kv.x += the attention of block l for the new position (the cache's x),
-// as mha_forward computes it for that row.
-static void attention_cached(gpt_model *m, int l) {
+// kv.x += the attention of block l for the n new positions (the cache's
+// x, n rows), as mha_forward computes it for those rows: their keys and
+// values join the cache, then each query row sees the keys up to its own.
+static void attention_cached(gpt_model *m, int l, int n) {
     const int d = m->cfg.d, h = m->cfg.h, d_k = d / h, pos = m->kv.len;
     const mha_params *p = &m->p.blocks[l].attn;
     const real *wt = weights_t(m, l);
     gpt_kv_cache *kv = &m->kv;
-    real *q = kv->qkv, *k = kv->qkv + d, *v = kv->qkv + 2 * d;
-    linear_forward(kv->qkv, kv->ln, wt, p->in_proj_bias, 1, d, 3 * d, WEIGHT_IN_OUT);
+    linear_forward(kv->qkv, kv->ln, wt, p->in_proj_bias, n, d, 3 * d, WEIGHT_IN_OUT);
     const real scale = (real)(1.0 / sqrt((double)d_k));  // as mha_forward scales the queries
-    for (int j = 0; j < d; j++) q[j] = scale * q[j];
-    for (int i = 0; i < h; i++) {
-        real *keys = cached(m, kv->k, l, i), *values = cached(m, kv->v, l, i);
-        memcpy(keys + (size_t)pos * d_k, k + i * d_k, d_k * sizeof(real));
-        memcpy(values + (size_t)pos * d_k, v + i * d_k, d_k * sizeof(real));
-        // the new query sees every cached key: no mask needed
-        mha_head_forward(kv->w, kv->z + i * d_k, q + i * d_k, keys, values, NULL, false, 1,
-                         pos + 1, d_k, kv->scratch);
+    for (int t = 0; t < n; t++) {
+        real *q = kv->qkv + (size_t)t * 3 * d, *k = q + d, *v = q + 2 * d;
+        for (int j = 0; j < d; j++) q[j] = scale * q[j];
+        for (int i = 0; i < h; i++) {
+            real *keys = cached(m, kv->k, l, i), *values = cached(m, kv->v, l, i);
+            memcpy(keys + (size_t)(pos + t) * d_k, k + i * d_k, d_k * sizeof(real));
+            memcpy(values + (size_t)(pos + t) * d_k, v + i * d_k, d_k * sizeof(real));
+        }
     }
-    linear_forward(kv->out, kv->z, wt + 3 * d * d, p->out_proj_bias, 1, d, d, WEIGHT_IN_OUT);
-    for (int j = 0; j < d; j++) kv->x[j] = kv->x[j] + kv->out[j];
+    for (int t = 0; t < n; t++)
+        for (int i = 0; i < h; i++)  // query t sees keys 0 .. pos + t: no mask needed
+            mha_head_forward(kv->w, kv->z + (size_t)t * d + i * d_k,
+                             kv->qkv + (size_t)t * 3 * d + i * d_k, cached(m, kv->k, l, i),
+                             cached(m, kv->v, l, i), NULL, false, 1, pos + t + 1, d_k,
+                             kv->scratch);
+    linear_forward(kv->out, kv->z, wt + 3 * d * d, p->out_proj_bias, n, d, d, WEIGHT_IN_OUT);
+    for (size_t e = 0; e < (size_t)n * d; e++) kv->x[e] = kv->x[e] + kv->out[e];
 }
 
-// kv.x += the MLP of block l for the new position.
-static void mlp_cached(gpt_model *m, int l) {
+// kv.x += the MLP of block l for the n new positions.
+static void mlp_cached(gpt_model *m, int l, int n) {
     const int d = m->cfg.d;
     const gpt_block *p = &m->p.blocks[l];
     const real *wt = weights_t(m, l);
     gpt_kv_cache *kv = &m->kv;
-    layernorm_forward(kv->ln, NULL, NULL, kv->x, p->ln2_w, p->ln2_b, 1, d);
-    linear_forward(kv->hid, kv->ln, wt + 4 * d * d, p->fc_b, 1, d, 4 * d, WEIGHT_IN_OUT);
-    gelu_forward(kv->hid, kv->hid, 4 * (size_t)d);
-    linear_forward(kv->out, kv->hid, wt + 8 * d * d, p->proj_b, 1, 4 * d, d, WEIGHT_IN_OUT);
-    for (int j = 0; j < d; j++) kv->x[j] = kv->x[j] + kv->out[j];
+    layernorm_forward(kv->ln, NULL, NULL, kv->x, p->ln2_w, p->ln2_b, n, d);
+    linear_forward(kv->hid, kv->ln, wt + 4 * d * d, p->fc_b, n, d, 4 * d, WEIGHT_IN_OUT);
+    gelu_forward(kv->hid, kv->hid, (size_t)n * 4 * d);
+    linear_forward(kv->out, kv->hid, wt + 8 * d * d, p->proj_b, n, 4 * d, d, WEIGHT_IN_OUT);
+    for (size_t e = 0; e < (size_t)n * d; e++) kv->x[e] = kv->x[e] + kv->out[e];
 }
 
-const real *gpt_forward_cached(gpt_model *m, int32_t id) {
+const real *gpt_forward_cached(gpt_model *m, const int32_t *ids, int n) {
     const gpt_config *c = &m->cfg;
     gpt_kv_cache *kv = &m->kv;
-    embedding_forward(kv->x, &id, m->p.wte, 1, c->d);
-    positions_forward(kv->x, m->p.wpe + (size_t)kv->len * c->d, NULL, 1, 1, c->d);
+    embedding_forward(kv->x, ids, m->p.wte, n, c->d);
+    positions_forward(kv->x, m->p.wpe + (size_t)kv->len * c->d, NULL, 1, n, c->d);
     for (int l = 0; l < c->L; l++) {
         const gpt_block *p = &m->p.blocks[l];
-        layernorm_forward(kv->ln, NULL, NULL, kv->x, p->ln1_w, p->ln1_b, 1, c->d);
-        attention_cached(m, l);
-        mlp_cached(m, l);
+        layernorm_forward(kv->ln, NULL, NULL, kv->x, p->ln1_w, p->ln1_b, n, c->d);
+        attention_cached(m, l, n);
+        mlp_cached(m, l, n);
     }
-    layernorm_forward(kv->ln, NULL, NULL, kv->x, m->p.lnf_w, m->p.lnf_b, 1, c->d);
+    const real *last = kv->x + (size_t)(n - 1) * c->d;  // only the last position's logits
+    layernorm_forward(kv->ln, NULL, NULL, last, m->p.lnf_w, m->p.lnf_b, 1, c->d);
     linear_forward(kv->logits, kv->ln, weights_t(m, c->L), NULL, 1, c->d, c->V, WEIGHT_IN_OUT);
-    kv->len++;
+    kv->len += n;
     return kv->logits;
-}
-
-const real *gpt_prefill(gpt_model *m, const int32_t *ids, int n) {
-    const gpt_config *c = &m->cfg;
-    const int d = c->d, d_k = d / c->h;
-    const real *logits = gpt_forward_window(m, ids, n);
-    for (int l = 0; l < c->L; l++) {
-        const mha_params *p = &m->p.blocks[l].attn;
-        for (int which = 1; which <= 2; which++) {  // the keys, then the values
-            const size_t at = (size_t)which * d;    // their rows of c_attn
-            linear_forward(m->kv.scratch, gpt_attention_input(m, 0, l),
-                           p->in_proj_weight + at * d, p->in_proj_bias + at, n, d, d,
-                           WEIGHT_OUT_IN);
-            for (int i = 0; i < c->h; i++)  // head i: its columns of each row
-                for (int t = 0; t < n; t++)
-                    memcpy(cached(m, which == 1 ? m->kv.k : m->kv.v, l, i) + (size_t)t * d_k,
-                           m->kv.scratch + (size_t)t * d + i * d_k, d_k * sizeof(real));
-        }
-    }
-    m->kv.len = n;
-    memcpy(m->kv.logits, logits, (size_t)c->V * sizeof(real));
-    return m->kv.logits;
 }
 
 const real *gpt_forward_window(gpt_model *m, const int32_t *ids, int n) {
@@ -183,18 +168,17 @@ static int32_t sample(const real *logits, int V, double temperature, int top_k, 
     return last;  // u within rounding of sum
 }
 
-// The logits after ids[start .. n - 1] through the cache: filled anew by
-// gpt_prefill when the window has moved (*cache_start is where the cached
-// window starts), else fed the window's positions it lacks.
+// The logits after ids[start .. n - 1] through the cache: emptied when the
+// window has moved (*cache_start is where the cached window starts), then
+// fed the window's positions it lacks, all in one call.
 static const real *cached_logits(gpt_model *m, const int32_t *ids, int start, int n,
                                  int *cache_start) {
     if (*cache_start != start) {
+        m->kv.len = 0;
         *cache_start = start;
-        return gpt_prefill(m, ids + start, n - start);
     }
-    const real *logits = m->kv.logits;
-    while (start + m->kv.len < n) logits = gpt_forward_cached(m, ids[start + m->kv.len]);
-    return logits;
+    int len = m->kv.len;
+    return gpt_forward_cached(m, ids + start + len, n - start - len);
 }
 
 int gpt_generate(gpt_model *m, int32_t *out, const int32_t *prompt, int n_prompt, int n_new,
