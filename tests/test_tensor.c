@@ -58,6 +58,25 @@ START_TEST(matmul_transposed_equals_matmul_of_transpose) {
 }
 END_TEST
 
+// Every entry lands where the definition puts it, for sizes that are not
+// multiples of the tiles transpose copies, and below and above one tile.
+START_TEST(transpose_moves_every_entry) {
+    const int sizes[][2] = { {1, 1}, {3, 40}, {37, 21}, {16, 16}, {33, 17} };
+    for (int s = 0; s < 5; s++) {
+        int n = sizes[s][0], m = sizes[s][1];
+        float *a = malloc(sizeof(float) * n * m), *out = malloc(sizeof(float) * n * m);
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(out);
+        for (int e = 0; e < n * m; e++) a[e] = (float)e, out[e] = -1;
+        transpose(out, a, n, m);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < m; j++) ck_assert_float_eq(out[j * n + i], (float)(i * m + j));
+        free(a);
+        free(out);
+    }
+}
+END_TEST
+
 START_TEST(softmax_known_values) {
     float x[] = { 0, 0, log(3.0f) };  // exp: 1, 1, 3 -> 1/5, 1/5, 3/5
     softmax_rows(x, 1, 3);
@@ -130,6 +149,7 @@ static Suite *tensor_suite(void) {
     tcase_add_test(products, matmul_2x3_by_3x2);
     tcase_add_test(products, matmul_by_identity_is_unchanged);
     tcase_add_test(products, matmul_transposed_equals_matmul_of_transpose);
+    tcase_add_test(products, transpose_moves_every_entry);
     tcase_add_test(products, weighted_sum_of_rows);
     suite_add_tcase(s, products);
     TCase *softmax = tcase_create("softmax");

@@ -29,11 +29,16 @@ void matmul_transposed(real *out, const real *a, const real *b, int n, int m, in
             out[i * p + j] = dot(a + i * m, b + j * m, m);
 }
 
-// a is (n, m), out is (m, n)
+// a is (n, m), out is (m, n); a tile of 16 x 16 at a time, so that the
+// lines of a that a tile reads stay in the cache from one of its rows of
+// out to the next (a few times faster on large matrices than row by row)
 void transpose(real *out, const real *a, int n, int m) {
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < m; j++)
-            out[j * n + i] = a[i * m + j];
+    enum { TILE = 16 };
+    for (int i0 = 0; i0 < n; i0 += TILE)
+        for (int j0 = 0; j0 < m; j0 += TILE)
+            for (int j = j0; j < m && j < j0 + TILE; j++)
+                for (int i = i0; i < n && i < i0 + TILE; i++)
+                    out[(long)j * n + i] = a[(long)i * m + j];
 }
 
 void scale(real *x, real s, int n) {
