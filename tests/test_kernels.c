@@ -48,7 +48,7 @@ static float *copy_of(const float *x, long n) {
 static const int SHAPES[][3] = {
     {1, 1, 1},   {2, 3, 5},    {7, 9, 8},     {8, 16, 16},   {9, 17, 33},  {13, 5, 31},
     {6, 64, 47}, {17, 100, 32}, {32, 32, 32}, {64, 100, 32}, {100, 70, 96}, {3, 300, 20},
-    {25, 600, 7}, {129, 33, 100}, {5, 1, 64},  {1, 257, 1},
+    {25, 600, 7}, {129, 33, 100}, {5, 1, 64},  {1, 257, 1}, {1, 130, 256}, {3, 40, 300},
 };
 
 START_TEST(gemm_fast_agrees_with_the_reference) {
@@ -81,6 +81,13 @@ START_TEST(gemm_fast_agrees_with_the_reference) {
                               "%s, layout %d, (%d, %d, %d): rows split at %d differ", simd_name(lv[l]), layout, n,
                               k, m, cut);
                 free(split);
+                // and so does each row alone (one row has a kernel of its own)
+                float *rows = copy_of(c0, (long)n * m);
+                for (int i = 0; i < n; i++) gemm_fast_rows(lv[l], rows, a, b, n, k, m, layout, i, i + 1);
+                ck_assert_msg(memcmp(rows, got, (size_t)n * m * sizeof *got) == 0,
+                              "%s, layout %d, (%d, %d, %d): one row at a time differs", simd_name(lv[l]),
+                              layout, n, k, m);
+                free(rows);
                 if (lv[l] == SIMD_NONE) {
                     free(got);
                 } else if (!first) {

@@ -19,7 +19,9 @@
 // with one rounding (a fused multiply-add), store. So the result does not
 // depend on how the rows are split into blocks or calls (gemm_fast_rows
 // takes any range of them), nor on the vector width: AVX2 and AVX-512 give
-// the same bits.
+// the same bits. A single row (chapter 9's generation, a position at a
+// time) has a kernel of its own, gemm_row, which keeps eight vectors of
+// sums in flight instead of two; each entry is still summed in that order.
 #include "kernels/gemm_fast.h"
 
 // The k-slice of the transposed b that GEMM_ABT copies out at a time (32 KB
@@ -47,7 +49,10 @@ void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b,
         // a(i, p): a[i k + p] for GEMM_AB and GEMM_ABT, a[p n + i] for GEMM_ATB
         const float *ai = layout == GEMM_ATB ? a + i0 : a + (long)i0 * k;
         long a_i = layout == GEMM_ATB ? 1 : k, a_p = layout == GEMM_ATB ? n : 1;
-        for (int j = 0; j < m; j += W) {  // a panel of W columns of c
+        int j = 0;
+        if (i1 - i0 == 1 && layout != GEMM_ABT)  // one row: four panels at a time
+            for (; j + 4 * W <= m; j += 4 * W) SIMD_RUN(level, gemm_row, c + j, ai, a_p, b + j, m, k);
+        for (; j < m; j += W) {  // a panel of W columns of c
             int w = m - j < W ? m - j : W;
             if (layout != GEMM_ABT) {
                 panel(level, c + j, m, ai, a_i, a_p, b + j, m, i1 - i0, k, w);

@@ -96,6 +96,25 @@ TARGET void KERNEL(gemm_panel)(float *c, long ldc, const float *a, long a_i, lon
     gemm_columns(c, ldc, a, a_i, a_p, b, ldb, n, k, w, 0);
 }
 
+// Replaces gemm_panel for a single row of c, eight vectors of columns at
+// once (four panels): c[j] += sum_p a[p a_p] b[p ldb + j] for j < 8 VEC.
+// Eight chains of fused multiply-adds are in flight where a panel of one
+// row has two, so the loads of b overlap; each entry still adds its terms
+// in order, one rounding each: gemm_panel's numbers.
+TARGET void KERNEL(gemm_row)(float *c, const float *a, long a_p, const float *b, long ldb, int k) {
+    vec acc[8];
+#pragma GCC unroll 8
+    for (int v = 0; v < 8; v++) acc[v] = vec_load(c + v * VEC);
+    for (int p = 0; p < k; p++) {
+        const vec x = vec_set(a[p * a_p]);
+        const float *bp = b + p * ldb;
+#pragma GCC unroll 8
+        for (int v = 0; v < 8; v++) acc[v] = vec_fma(x, vec_load(bp + v * VEC), acc[v]);
+    }
+#pragma GCC unroll 8
+    for (int v = 0; v < 8; v++) vec_store(c + v * VEC, acc[v]);
+}
+
 // Replaces the copy in gemm_fast_rows of a slice of b^T for GEMM_ABT:
 // bt[p W + j] = b[j ldb + p] for p < k, j < w <= W (W = 2 VEC). Whole
 // VEC x VEC blocks are loaded row by row and transposed in registers; what
