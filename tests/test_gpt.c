@@ -74,11 +74,14 @@ START_TEST(many_positions_at_once_are_one_at_a_time) {
         const real *all = gpt_forward_cached(m, ids, n);
         ck_assert_int_eq(m->kv.len, n);
         ck_assert_msg(memcmp(all, fed, sizeof fed) == 0, "n = %d: logits", n);
+        const int d_k = D / HEADS;
         for (int l = 0; l < LAYERS; l++)
-            for (int i = 0; i < HEADS; i++) {  // head i of block l: its first n rows
-                size_t at = ((size_t)l * HEADS + i) * T * (D / HEADS), len = (size_t)n * (D / HEADS);
-                ck_assert_msg(memcmp(m->kv.k + at, k + at, len * sizeof *k) == 0, "n %d keys", n);
-                ck_assert_msg(memcmp(m->kv.v + at, v + at, len * sizeof *v) == 0, "n %d values", n);
+            for (int i = 0; i < HEADS; i++) {  // head i of block l: its first n positions
+                size_t at = ((size_t)l * HEADS + i) * T * d_k;
+                for (int c = 0; c < d_k; c++)  // the keys are columns, T apart
+                    ck_assert_msg(memcmp(m->kv.k + at + c * T, k + at + c * T, n * sizeof *k) == 0,
+                                  "n %d keys", n);
+                ck_assert_msg(memcmp(m->kv.v + at, v + at, n * d_k * sizeof *v) == 0, "n %d values", n);
             }
         real next[V];  // and a position fed after them
         memcpy(next, gpt_forward_cached(m, &ids[n], 1), sizeof next);

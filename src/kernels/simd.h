@@ -74,6 +74,8 @@ const char *simd_name(simd_level level);
     void attention_head_forward_##isa(float *w, float *z, const float *q, const float *k,          \
                                       const float *v, long ld, const bool *pad, int causal,        \
                                       int nq, int nk, int dk, float *scratch);                     \
+    void attention_query_forward_##isa(float *w, float *z, const float *q, const float *kt,        \
+                                       long ld_kt, const float *v, int nk, int dk);                \
     void attention_head_backward_##isa(float *dq, float *dk, float *dv, float *dw,                 \
                                        const float *dz, const float *q, const float *k,            \
                                        const float *v, const float *w, long ld, int nq, int nk,    \

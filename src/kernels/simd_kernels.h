@@ -405,6 +405,16 @@ TARGET void KERNEL(attention_head_forward)(float *w, float *z, const float *q, c
     head_product(z, ld, w, nk, 1, v, ld, nq, nk, dk);
 }
 
+// attention_head_forward for one query, no mask, with the keys already
+// transposed, kt (dk, nk) rows ld_kt apart: the same operations, so the
+// same bits, without the copy. z (dk), v (nk, dk) rows dk apart, w (nk).
+TARGET void KERNEL(attention_query_forward)(float *w, float *z, const float *q, const float *kt,
+                                            long ld_kt, const float *v, int nk, int dk) {
+    head_product(w, nk, q, dk, 1, kt, ld_kt, 1, dk, nk);
+    head_softmax(w, NULL, 0, 1, nk);
+    head_product(z, dk, w, nk, 1, v, dk, 1, nk, dk);
+}
+
 // Replaces head_backward (multihead_attention.c) on the head's columns in
 // place, where nothing else writes: dq = ds k, dk = ds^T q, dv = w^T dz
 // (written, not added: what head_backward adds into cleared arrays), with

@@ -286,6 +286,18 @@ void mha_head_forward(real *w, real *z, const real *q, const real *k, const real
 }
 //< multihead-head
 
+void mha_query_forward(real *w, real *z, const real *q, const real *kt, long ld_kt,
+                       const real *v, int n_k, int d_k) {
+    if (FAST_KERNEL(attention_query_forward, w, z, q, kt, ld_kt, v, n_k, d_k)) return;
+    for (int j = 0; j < n_k; j++) {  // the scores, each summed as gemm sums it
+        w[j] = 0;
+        for (int p = 0; p < d_k; p++) w[j] += q[p] * kt[p * ld_kt + j];
+    }
+    masked_softmax(w, NULL, false, 1, n_k);
+    memset(z, 0, (size_t)d_k * sizeof *z);
+    gemm(z, w, v, 1, n_k, d_k, GEMM_AB);  // the weighted values
+}
+
 // Whether the masks hide every key from some query: the first key that is
 // not padding comes after the last one the query may see, or there is none.
 // Under the causal mask query 0 sees key 0 alone.

@@ -153,6 +153,13 @@ void mha_mean_weights(real *mean, const mha_cache *c, int b, int h, int n_q, int
 void mha_head_forward(real *w, real *z, const real *q, const real *k, const real *v,
                       const bool *pad, bool causal, int n_q, int n_k, int d_k, real *scratch);
 
+// mha_head_forward for one query, no mask, with the keys kept transposed:
+// kt (d_k, n_k) rows ld_kt apart (a cache that adds a key as a column, so
+// that nothing is copied out per query), v (n_k, d_k), w (n_k), z (d_k).
+// The same bits as mha_head_forward on the keys kt^T.
+void mha_query_forward(real *w, real *z, const real *q, const real *kt, long ld_kt,
+                       const real *v, int n_k, int d_k);
+
 // Self-attention (x (B, n, d) the queries', keys' and values' input) with
 // the same projections as mha_forward and mha_backward, but each head's
 // softmax(q k^T) v computed by tiled_attention_forward and _backward

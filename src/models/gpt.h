@@ -119,7 +119,7 @@ typedef struct {
 // each (out, in) weight transposed a slice at a time (kernels/gemm_fast.c),
 // where one row would pay for the copy alone.
 typedef struct {
-    real *k, *v;                      // (L, h, T, d_k) each
+    real *k, *v;                      // (L, h, d_k, T) the keys transposed, (L, h, T, d_k)
     int len;                          // positions cached
     real *wt;                         // per block c_attn^T (d, 3d), c_proj^T (d, d),
                                       // c_fc^T (d, 4d), mlp c_proj^T (4d, d); then wte^T (d, V)

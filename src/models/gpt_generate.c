@@ -55,7 +55,8 @@ void gpt_cache_reset(gpt_model *m) {
     m->kv.len = 0;
 }
 
-// Head i's keys (or values) of block l in the cache: (T, d_k).
+// Head i's keys of block l in the cache, transposed, (d_k, T), or its
+// values, (T, d_k).
 static real *cached(const gpt_model *m, real *kv, int l, int i) {
     const gpt_config *c = &m->cfg;
     return kv + ((size_t)l * c->h + i) * c->T * (c->d / c->h);
@@ -74,18 +75,17 @@ static void attention_cached(gpt_model *m, int l, int n) {
     for (int t = 0; t < n; t++) {
         real *q = kv->qkv + (size_t)t * 3 * d, *k = q + d, *v = q + 2 * d;
         for (int j = 0; j < d; j++) q[j] = scale * q[j];
-        for (int i = 0; i < h; i++) {
+        for (int i = 0; i < h; i++) {  // the key a column, the value a row
             real *keys = cached(m, kv->k, l, i), *values = cached(m, kv->v, l, i);
-            memcpy(keys + (size_t)(pos + t) * d_k, k + i * d_k, d_k * sizeof(real));
+            for (int c = 0; c < d_k; c++) keys[(size_t)c * m->cfg.T + pos + t] = k[i * d_k + c];
             memcpy(values + (size_t)(pos + t) * d_k, v + i * d_k, d_k * sizeof(real));
         }
     }
     for (int t = 0; t < n; t++)
         for (int i = 0; i < h; i++)  // query t sees keys 0 .. pos + t: no mask needed
-            mha_head_forward(kv->w, kv->z + (size_t)t * d + i * d_k,
-                             kv->qkv + (size_t)t * 3 * d + i * d_k, cached(m, kv->k, l, i),
-                             cached(m, kv->v, l, i), NULL, false, 1, pos + t + 1, d_k,
-                             kv->scratch);
+            mha_query_forward(kv->w, kv->z + (size_t)t * d + i * d_k,
+                              kv->qkv + (size_t)t * 3 * d + i * d_k, cached(m, kv->k, l, i),
+                              m->cfg.T, cached(m, kv->v, l, i), pos + t + 1, d_k);
     linear_forward(kv->out, kv->z, wt + 3 * d * d, p->out_proj_bias, n, d, d, WEIGHT_IN_OUT);
     for (size_t e = 0; e < (size_t)n * d; e++) kv->x[e] = kv->x[e] + kv->out[e];
 }
