@@ -55,8 +55,15 @@ static void print_setup(FILE *out, const imdb_task *s, const imdb_cell_options *
             d->scored ? d->scored : d->reviews, d->reviews, d->n_test);
 }
 
+// a - b in points (1/100), for printing to the tenth: a difference that
+// rounds to nothing is +0.0, never "-0.0".
+static double points(double a, double b) {
+    double x = 100 * (a - b);
+    return x > -0.05 && x < 0.05 ? 0 : x;
+}
+
 // A pair's test accuracies epoch by epoch, and the transformer's lead in
-// points (1/100).
+// points.
 static void print_table(FILE *out, const run_result *t, const run_result *h) {
     fprintf(out, "with the embeddings %s:\n"
                  "       |   transformer    | softmax-attention | transformer minus head\n"
@@ -67,14 +74,14 @@ static void print_table(FILE *out, const run_result *t, const run_result *h) {
         const epoch_result *a = &t->per_epoch[e], *b = &h->per_epoch[e];
         fprintf(out, " %5ld | %.4f  %.4f   | %.4f  %.4f    | %+6.1f   %+6.1f\n", e + 1,
                 a->chunk_accuracy, a->review_accuracy, b->chunk_accuracy, b->review_accuracy,
-                100 * (a->chunk_accuracy - b->chunk_accuracy),
-                100 * (a->review_accuracy - b->review_accuracy));
+                points(a->chunk_accuracy, b->chunk_accuracy),
+                points(a->review_accuracy, b->review_accuracy));
     }
     long bt = best_epoch(t, true), bh = best_epoch(h, true);
     fprintf(out, "best epochs by review: transformer %.4f (epoch %ld), softmax-attention %.4f "
                  "(epoch %ld): %+.1f\n", t->per_epoch[bt].review_accuracy, bt + 1,
             h->per_epoch[bh].review_accuracy, bh + 1,
-            100 * (t->per_epoch[bt].review_accuracy - h->per_epoch[bh].review_accuracy));
+            points(t->per_epoch[bt].review_accuracy, h->per_epoch[bh].review_accuracy));
     double st = 0, sh = 0;
     for (long e = 0; e < epochs; e++) {
         st += t->per_epoch[e].seconds;
