@@ -289,6 +289,111 @@ START_TEST(timing_table_and_data) {
 }
 END_TEST
 
+// Block [1.1]. The entropy of distributions whose entropy is known.
+START_TEST(entropy_of_known_rows) {
+    const float even[4] = { 0.25f, 0.25f, 0.25f, 0.25f }, one[4] = { 0, 1, 0, 0 };
+    const float halves[4] = { 0.5f, 0, 0.5f, 0 };
+    ck_assert_double_eq_tol(entropy(even, 4), log(4.0), 1e-7);
+    ck_assert_double_eq_tol(entropy(one, 4), 0, 1e-12);
+    ck_assert_double_eq_tol(entropy(halves, 4), log(2.0), 1e-7);
+}
+END_TEST
+
+// Every number of block [1.1] recomputed here in double from the same
+// draws, in the program's order (a query, then its keys), and what the
+// chapter says of them: the variance is the width and 1 after the
+// division; without it the largest weight climbs and the entropy falls
+// with d, with it both stay put. Then the table and the data file.
+START_TEST(scaling_block_numbers) {
+    scaling_row rows[SCALING_WIDTHS];
+    torch_rng g, h;
+    rng_seed(&g, DEFAULT_SEED);
+    rng_seed(&h, DEFAULT_SEED);
+    ck_assert_int_eq(scaling_run(rows, &g), 0);
+    float q[1024], keys[SCALING_KEYS * 1024];
+    for (int w = 0; w < SCALING_WIDTHS; w++) {
+        const int d = SCALING_D[w], n = SCALING_KEYS;
+        double sum = 0, squares = 0, ent[2] = { 0, 0 }, top[2] = { 0, 0 };
+        for (int row = 0; row < SCALING_ROWS; row++) {
+            rng_randn(&h, q, (size_t)d);
+            rng_randn(&h, keys, (size_t)n * d);
+            double s[SCALING_KEYS];
+            for (int j = 0; j < n; j++) {
+                s[j] = 0;
+                for (int p = 0; p < d; p++) s[j] += (double)q[p] * keys[j * d + p];
+                sum += s[j];
+                squares += s[j] * s[j];
+            }
+            for (int k = 0; k < 2; k++) {
+                double div = k ? sqrt((double)d) : 1, mx = -INFINITY, z = 0, e[SCALING_KEYS];
+                for (int j = 0; j < n; j++) mx = fmax(mx, s[j] / div);
+                for (int j = 0; j < n; j++) z += e[j] = exp(s[j] / div - mx);
+                double big = 0;
+                for (int j = 0; j < n; j++) {
+                    double a = e[j] / z;
+                    if (a > 0) ent[k] -= a * log(a) / SCALING_ROWS;
+                    big = fmax(big, a);
+                }
+                top[k] += big / SCALING_ROWS;
+            }
+        }
+        double count = (double)SCALING_ROWS * n, var = squares / count - (sum / count) * (sum / count);
+        const scaling_row *r = &rows[w];
+        ck_assert_int_eq(r->d, d);
+        ck_assert_msg(fabs(r->var_raw - var) <= 1e-4 * var, "d %d: variance %g, here %g", d, r->var_raw, var);
+        ck_assert_double_eq_tol(r->var_scaled, r->var_raw / d, 1e-12);
+        for (int k = 0; k < 2; k++) {
+            ck_assert_msg(fabs(r->entropy[k] - ent[k]) < 2e-4, "d %d, %d: entropy %g, here %g", d, k,
+                          r->entropy[k], ent[k]);
+            ck_assert_msg(fabs(r->largest[k] - top[k]) < 2e-4, "d %d, %d: largest %g, here %g", d, k,
+                          r->largest[k], top[k]);
+        }
+        // what the chapter says
+        ck_assert_msg(fabs(r->var_raw / d - 1) < 0.05, "d %d: variance %g", d, r->var_raw);
+        ck_assert_msg(fabs(r->var_scaled - 1) < 0.05, "d %d: scaled variance %g", d, r->var_scaled);
+        ck_assert(r->entropy[1] > r->entropy[0] && r->largest[1] < r->largest[0]);
+        ck_assert_msg(fabs(r->entropy[1] - rows[0].entropy[1]) < 0.05, "d %d: scaled entropy moves", d);
+        ck_assert_msg(fabs(r->largest[1] - rows[0].largest[1]) < 0.03, "d %d: scaled largest moves", d);
+        if (w > 0) {
+            ck_assert(r->largest[0] > rows[w - 1].largest[0]);
+            ck_assert(r->entropy[0] < rows[w - 1].entropy[0]);
+        }
+    }
+    ck_assert(rows[SCALING_WIDTHS - 1].largest[0] > 0.95 && rows[SCALING_WIDTHS - 1].entropy[0] < 0.1);
+    // the table, row for row, and the data file
+    char *text, dir[] = "/tmp/chapter1-test-XXXXXX", path[256];
+    size_t len;
+    FILE *f = open_memstream(&text, &len);
+    scaling_print(f, rows);
+    fclose(f);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert(scaling_write_data(rows, dir));
+    snprintf(path, sizeof path, "%s/chapter1-scaling.dat", dir);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));  // the header
+    for (int w = 0; w < SCALING_WIDTHS; w++) {
+        const scaling_row *r = &rows[w];
+        char want[128];
+        snprintf(want, sizeof want, "\n%6d | %9.2f %12.3f | %8.3f %8.3f | %8.3f %8.3f\n", r->d, r->var_raw,
+                 r->var_scaled, r->entropy[0], r->largest[0], r->entropy[1], r->largest[1]);
+        ck_assert_msg(strstr(text, want), "lacks \"%s\":\n%s", want, text);
+        int d;
+        double v[6], want_v[6] = { r->var_raw, r->var_scaled, r->entropy[0], r->largest[0], r->entropy[1],
+                                   r->largest[1] };
+        ck_assert_int_eq(fscanf(f, "%d %lg %lg %lg %lg %lg %lg", &d, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]), 7);
+        ck_assert_int_eq(d, r->d);
+        for (int k = 0; k < 6; k++) ck_assert_msg(fabs(v[k] - want_v[k]) <= 1e-5 * fabs(want_v[k]), "d %d col %d", d, k);
+    }
+    ck_assert_int_eq(fscanf(f, "%d", &(int){ 0 }), EOF);
+    fclose(f);
+    ck_assert_int_eq(remove(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+    free(text);
+}
+END_TEST
+
 static Suite *chapter1_suite(void) {
     Suite *s = suite_create("chapter1");
     TCase *tc = tcase_create("cells");
@@ -309,6 +414,8 @@ static Suite *chapter1_suite(void) {
     tcase_add_test(tc, default_seed_prints_the_notebooks_numbers);
     tcase_add_test(tc, three_ways_agree);
     tcase_add_test(tc, timing_table_and_data);
+    tcase_add_test(tc, entropy_of_known_rows);
+    tcase_add_test(tc, scaling_block_numbers);
     suite_add_tcase(s, tc);
     TCase *torch = tcase_create("pytorch");
     tcase_add_loop_test(torch, matches_pytorch_for_seed, 0,

@@ -12,8 +12,10 @@
 //
 // --timing: instead of the notebook's cells, time self-attention of
 // n = 8 ... 2048 random tokens computed three ways (see "timing" below).
+// --scaling: instead, block [1.1], what dividing the scores by sqrt(d)
+// does to them and to the softmax, measured for widths 4 to 1024.
 //
-// Usage: ./chapter1 [--seed N] [--data DIR] [--timing]
+// Usage: ./chapter1 [--seed N] [--data DIR] [--timing | --scaling]
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 
 #include "layers/attention_weights.h"
 #include "layers/attention_head.h"
+#include "layers/softmax.h"
 #include "core/cli.h"
 #include "core/clock.h"
 #include "notebooks/sentence.h"
@@ -179,6 +182,99 @@ static int chapter1_write_data(const chapter1 *c, const char *dir) {
     return ok ? 0 : -1;
 }
 
+// ---------------------------------------------------------------- scaling
+
+// Block [1.1]: for each width d, SCALING_ROWS queries, each scored against
+// SCALING_KEYS keys, every entry of both a standard normal draw.
+enum { SCALING_WIDTHS = 5, SCALING_ROWS = 4000, SCALING_KEYS = 8 };
+static const int SCALING_D[SCALING_WIDTHS] = { 4, 16, 64, 256, 1024 };
+
+typedef struct {
+    int d;
+    double var_raw, var_scaled;            // the variance of s and of s / sqrt(d)
+    double entropy[2], largest[2];         // means over the rows: [0] softmax(s),
+                                           // [1] softmax(s / sqrt(d)); entropy in nats
+} scaling_row;
+
+//> entropy
+// The entropy of a distribution w over n outcomes, in nats: ln n when it
+// is uniform, 0 when one outcome has it all.
+static double entropy(const float *w, int n) {
+    double h = 0;
+    for (int j = 0; j < n; j++)
+        if (w[j] > 0) h -= w[j] * log(w[j]);
+    return h;
+}
+//< entropy
+
+// One width's row of block [1.1], drawn from g: q (d) and keys (SCALING_KEYS, d).
+static void scaling_measure(scaling_row *r, int d, float *q, float *keys, torch_rng *g) {
+    const int n = SCALING_KEYS;
+    double sum = 0, squares = 0;
+    *r = (scaling_row){ .d = d };
+    for (int row = 0; row < SCALING_ROWS; row++) {
+        rng_randn(g, q, (size_t)d);
+        rng_randn(g, keys, (size_t)n * d);
+        float s[2][SCALING_KEYS];
+        matmul_transposed(s[0], q, keys, 1, d, n);  // the scores q . k_j
+        for (int j = 0; j < n; j++) {
+            sum += s[0][j];
+            squares += (double)s[0][j] * s[0][j];
+            s[1][j] = s[0][j] / sqrtf((float)d);
+        }
+        for (int k = 0; k < 2; k++) {  // unscaled, then scaled
+            softmax_rows(s[k], 1, n);
+            float top = 0;
+            for (int j = 0; j < n; j++) top = s[k][j] > top ? s[k][j] : top;
+            r->entropy[k] += entropy(s[k], n) / SCALING_ROWS;
+            r->largest[k] += (double)top / SCALING_ROWS;
+        }
+    }
+    double count = (double)SCALING_ROWS * n, mean = sum / count;
+    r->var_raw = squares / count - mean * mean;
+    r->var_scaled = r->var_raw / d;
+}
+
+// Measures every width of block [1.1] into rows; 0, or -1 when out of memory.
+static int scaling_run(scaling_row *rows, torch_rng *g) {
+    const int d_max = SCALING_D[SCALING_WIDTHS - 1];
+    float *q = malloc(sizeof *q * d_max), *keys = malloc(sizeof *keys * SCALING_KEYS * d_max);
+    int rc = q && keys ? 0 : -1;
+    for (int w = 0; rc == 0 && w < SCALING_WIDTHS; w++)
+        scaling_measure(&rows[w], SCALING_D[w], q, keys, g);
+    free(q);
+    free(keys);
+    return rc;
+}
+
+static void scaling_print(FILE *f, const scaling_row *rows) {
+    print_cell(f, "1.1", "why the scores are divided by sqrt(d)");
+    fprintf(f, "%d queries of width d, each against %d keys; every entry a standard normal draw.\n"
+               "Means over the queries: a row's entropy in nats (ln %d = %.3f when its weights\n"
+               "are even, 0 when one weight is 1), and its largest weight.\n",
+            SCALING_ROWS, SCALING_KEYS, SCALING_KEYS, log((double)SCALING_KEYS));
+    fprintf(f, "%6s | %-22s | %-17s | %s\n", "", "variance of", "softmax(s)", "softmax(s / sqrt(d))");
+    fprintf(f, "%6s | %9s %12s | %8s %8s | %8s %8s\n", "d", "s", "s / sqrt(d)", "entropy",
+            "largest", "entropy", "largest");
+    for (int w = 0; w < SCALING_WIDTHS; w++) {
+        const scaling_row *r = &rows[w];
+        fprintf(f, "%6d | %9.2f %12.3f | %8.3f %8.3f | %8.3f %8.3f\n", r->d, r->var_raw,
+                r->var_scaled, r->entropy[0], r->largest[0], r->entropy[1], r->largest[1]);
+    }
+}
+
+static bool scaling_write_data(const scaling_row *rows, const char *dir) {
+    FILE *data = open_data_file(PROGRAM, dir, "chapter1-scaling.dat");
+    if (!data) return false;
+    fputs("# d var_s var_scaled entropy largest entropy_scaled largest_scaled\n", data);
+    for (int w = 0; w < SCALING_WIDTHS; w++) {
+        const scaling_row *r = &rows[w];
+        fprintf(data, "%d %.6g %.6g %.6g %.6g %.6g %.6g\n", r->d, r->var_raw, r->var_scaled,
+                r->entropy[0], r->largest[0], r->entropy[1], r->largest[1]);
+    }
+    return close_data_file(PROGRAM, data, dir, "chapter1-scaling.dat");
+}
+
 // ---------------------------------------------------------------- timing
 
 //> three-ways
@@ -281,9 +377,10 @@ static int chapter1_timing(FILE *f, const char *dir, int max_n, int d, torch_rng
 #ifndef TESTING
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
-    bool timing = false;
-    extra_option extra[] = {{"--timing", OPT_FLAG, &timing, 0, 0, ""}};
-    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, "[--seed N] [--data DIR] [--timing]\n"
+    bool timing = false, scaling = false;
+    extra_option extra[] = {{"--timing", OPT_FLAG, &timing, 0, 0, ""},
+                            {"--scaling", OPT_FLAG, &scaling, 0, 0, ""}};
+    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, "[--seed N] [--data DIR] [--timing | --scaling]\n"
             "\n"
             "Self-attention with loops and with a matrix product (notebook cells [T2]-[T13]).\n"
             "  --seed N    torch.manual_seed(N) before the first draw; default "
@@ -292,8 +389,27 @@ int main(int argc, char **argv) {
             "  --data DIR  also write the figure data (chapter1-*.dat) into DIR\n"
             "  --timing    instead, time self-attention of 8 to 2048 random tokens three\n"
             "              ways: loops, plain matrix products, fast ones (a few seconds)\n"
-            "  --help      this message", &opts, extra, 1));
+            "  --scaling   instead, block [1.1]: the scores and the softmax of random\n"
+            "              queries and keys of widths 4 to 1024, with and without the\n"
+            "              division by sqrt(d)\n"
+            "  --help      this message", &opts, extra, 2));
     if (done >= 0) return done;
+    if (timing && scaling) {
+        fprintf(stderr, PROGRAM ": error: --timing and --scaling are two runs; give one\n");
+        return 2;
+    }
+    if (scaling) {
+        torch_rng g;
+        rng_seed(&g, opts.seed);
+        scaling_row rows[SCALING_WIDTHS];
+        if (scaling_run(rows, &g) < 0) {
+            fprintf(stderr, PROGRAM ": error: out of memory\n");
+            return 1;
+        }
+        scaling_print(stdout, rows);
+        if (opts.data_dir && !scaling_write_data(rows, opts.data_dir)) return 1;
+        return finish_output(PROGRAM) ? 0 : 1;
+    }
     if (timing) {
         torch_rng g;
         rng_seed(&g, opts.seed);
