@@ -455,7 +455,8 @@ static void print_training(const c_side *s, const torch_times *t, bool have_torc
 
 static void print_generation(const c_side *s, const torch_times *t, bool have_torch) {
     printf("[2] generation: T - 1 tokens from a one-character prompt (temperature 1; the\n"
-           "window fills and never slides); tokens a second, the best run\n");
+           "window fills and never slides); tokens a second, the best run (C uncached: one\n"
+           "run a round)\n");
     printf("  %5s %10s %12s %16s %20s   %s\n", "T", "C cached", "C uncached",
            "PyTorch cached", "C cached / PyTorch", "target");
     for (int k = 0; k < CONTEXTS; k++) {
@@ -485,8 +486,9 @@ static int bench(const options *o, const austen_corpus *c) {
     bool have_torch = bench_rounds(&b, &t, NAME, 1 + CONTEXTS, c_round, &s);
     remove_temp_files();
     printf("%s: chapter 9's GPT, C on %lld thread(s) against its PyTorch twin on 1 and 2\n"
-           "(tests/reference/bench_torch9.py); %lld round(s) in turn, PyTorch then C\n",
-           PROGRAM, o->threads, o->rounds);
+           "(tests/reference/bench_torch9.py, the better); %lld round(s) in turn, PyTorch\n"
+           "then C, %lld runs of each measurement a round\n",
+           PROGRAM, o->threads, o->rounds, o->repeats);
     print_training(&s, &t, have_torch);
     print_generation(&s, &t, have_torch);
     if (have_torch) printf("torch %s\n", t.version);
