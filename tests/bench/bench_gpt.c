@@ -485,15 +485,19 @@ static int bench(const options *o, const austen_corpus *c) {
     torch_times t = {.lines = 0};
     bool have_torch = bench_rounds(&b, &t, NAME, 1 + CONTEXTS, c_round, &s);
     remove_temp_files();
-    printf("%s: chapter 9's GPT, C on %lld thread(s) against its PyTorch twin on 1 and 2\n"
-           "(tests/reference/bench_torch9.py, the better); %lld round(s) in turn, PyTorch\n"
-           "then C, %lld runs of each measurement a round\n",
-           PROGRAM, o->threads, o->rounds, o->repeats);
+    if (o->torch)
+        printf("%s: chapter 9's GPT, C on %lld thread(s) against its PyTorch twin on 1 and 2\n"
+               "(tests/reference/bench_torch9.py, the better); %lld round(s) in turn, PyTorch\n"
+               "then C, %lld runs of each measurement a round\n",
+               PROGRAM, o->threads, o->rounds, o->repeats);
+    else
+        printf("%s: chapter 9's GPT, C on %lld thread(s); %lld round(s), %lld runs of each\n"
+               "measurement a round\n", PROGRAM, o->threads, o->rounds, o->repeats);
     print_training(&s, &t, have_torch);
     print_generation(&s, &t, have_torch);
     if (have_torch) printf("torch %s\n", t.version);
     else if (o->torch) printf("PyTorch: its run failed (%.60s); C measured alone\n", o->torch);
-    else printf("PyTorch: not measured in this run; C alone\n");
+    else printf("PyTorch: not measured in this run (no --torch); C alone\n");
     printf("the whole run: %.0f s\n", now_seconds() - t0);
     free(cmd);
     free(s.windows);
