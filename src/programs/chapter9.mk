@@ -78,18 +78,44 @@ $(AUSTEN_RDB): | austen-leftovers
 
 # tests/bench/bench_gpt.c times chapter 9's training step and writes the
 # starting model and the training ids that the PyTorch twin starts from
-# (tests/reference/chapter9_losses_golden.py runs it). Built by make all;
-# make bench-gpt runs its timing.
+# (tests/reference/chapter9_losses_golden.py runs it). Built by make all.
+#
+# make bench-gpt: its --bench, C against the PyTorch twin in one run, the
+# rounds taking turns (tests/reference/bench_torch9.py, on 1 and 2 threads):
+# [1] the training step's time, the ratio and each side's share of the
+# measured peak of its threads, [2] generation's tokens a second at
+# contexts 64 to 512, with the cache and without. Its temporary model files
+# go into $(BUILD) and are removed; its output is kept in
+# $(BUILD)/out/bench-gpt.txt. Without PyTorch, the C side alone. About three
+# minutes on two busy cores; make test never runs it.
 BENCH_GPT := $(BUILD)/bench/bench_gpt
 all: $(BENCH_GPT)
-$(BENCH_GPT): tests/bench/bench_gpt.c $(BUILD)/libattn.a $(LIB_HDRS)
+$(BENCH_GPT): tests/bench/bench_gpt.c tests/bench/bench.h $(BUILD)/libattn.a $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(STD_CFLAGS) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libattn.a $(LIBS) $(LDLIBS) -o $@
 
 .PHONY: bench-gpt
 BENCH_TARGETS += bench-gpt
-bench-gpt: $(BENCH_GPT) $(AUSTEN_RDB)
-	@$(BENCH_GPT) --steps 23 --time-only
+bench-gpt: $(BENCH_GPT) $(AUSTEN_RDB) | $(BUILD)/out
+	@sh tests/setup.sh $(BENCH8_PKGS) || echo "bench: without $(BENCH8_PKGS), PyTorch is left out"
+	@rm -f $(BUILD)/out/bench-gpt.txt
+	@if $(PYTHON) -c "import torch" 2>/dev/null; then \
+	  echo "bench: chapter 9's GPT, PyTorch (tests/reference/bench_torch9.py)"; \
+	  echo "bench: and C ($(BENCH_GPT)) in turn"; \
+	  $(BENCH_GPT) --bench --work $(BUILD) \
+	    --torch "$(PYTHON) tests/reference/bench_torch9.py" > $(BUILD)/out/bench-gpt.txt.tmp; \
+	else \
+	  echo "bench: no PyTorch for $(PYTHON) (Debian's python3-torch): the C side only"; \
+	  $(BENCH_GPT) --bench --work $(BUILD) > $(BUILD)/out/bench-gpt.txt.tmp; \
+	fi
+	@mv $(BUILD)/out/bench-gpt.txt.tmp $(BUILD)/out/bench-gpt.txt
+	@cat $(BUILD)/out/bench-gpt.txt
+
+# Timed after chapter 10's when both are asked for (as make bench asks),
+# never beside it (make -j).
+ifneq ($(filter bench-chapter10,$(MAKECMDGOALS)),)
+bench-gpt: | bench-chapter10
+endif
 
 # The book runs ./chapter9 with its defaults: 1,250 steps of 32 windows
 # (about four minutes on two idle cores), gzip and xz, the whole held-out

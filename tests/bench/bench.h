@@ -158,9 +158,10 @@ typedef int (*own_option_fn)(void *ctx, int argc, char **argv, int *i);
 // Parses the command line into o: --help, --torch CMD, --steps N,
 // --repeats R, --rounds N, --quick (quick_steps steps, 3 runs, 1 round),
 // and whatever own (if not NULL) takes. Returns -1 to go on, else the exit
-// status.
-static int bench_parse(bench_options *o, int argc, char **argv, void (*usage)(FILE *),
-                       own_option_fn own, void *ctx) {
+// status. (inline: a benchmark whose options are core/cli.h's, bench_gpt.c,
+// leaves it unused.)
+static inline int bench_parse(bench_options *o, int argc, char **argv, void (*usage)(FILE *),
+                              own_option_fn own, void *ctx) {
     for (int i = 1; i < argc; i++) {
         bool ok = true;
         int taken = 0;
