@@ -48,12 +48,12 @@ import argparse
 import math
 import time
 
+# first: it sets OpenMP's waiting policy, which torch reads when it loads
+from torch_timing import (blas_libs, keep_large_blocks, print_runs, print_version,  # isort: skip
+                          set_blas_threads)
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-from torch_timing import (blas_libs, keep_large_blocks, print_runs, print_version,
-                          set_blas_threads)
 
 B, L, V, D, DK = 64, 32, 10002, 100, 32
 WARMUP = 20

@@ -28,9 +28,9 @@ import argparse
 import math
 import time
 
-import torch
-
+# first: it sets OpenMP's waiting policy, which torch reads when it loads
 from torch_timing import blas_libs, keep_large_blocks, print_runs, print_version, set_blas_threads
+import torch
 
 D = 64
 SIZES = (1024, 2048, 4096, 8192)

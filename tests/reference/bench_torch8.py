@@ -55,13 +55,14 @@ import argparse
 import ctypes
 import time
 
+# first: it sets OpenMP's waiting policy, which torch reads when it loads
+from torch_timing import (blas_libs, keep_large_blocks, print_runs, print_version,  # isort: skip
+                          set_blas_threads)
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 import chapter8_twin as twin
-from torch_timing import (blas_libs, keep_large_blocks, print_runs, print_version,
-                          set_blas_threads)
 
 WARMUP = 10
 B = 64

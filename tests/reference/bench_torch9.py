@@ -34,22 +34,16 @@ with <BLAS>.
 """
 import argparse
 import math
-import os
 import time
 
-# OpenMP's threads wait for work by spinning, by default; on two cores,
-# torch's spinning threads then take turns with OpenBLAS's own threads, and
-# a step on 2 threads takes ten times as long as on 1. Waiting asleep gives
-# PyTorch its 2 threads' worth. (libgomp reads it when torch loads.)
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-import numpy as np  # noqa: E402  (after the variable, as torch too)
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-import chapter9_twin as twin  # noqa: E402
-from torch_timing import (blas_libs, keep_large_blocks, print_runs,  # noqa: E402
+# first: it sets OpenMP's waiting policy, which torch reads when it loads
+from torch_timing import (blas_libs, keep_large_blocks, print_runs,  # isort: skip
                           print_version, set_blas_threads)
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import chapter9_twin as twin
 
 # The C's (bench_gpt.c, as ./chapter9): AdamW's betas and weight decay, and
 # the learning-rate schedule; the speed does not depend on them.

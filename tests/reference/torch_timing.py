@@ -1,5 +1,6 @@
 """torch_timing.py: what the PyTorch benchmarks (bench_torch.py,
-bench_torch8.py) share: glibc asked to keep large blocks, the BLAS
+bench_torch8.py, bench_torch9.py, bench_torch10.py) share: OpenMP's threads
+asked to wait asleep, glibc asked to keep large blocks, the BLAS
 libraries loaded and their thread count, and the lines the C benchmarks
 read (tests/bench/bench.h, run_torch).
 
@@ -7,7 +8,15 @@ Imported by the scripts beside it (not a script itself).
 """
 import ctypes
 import ctypes.util
+import os
 import statistics
+
+# OpenMP's threads wait for work by spinning, by default; on two cores,
+# torch's spinning threads then take turns with OpenBLAS's own threads, and
+# a step on 2 threads can take ten times as long as on 1. Waiting asleep
+# gives PyTorch its 2 threads' worth. libgomp reads the variable when torch
+# loads, so the scripts import this module before torch.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def keep_large_blocks():
