@@ -25,6 +25,14 @@ $(QUOTE_CHECKED): book/quote.lua book/quote-check.sh | $(BUILD)/book
 	@touch $@
 $(BOOK_PDF) $(BOOK_HTML): $(QUOTE_CHECKED)
 
+# The exercises name only files, code and options that exist
+# (book/exercise-check.sh, which asks the programs for their --help).
+EXERCISES_CHECKED := $(BUILD)/book/exercises-checked
+$(EXERCISES_CHECKED): book/exercise-check.sh $(CHAPTER_MDS) $(CHAPTERS) | $(BUILD)/book
+	sh book/exercise-check.sh $(CHAPTER_MDS)
+	@touch $@
+$(BOOK_PDF) $(BOOK_HTML): $(EXERCISES_CHECKED)
+
 $(BOOK_PDF): | $(BUILD)/book/latex
 $(BUILD)/book/latex:
 	mkdir -p $@
