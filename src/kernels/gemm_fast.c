@@ -51,7 +51,8 @@ void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b,
         long a_i = layout == GEMM_ATB ? 1 : k, a_p = layout == GEMM_ATB ? n : 1;
         int j = 0;
         if (i1 - i0 == 1 && layout != GEMM_ABT)  // one row: four panels at a time
-            for (; j + 4 * W <= m; j += 4 * W) SIMD_RUN(level, gemm_row, c + j, ai, a_p, b + j, m, k);
+            for (; j + 4 * W <= m; j += 4 * W)
+                SIMD_RUN(level, gemm_row, c + j, ai, a_p, b + j, m, k);
         for (; j < m; j += W) {  // a panel of W columns of c
             int w = m - j < W ? m - j : W;
             if (layout != GEMM_ABT) {

@@ -98,6 +98,7 @@ printf '%s\n' 'I saw Mr. Smith at 3 p.m. He said "no." Then he left...' \
 # step), too long to repeat for each of their hundred-odd allocations.
 cases="chapter1|chapter1 --data DATA|-|DATA
 chapter1-timing|chapter1 --timing --data DATA|-|DATA
+chapter1-scaling|chapter1 --scaling --data DATA|-|DATA
 chapter2|chapter2 --data DATA|-|DATA
 chapter3|chapter3 --data DATA|-|DATA
 chapter4|chapter4 --data DATA|-|DATA
