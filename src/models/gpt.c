@@ -184,12 +184,14 @@ static int alloc_model(gpt_model *m, int B) {
     m->a.B = B;
     m->a.ids = calloc((size_t)B * c->T, sizeof(int32_t));
     m->a.targets = calloc((size_t)B * c->T, sizeof(int32_t));
+    m->a.lse = calloc((size_t)B * c->T, sizeof(double));
+    m->a.loss = calloc((size_t)B * c->T, sizeof(double));
     m->kv.probs = calloc(2 * (size_t)c->V, sizeof(double));
     layout_walk count = { 0 };
     walk_layout(&count, &(gpt_params){ 0 }, c);
     m->tensors = calloc(count.n_tensors, sizeof *m->tensors);
     if (!m->param_block || !m->grad_block || !m->p.blocks || !m->g.blocks || !m->vocab ||
-        !m->a.blocks || !m->a.ids || !m->a.targets || !m->kv.probs || !m->tensors || !m->gs ||
+        !m->a.blocks || !m->a.ids || !m->a.targets || !m->a.lse || !m->a.loss || !m->kv.probs || !m->tensors || !m->gs ||
         (m->shards > 1 && !m->shard_grads))
         return -1;
     layout_walk wp = { .block = m->param_block, .tensors = m->tensors };
@@ -295,6 +297,8 @@ void gpt_free(gpt_model *m) {
     free(m->a.blocks);
     free(m->a.ids);
     free(m->a.targets);
+    free(m->a.lse);
+    free(m->a.loss);
     free(m->kv.probs);
     free(m->tensors);
     free(m->vocab);
@@ -351,8 +355,10 @@ static void block_forward(gpt_model *m, int l, const shard *s) {
     for (size_t e = 0; e < nd; e++) out[e] = mid[e] + out[e];
 }
 
-// Shard s's logits: the embedding, the blocks, ln_f and the tied output layer.
-static void shard_forward(gpt_model *m, const shard *s) {
+// Shard s's logits: the embedding, the blocks, ln_f and the tied output
+// layer; when scored, each position's loss against a->targets (and the
+// log-sum-exp its gradient needs).
+static void shard_forward(gpt_model *m, const shard *s, bool scored) {
     const gpt_config *c = &m->cfg;
     const int N = s->B * s->n, d = c->d;
     gpt_acts *a = &m->a;
@@ -364,6 +370,8 @@ static void shard_forward(gpt_model *m, const shard *s) {
     // the output layer is the token embedding: logits = ln_f(x) wte^T
     linear_forward(ROWS(a->logits, c->V), ROWS(a->lnf, d), m->p.wte, NULL, N, d, c->V,
                    WEIGHT_OUT_IN);
+    for (size_t r = s->r0; scored && r < s->r0 + N; r++)
+        a->loss[r] = cross_entropy_row(a->logits + r * c->V, a->targets[r], c->V, &a->lse[r]);
 }
 
 // Shard k of the last forward pass.
@@ -373,19 +381,21 @@ static shard shard_of(const gpt_model *m, int k) {
 }
 
 real gpt_forward(gpt_model *m, const int32_t *ids, const int32_t *targets, int B, int n) {
-    const gpt_config *c = &m->cfg;
     const int N = B * n;
     m->B = B;
     m->n = n;
     if (ids != m->a.ids) memcpy(m->a.ids, ids, (size_t)N * sizeof *ids);
+    if (targets && targets != m->a.targets)
+        memcpy(m->a.targets, targets, (size_t)N * sizeof *targets);
     PARALLEL_FOR(m->shards > 1)
     for (int k = 0; k < m->shards; k++) {
         shard s = shard_of(m, k);
-        if (s.B > 0) shard_forward(m, &s);
+        if (s.B > 0) shard_forward(m, &s, targets != NULL);
     }
     if (!targets) return 0;
-    if (targets != m->a.targets) memcpy(m->a.targets, targets, (size_t)N * sizeof *targets);
-    return cross_entropy_forward(m->a.logits, targets, N, c->V, -1);
+    double sum = 0;  // cross_entropy_forward's mean: the positions' losses in order
+    for (int r = 0; r < N; r++) sum += m->a.loss[r];
+    return (real)(sum / N);
 }
 
 int gpt_attention_weights(const gpt_model *m, int b, int l, int head, real *w) {
@@ -436,16 +446,21 @@ static void block_backward(gpt_model *m, int l, const shard *s) {
                        ROWS(b->ln1_rstd, 1), p->ln1_w, N, d);
 }
 
-// Shard s's gradients, from its rows of a->dlogits down to the embedding.
+// Shard s's gradients, from the loss (its rows of a->dlogits) down to the
+// embedding.
 static void shard_backward(gpt_model *m, const shard *s) {
     const gpt_config *c = &m->cfg;
-    const int N = s->B * s->n, d = c->d;
+    const int N = s->B * s->n, d = c->d, V = c->V;
     gpt_acts *a = &m->a;
-    real *dln = ROWS(a->dln, d), *dx = ROWS(a->dx, d);
+    real *dln = ROWS(a->dln, d), *dx = ROWS(a->dx, d), *dlogits = ROWS(a->dlogits, V);
+    memset(dlogits, 0, (size_t)N * V * sizeof(real));
+    for (size_t r = s->r0; r < s->r0 + N; r++)  // the mean over all the batch's positions
+        cross_entropy_row_backward(a->dlogits + r * V, a->logits + r * V, a->targets[r], V,
+                                   a->lse[r], m->B * m->n);
     // the tied weight: its gradient as the output layer ...
     memset(dln, 0, (size_t)N * d * sizeof(real));
-    linear_backward(dln, s->g->wte, NULL, ROWS(a->dlogits, c->V), ROWS(a->lnf, d), m->p.wte, N,
-                    d, c->V, WEIGHT_OUT_IN);
+    linear_backward(dln, s->g->wte, NULL, dlogits, ROWS(a->lnf, d), m->p.wte, N, d, V,
+                    WEIGHT_OUT_IN);
     memset(dx, 0, (size_t)N * d * sizeof(real));
     layernorm_backward(dx, s->g->lnf_w, s->g->lnf_b, dln, stream(m, c->L, s),
                        ROWS(a->lnf_mean, 1), ROWS(a->lnf_rstd, 1), m->p.lnf_w, N, d);
@@ -456,13 +471,9 @@ static void shard_backward(gpt_model *m, const shard *s) {
 }
 
 void gpt_backward(gpt_model *m) {
-    const gpt_config *c = &m->cfg;
-    const int N = m->B * m->n;
     memset(m->grad_block, 0, m->n_params * sizeof(real));
     if (m->shards > 1)
         memset(m->shard_grads, 0, (m->shards - 1) * m->n_params * sizeof(real));
-    memset(m->a.dlogits, 0, (size_t)N * c->V * sizeof(real));
-    cross_entropy_backward(m->a.dlogits, m->a.logits, m->a.targets, N, c->V, -1);
     PARALLEL_FOR(m->shards > 1)
     for (int k = 0; k < m->shards; k++) {
         shard s = shard_of(m, k);
