@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "layers/adam.h"
+#include "layers/adamw.h"
 #include "layers/attention_head.h"
 #include "layers/embedding.h"
 #include "kernels/gemm_fast.h"
@@ -386,6 +387,41 @@ START_TEST(adam_step_rows_gives_the_bits_of_adam_step) {
 }
 END_TEST
 
+// AdamW (adamw_step: the adamw_dense kernel on each run of decayed or not
+// decayed parameters) with every level: the bits of the readable loop
+// (level none), runs of odd lengths, parameters decayed first and last.
+START_TEST(adamw_step_gives_the_same_bits_with_every_level) {
+    enum { N = 1001, STEPS = 20 };
+    torch_rng g;
+    rng_seed(&g, 5);
+    simd_level lv[3];
+    int nl = levels(lv);
+    float *p0 = random_floats(&g, N, -1, 1), *grads = random_floats(&g, (long)N * STEPS, -1, 1);
+    float *want = NULL, *want_m = NULL, *want_v = NULL;
+    for (int l = 0; l < nl; l++) {
+        use_level(lv[l]);
+        adamw_state s;
+        ck_assert_int_eq(adamw_init(&s, N, 0.1), 0);
+        const size_t runs[][2] = { {0, 1}, {5, 17}, {40, 300}, {341, 1}, {600, 401} };
+        for (size_t r = 0; r < sizeof runs / sizeof *runs; r++)
+            ck_assert_int_eq(adamw_decay(&s, runs[r][0], runs[r][1]), 0);
+        float *p = copy_of(p0, N);
+        for (int t = 0; t < STEPS; t++) adamw_step(&s, p, grads + (long)t * N, 1e-2 * (t + 1));
+        if (l == 0) {
+            want = p, want_m = copy_of(s.m, N), want_v = copy_of(s.v, N);
+        } else {
+            ck_assert_msg(memcmp(p, want, N * 4) == 0, "%s: parameters", simd_name(lv[l]));
+            ck_assert_msg(memcmp(s.m, want_m, N * 4) == 0, "%s: first moments", simd_name(lv[l]));
+            ck_assert_msg(memcmp(s.v, want_v, N * 4) == 0, "%s: second moments", simd_name(lv[l]));
+            free(p);
+        }
+        adamw_free(&s);
+    }
+    free(p0), free(grads), free(want), free(want_m), free(want_v);
+    use_best_level();
+}
+END_TEST
+
 // A table of rows, most of them unused in most steps, some never used and
 // some used only once, over more steps than a lazy table keeps constants
 // for: after adam_catch_up, the same bits as adam_step on every number.
@@ -466,6 +502,7 @@ int main(void) {
     tcase_add_test(tc, softmax_of_extreme_scores);
     tcase_add_test(tc, embedding_and_mean_give_the_same_bits);
     tcase_add_test(tc, adam_step_rows_gives_the_bits_of_adam_step);
+    tcase_add_test(tc, adamw_step_gives_the_same_bits_with_every_level);
     tcase_add_test(tc, lazy_rows_give_the_bits_of_the_dense_step);
     tcase_add_test(tc, lazy_rows_refuse_what_does_not_fit);
     suite_add_tcase(s, tc);

@@ -7,8 +7,8 @@
 // instead when the CPU has neither set, off x86-64, with ATTN_SIMD=none or
 // when real is double: gemm_reference.c for the product, and the loops
 // beside each call in attention_head.c, multihead_attention.c, layernorm.c,
-// embedding.c, linear.c, mean.c, gelu.c and adam.c (and softmax.c for the softmax)
-// for the others. The program is built without -march flags, so it
+// embedding.c, linear.c, mean.c, gelu.c, adam.c and adamw.c (and softmax.c
+// for the softmax) for the others. The program is built without -march flags, so it
 // runs on any x86-64 (and on other processors, through that readable code);
 // each compiled version carries its instruction set in a function
 // attribute, and simd_best() picks one at run time from what the CPU
@@ -67,6 +67,9 @@ const char *simd_name(simd_level level);
     void add_column_sums_##isa(float *out, const float *x, int rows, int d);                       \
     void adam_dense_##isa(float *p, const float *g, float *m, float *v, long n, float b1, float b2, \
                           float eps, float step, float inv_root_c2);                               \
+    void adamw_dense_##isa(float *p, const float *g, float *m, float *v, long n, float shrink,     \
+                           float b1, float b2, float a1, float a2, float eps, float step,          \
+                           float root_c2);                                                         \
     void adam_missed_steps_##isa(float *p, float *m, float *v, long n, const float *step_at,       \
                                  const float *inv_root_c2_at, long t0, long t1, float b1,          \
                                  float b2, float eps);                                          \

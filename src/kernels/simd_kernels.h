@@ -257,6 +257,28 @@ TARGET void KERNEL(adam_dense)(float *p, const float *g, float *m, float *v, lon
     }
 }
 
+// Replaces the loop of adamw_step (adamw.c) on a run of parameters that are
+// all decayed (shrink 1 - lr wd) or all not (shrink 1, which leaves a
+// parameter as it is), with the same bits: the same operations in the same
+// order, each rounded once (no fused multiply-add), a vector at a time.
+// a1 = 1 - b1 and a2 = 1 - b2 as the caller rounded them.
+TARGET void KERNEL(adamw_dense)(float *p, const float *g, float *m, float *v, long n, float shrink,
+                                float b1, float b2, float a1, float a2, float eps, float step,
+                                float root_c2) {
+    vec B1 = vec_set(b1), B2 = vec_set(b2), A1 = vec_set(a1), A2 = vec_set(a2), E = vec_set(eps);
+    vec S = vec_set(step), R = vec_set(root_c2), K = vec_set(shrink);
+    for (long i = 0; i < n; i += VEC) {
+        int w = n - i < VEC ? (int)(n - i) : VEC;
+        vec gi = load_part(g + i, w), pi = vec_mul(load_part(p + i, w), K);
+        vec mi = vec_add(vec_mul(B1, load_part(m + i, w)), vec_mul(A1, gi));
+        vec vi = vec_add(vec_mul(B2, load_part(v + i, w)), vec_mul(vec_mul(A2, gi), gi));
+        pi = vec_sub(pi, vec_div(vec_mul(S, mi), vec_add(vec_div(vec_sqrt(vi), R), E)));
+        store_part(m + i, mi, w);
+        store_part(v + i, vi, w);
+        store_part(p + i, pi, w);
+    }
+}
+
 // Replaces the loops of missed_steps (adam.c): steps t0 + 1 .. t1 of Adam
 // with a zero gradient on p, m, v (n each), step t with the constants
 // step_at[t] and inv_root_c2_at[t]. A vector of parameters stays in
