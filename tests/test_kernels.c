@@ -225,6 +225,52 @@ START_TEST(multihead_attention_fast_agrees_with_the_reference) {
 }
 END_TEST
 
+// Causal self-attention over sequences longer than the kernels' blocks
+// (rows of GEMM_ROWS, panels of two vectors of keys, head_dot's 16), whose
+// products skip the terms of the keys a query does not see: the readable
+// loops' results to rounding, AVX2 and AVX-512 to the bit.
+START_TEST(causal_attention_of_long_sequences) {
+    enum { B = 2, D = 64, H = 2 };
+    torch_rng g;
+    rng_seed(&g, 6);
+    simd_level lv[3];
+    int nl = levels(lv);
+    const int lengths[] = {40, 64, 70};
+    float *params = random_floats(&g, 4 * D * D + 4 * D, -0.3f, 0.3f);
+    mha_params p = {params, params + 3 * D * D, params + 3 * D * D + 3 * D,
+                    params + 4 * D * D + 3 * D};
+    for (size_t t = 0; t < sizeof lengths / sizeof *lengths; t++) {
+        const int n = lengths[t];
+        const long nd = (long)B * n * D, np = 4 * D * D + 4 * D, all = 2 * nd + np;
+        float *x = random_floats(&g, nd, -2, 2), *dout = random_floats(&g, nd, -1, 1);
+        float *want = calloc((size_t)all, 4), *first = calloc((size_t)all, 4);
+        for (int l = 0; l < nl; l++) {
+            use_level(lv[l]);
+            float *got = l == 0 ? want : calloc((size_t)all, 4);  // out, dx, the gradients
+            mha_params gr = {got + 2 * nd, got + 2 * nd + 3 * D * D,
+                             got + 2 * nd + 3 * D * D + 3 * D, got + 2 * nd + 4 * D * D + 3 * D};
+            mha_cache c;
+            ck_assert_int_eq(mha_cache_alloc(&c, B, n, n, D, H), 0);
+            mha_forward(got, &c, &p, x, x, NULL, true, B, n, n, D, H, NULL, NULL);
+            mha_backward(got + nd, got + nd, &gr, &c, dout, x, x, &p, B, n, n, D, H, NULL, NULL);
+            mha_cache_free(&c);
+            for (long i = 0; l > 0 && i < all; i++)
+                ck_assert_msg(fabsf(got[i] - want[i]) <= 1e-4f * (1 + fabsf(want[i])),
+                              "%s, n %d: number %ld %.9g, reference %.9g", simd_name(lv[l]), n, i,
+                              got[i], want[i]);
+            if (l == 1) memcpy(first, got, (size_t)all * 4);
+            if (l > 1)
+                ck_assert_msg(memcmp(first, got, (size_t)all * 4) == 0, "n %d: %s and %s differ",
+                              n, simd_name(lv[1]), simd_name(lv[l]));
+            if (l > 0) free(got);
+        }
+        free(x), free(dout), free(want), free(first);
+    }
+    free(params);
+    use_best_level();
+}
+END_TEST
+
 // layernorm_forward and _backward: the kernels' vectors of partial sums
 // are the readable code's 16 interleaved sums, and the backward sums are
 // taken in the readable order, so the two agree to the bit; widths with
@@ -497,6 +543,7 @@ int main(void) {
     tcase_add_test(tc, gemm_fast_agrees_with_the_reference);
     tcase_add_test(tc, attention_fast_agrees_with_the_reference);
     tcase_add_test(tc, multihead_attention_fast_agrees_with_the_reference);
+    tcase_add_test(tc, causal_attention_of_long_sequences);
     tcase_add_test(tc, layer_norm_gives_the_same_bits);
     tcase_add_test(tc, residual_sums_give_the_same_bits);
     tcase_add_test(tc, softmax_of_extreme_scores);

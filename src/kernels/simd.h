@@ -78,8 +78,8 @@ const char *simd_name(simd_level level);
                                       int nq, int nk, int dk, float *scratch);                     \
     void attention_head_backward_##isa(float *dq, float *dk, float *dv, float *dw,                 \
                                        const float *dz, const float *q, const float *k,            \
-                                       const float *v, const float *w, long ld, int nq, int nk,    \
-                                       int d_k, float *scratch);                                   \
+                                       const float *v, const float *w, long ld, int causal,        \
+                                       int nq, int nk, int d_k, float *scratch);                   \
     void layer_norm_rows_##isa(float *out, float *mean, float *rstd, const float *inp,             \
                                const float *gain, const float *bias, int n, int d, float eps); \
     void layer_norm_backward_rows_##isa(float *dinp, float *dgain, float *dbias,                   \
