@@ -110,6 +110,13 @@ SIMD_KERNELS(avx2)
 #define FAST_KERNEL(kernel, ...) false
 #endif
 
+// y = a + b, the n numbers one by one (y may be a or b): the add_arrays
+// kernel, a vector at a time, or the loop; the same bits.
+static inline void sum_arrays(real *y, const real *a, const real *b, long n) {
+    if (!FAST_KERNEL(add_arrays, y, a, b, n))
+        for (long e = 0; e < n; e++) y[e] = a[e] + b[e];
+}
+
 // Columns of c that gemm_panel computes at once: two vectors.
 static inline int simd_panel_width(simd_level level) { return level == SIMD_AVX512 ? 32 : 16; }
 

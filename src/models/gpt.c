@@ -10,6 +10,7 @@
 
 #include "core/rng.h"
 #include "kernels/parallel.h"
+#include "kernels/simd.h"
 #include "layers/cross_entropy.h"
 #include "layers/embedding.h"
 #include "layers/gelu.h"
@@ -191,8 +192,8 @@ static int alloc_model(gpt_model *m, int B) {
     walk_layout(&count, &(gpt_params){ 0 }, c);
     m->tensors = calloc(count.n_tensors, sizeof *m->tensors);
     if (!m->param_block || !m->grad_block || !m->p.blocks || !m->g.blocks || !m->vocab ||
-        !m->a.blocks || !m->a.ids || !m->a.targets || !m->a.lse || !m->a.loss || !m->kv.probs || !m->tensors || !m->gs ||
-        (m->shards > 1 && !m->shard_grads))
+        !m->a.blocks || !m->a.ids || !m->a.targets || !m->a.lse || !m->a.loss || !m->kv.probs ||
+        !m->tensors || !m->gs || (m->shards > 1 && !m->shard_grads))
         return -1;
     layout_walk wp = { .block = m->param_block, .tensors = m->tensors };
     walk_layout(&wp, &m->p, c);
@@ -346,13 +347,13 @@ static void block_forward(gpt_model *m, int l, const shard *s) {
     else
         mha_forward(attn_out, &a->attn[s->k], &p->attn, ln1, ln1, NULL, true, s->B, s->n, s->n,
                     d, m->cfg.h, NULL, NULL);
-    for (size_t e = 0; e < nd; e++) mid[e] = in[e] + attn_out[e];
+    sum_arrays(mid, in, attn_out, (long)nd);
     layernorm_forward(ln2, ROWS(a->ln2_mean, 1), ROWS(a->ln2_rstd, 1), mid, p->ln2_w, p->ln2_b,
                       N, d);
     linear_forward(fc, ln2, p->fc_w, p->fc_b, N, d, 4 * d, WEIGHT_OUT_IN);
     gelu_forward(gelu, fc, nd * 4);
     linear_forward(out, gelu, p->proj_w, p->proj_b, N, 4 * d, d, WEIGHT_OUT_IN);
-    for (size_t e = 0; e < nd; e++) out[e] = mid[e] + out[e];
+    sum_arrays(out, mid, out, (long)nd);
 }
 
 // Shard s's logits: the embedding, the blocks, ln_f and the tied output
@@ -470,18 +471,28 @@ static void shard_backward(gpt_model *m, const shard *s) {
     positions_backward(s->g->wpe, dx, NULL, s->B, s->n, d);
 }
 
+// Shard k's gradients: grad_block for shard 0, a block of shard_grads for
+// the others.
+static real *shard_grads(const gpt_model *m, int k) {
+    return k == 0 ? m->grad_block : m->shard_grads + (size_t)(k - 1) * m->n_params;
+}
+
 void gpt_backward(gpt_model *m) {
-    memset(m->grad_block, 0, m->n_params * sizeof(real));
-    if (m->shards > 1)
-        memset(m->shard_grads, 0, (m->shards - 1) * m->n_params * sizeof(real));
     PARALLEL_FOR(m->shards > 1)
     for (int k = 0; k < m->shards; k++) {
         shard s = shard_of(m, k);
+        memset(shard_grads(m, k), 0, m->n_params * sizeof(real));  // summed below, even empty
         if (s.B > 0) shard_backward(m, &s);
     }
-    for (int k = 1; k < m->shards; k++) {  // in order: the same sums with any threads
-        const real *from = m->shard_grads + (k - 1) * m->n_params;
-        for (size_t i = 0; i < m->n_params; i++) m->grad_block[i] += from[i];
+    // the shards' gradients added to shard 0's in order, each parameter's
+    // sum the same with any threads, which share the parameters' slices
+    enum { SLICES = 16 };
+    PARALLEL_FOR(m->shards > 1)
+    for (int j = 0; j < SLICES; j++) {
+        size_t i0 = m->n_params * j / SLICES, i1 = m->n_params * (j + 1) / SLICES;
+        for (int k = 1; k < m->shards; k++)
+            sum_arrays(m->grad_block + i0, m->grad_block + i0, shard_grads(m, k) + i0,
+                       (long)(i1 - i0));
     }
 }
 
