@@ -381,6 +381,37 @@ static shard shard_of(const gpt_model *m, int k) {
     return (shard){ .k = k, .B = b1 - b0, .n = m->n, .r0 = (size_t)b0 * m->n, .g = &m->gs[k] };
 }
 
+static void shard_backward(gpt_model *m, const shard *s);
+
+// Shard k's gradients: grad_block for shard 0, a block of shard_grads for
+// the others.
+static real *shard_grads(const gpt_model *m, int k) {
+    return k == 0 ? m->grad_block : m->shard_grads + (size_t)(k - 1) * m->n_params;
+}
+
+// The shards of the batch of m->B sequences of m->n positions, which the
+// threads share: with forward, each one's forward pass (scored: each
+// position's loss); with backward, its gradients from the loss down into
+// its own block, cleared first (even an empty shard's: the blocks are
+// summed). A shard's backward pass follows its own forward pass at once.
+static void run_shards(gpt_model *m, bool forward, bool scored, bool backward) {
+    PARALLEL_FOR(m->shards > 1)
+    for (int k = 0; k < m->shards; k++) {
+        shard s = shard_of(m, k);
+        if (backward) memset(shard_grads(m, k), 0, m->n_params * sizeof(real));
+        if (s.B > 0 && forward) shard_forward(m, &s, scored);
+        if (s.B > 0 && backward) shard_backward(m, &s);
+    }
+}
+
+// cross_entropy_forward's mean of a scored pass: the positions' losses in order.
+static real mean_loss(const gpt_model *m) {
+    const int N = m->B * m->n;
+    double sum = 0;
+    for (int r = 0; r < N; r++) sum += m->a.loss[r];
+    return (real)(sum / N);
+}
+
 real gpt_forward(gpt_model *m, const int32_t *ids, const int32_t *targets, int B, int n) {
     const int N = B * n;
     m->B = B;
@@ -388,15 +419,8 @@ real gpt_forward(gpt_model *m, const int32_t *ids, const int32_t *targets, int B
     if (ids != m->a.ids) memcpy(m->a.ids, ids, (size_t)N * sizeof *ids);
     if (targets && targets != m->a.targets)
         memcpy(m->a.targets, targets, (size_t)N * sizeof *targets);
-    PARALLEL_FOR(m->shards > 1)
-    for (int k = 0; k < m->shards; k++) {
-        shard s = shard_of(m, k);
-        if (s.B > 0) shard_forward(m, &s, targets != NULL);
-    }
-    if (!targets) return 0;
-    double sum = 0;  // cross_entropy_forward's mean: the positions' losses in order
-    for (int r = 0; r < N; r++) sum += m->a.loss[r];
-    return (real)(sum / N);
+    run_shards(m, true, targets != NULL, false);
+    return targets ? mean_loss(m) : 0;
 }
 
 int gpt_attention_weights(const gpt_model *m, int b, int l, int head, real *w) {
@@ -471,21 +495,9 @@ static void shard_backward(gpt_model *m, const shard *s) {
     positions_backward(s->g->wpe, dx, NULL, s->B, s->n, d);
 }
 
-// Shard k's gradients: grad_block for shard 0, a block of shard_grads for
-// the others.
-static real *shard_grads(const gpt_model *m, int k) {
-    return k == 0 ? m->grad_block : m->shard_grads + (size_t)(k - 1) * m->n_params;
-}
-
-void gpt_backward(gpt_model *m) {
-    PARALLEL_FOR(m->shards > 1)
-    for (int k = 0; k < m->shards; k++) {
-        shard s = shard_of(m, k);
-        memset(shard_grads(m, k), 0, m->n_params * sizeof(real));  // summed below, even empty
-        if (s.B > 0) shard_backward(m, &s);
-    }
-    // the shards' gradients added to shard 0's in order, each parameter's
-    // sum the same with any threads, which share the parameters' slices
+// The shards' gradients added to shard 0's in order, each parameter's sum
+// the same with any threads, which share the parameters' slices.
+static void sum_shard_grads(gpt_model *m) {
     enum { SLICES = 16 };
     PARALLEL_FOR(m->shards > 1)
     for (int j = 0; j < SLICES; j++) {
@@ -496,6 +508,11 @@ void gpt_backward(gpt_model *m) {
     }
 }
 
+void gpt_backward(gpt_model *m) {
+    run_shards(m, false, false, true);
+    sum_shard_grads(m);
+}
+
 #undef ROWS
 
 real gpt_train_step(gpt_model *m, const int32_t *windows, int B, int n) {
@@ -504,8 +521,11 @@ real gpt_train_step(gpt_model *m, const int32_t *windows, int B, int n) {
         memcpy(m->a.ids + (size_t)b * n, w, (size_t)n * sizeof *w);
         memcpy(m->a.targets + (size_t)b * n, w + 1, (size_t)n * sizeof *w);
     }
-    real loss = gpt_forward(m, m->a.ids, m->a.targets, B, n);
-    gpt_backward(m);
+    m->B = B;
+    m->n = n;
+    run_shards(m, true, true, true);  // gpt_forward and gpt_backward, a shard at a time
+    real loss = mean_loss(m);
+    sum_shard_grads(m);
     m->last_norm = grad_clip(m->grad_block, m->n_params, m->clip);
     adamw_step(&m->opt, m->param_block, m->grad_block, lr_at(&m->schedule, m->step));
     m->step++;
