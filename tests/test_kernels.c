@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "layers/adam.h"
+#include "layers/adamw.h"
 #include "layers/attention_head.h"
 #include "layers/embedding.h"
 #include "kernels/gemm_fast.h"
@@ -264,6 +265,52 @@ START_TEST(multihead_attention_fast_agrees_with_the_reference) {
 }
 END_TEST
 
+// Causal self-attention over sequences longer than the kernels' blocks
+// (rows of GEMM_ROWS, panels of two vectors of keys, head_dot's 16), whose
+// products skip the terms of the keys a query does not see: the readable
+// loops' results to rounding, AVX2 and AVX-512 to the bit.
+START_TEST(causal_attention_of_long_sequences) {
+    enum { B = 2, D = 64, H = 2 };
+    torch_rng g;
+    rng_seed(&g, 6);
+    simd_level lv[3];
+    int nl = levels(lv);
+    const int lengths[] = {40, 64, 70};
+    float *params = random_floats(&g, 4 * D * D + 4 * D, -0.3f, 0.3f);
+    mha_params p = {params, params + 3 * D * D, params + 3 * D * D + 3 * D,
+                    params + 4 * D * D + 3 * D};
+    for (size_t t = 0; t < sizeof lengths / sizeof *lengths; t++) {
+        const int n = lengths[t];
+        const long nd = (long)B * n * D, np = 4 * D * D + 4 * D, all = 2 * nd + np;
+        float *x = random_floats(&g, nd, -2, 2), *dout = random_floats(&g, nd, -1, 1);
+        float *want = calloc((size_t)all, 4), *first = calloc((size_t)all, 4);
+        for (int l = 0; l < nl; l++) {
+            use_level(lv[l]);
+            float *got = l == 0 ? want : calloc((size_t)all, 4);  // out, dx, the gradients
+            mha_params gr = {got + 2 * nd, got + 2 * nd + 3 * D * D,
+                             got + 2 * nd + 3 * D * D + 3 * D, got + 2 * nd + 4 * D * D + 3 * D};
+            mha_cache c;
+            ck_assert_int_eq(mha_cache_alloc(&c, B, n, n, D, H), 0);
+            mha_forward(got, &c, &p, x, x, NULL, true, B, n, n, D, H, NULL, NULL);
+            mha_backward(got + nd, got + nd, &gr, &c, dout, x, x, &p, B, n, n, D, H, NULL, NULL);
+            mha_cache_free(&c);
+            for (long i = 0; l > 0 && i < all; i++)
+                ck_assert_msg(fabsf(got[i] - want[i]) <= 1e-4f * (1 + fabsf(want[i])),
+                              "%s, n %d: number %ld %.9g, reference %.9g", simd_name(lv[l]), n, i,
+                              got[i], want[i]);
+            if (l == 1) memcpy(first, got, (size_t)all * 4);
+            if (l > 1)
+                ck_assert_msg(memcmp(first, got, (size_t)all * 4) == 0, "n %d: %s and %s differ",
+                              n, simd_name(lv[1]), simd_name(lv[l]));
+            if (l > 0) free(got);
+        }
+        free(x), free(dout), free(want), free(first);
+    }
+    free(params);
+    use_best_level();
+}
+END_TEST
+
 // layernorm_forward and _backward: the kernels' vectors of partial sums
 // are the readable code's 16 interleaved sums, and the backward sums are
 // taken in the readable order, so the two agree to the bit; widths with
@@ -426,6 +473,41 @@ START_TEST(adam_step_rows_gives_the_bits_of_adam_step) {
 }
 END_TEST
 
+// AdamW (adamw_step: the adamw_dense kernel on each run of decayed or not
+// decayed parameters) with every level: the bits of the readable loop
+// (level none), runs of odd lengths, parameters decayed first and last.
+START_TEST(adamw_step_gives_the_same_bits_with_every_level) {
+    enum { N = 1001, STEPS = 20 };
+    torch_rng g;
+    rng_seed(&g, 5);
+    simd_level lv[3];
+    int nl = levels(lv);
+    float *p0 = random_floats(&g, N, -1, 1), *grads = random_floats(&g, (long)N * STEPS, -1, 1);
+    float *want = NULL, *want_m = NULL, *want_v = NULL;
+    for (int l = 0; l < nl; l++) {
+        use_level(lv[l]);
+        adamw_state s;
+        ck_assert_int_eq(adamw_init(&s, N, 0.1), 0);
+        const size_t runs[][2] = { {0, 1}, {5, 17}, {40, 300}, {341, 1}, {600, 401} };
+        for (size_t r = 0; r < sizeof runs / sizeof *runs; r++)
+            ck_assert_int_eq(adamw_decay(&s, runs[r][0], runs[r][1]), 0);
+        float *p = copy_of(p0, N);
+        for (int t = 0; t < STEPS; t++) adamw_step(&s, p, grads + (long)t * N, 1e-2 * (t + 1));
+        if (l == 0) {
+            want = p, want_m = copy_of(s.m, N), want_v = copy_of(s.v, N);
+        } else {
+            ck_assert_msg(memcmp(p, want, N * 4) == 0, "%s: parameters", simd_name(lv[l]));
+            ck_assert_msg(memcmp(s.m, want_m, N * 4) == 0, "%s: first moments", simd_name(lv[l]));
+            ck_assert_msg(memcmp(s.v, want_v, N * 4) == 0, "%s: second moments", simd_name(lv[l]));
+            free(p);
+        }
+        adamw_free(&s);
+    }
+    free(p0), free(grads), free(want), free(want_m), free(want_v);
+    use_best_level();
+}
+END_TEST
+
 // A table of rows, most of them unused in most steps, some never used and
 // some used only once, over more steps than a lazy table keeps constants
 // for: after adam_catch_up, the same bits as adam_step on every number.
@@ -502,11 +584,13 @@ int main(void) {
     tcase_add_test(tc, attention_fast_agrees_with_the_reference);
     tcase_add_test(tc, multihead_attention_fast_agrees_with_the_reference);
     tcase_add_test(tc, query_against_transposed_keys_gives_the_same_bits);
+    tcase_add_test(tc, causal_attention_of_long_sequences);
     tcase_add_test(tc, layer_norm_gives_the_same_bits);
     tcase_add_test(tc, residual_sums_give_the_same_bits);
     tcase_add_test(tc, softmax_of_extreme_scores);
     tcase_add_test(tc, embedding_and_mean_give_the_same_bits);
     tcase_add_test(tc, adam_step_rows_gives_the_bits_of_adam_step);
+    tcase_add_test(tc, adamw_step_gives_the_same_bits_with_every_level);
     tcase_add_test(tc, lazy_rows_give_the_bits_of_the_dense_step);
     tcase_add_test(tc, lazy_rows_refuse_what_does_not_fit);
     suite_add_tcase(s, tc);

@@ -7,8 +7,8 @@
 // instead when the CPU has neither set, off x86-64, with ATTN_SIMD=none or
 // when real is double: gemm_reference.c for the product, and the loops
 // beside each call in attention_head.c, multihead_attention.c, layernorm.c,
-// embedding.c, linear.c, mean.c, gelu.c and adam.c (and softmax.c for the softmax)
-// for the others. The program is built without -march flags, so it
+// embedding.c, linear.c, mean.c, gelu.c, adam.c and adamw.c (and softmax.c
+// for the softmax) for the others. The program is built without -march flags, so it
 // runs on any x86-64 (and on other processors, through that readable code);
 // each compiled version carries its instruction set in a function
 // attribute, and simd_best() picks one at run time from what the CPU
@@ -68,6 +68,9 @@ const char *simd_name(simd_level level);
     void add_column_sums_##isa(float *out, const float *x, int rows, int d);                       \
     void adam_dense_##isa(float *p, const float *g, float *m, float *v, long n, float b1, float b2, \
                           float eps, float step, float inv_root_c2);                               \
+    void adamw_dense_##isa(float *p, const float *g, float *m, float *v, long n, float shrink,     \
+                           float b1, float b2, float a1, float a2, float eps, float step,          \
+                           float root_c2);                                                         \
     void adam_missed_steps_##isa(float *p, float *m, float *v, long n, const float *step_at,       \
                                  const float *inv_root_c2_at, long t0, long t1, float b1,          \
                                  float b2, float eps);                                          \
@@ -78,8 +81,8 @@ const char *simd_name(simd_level level);
                                        long ld_kt, const float *v, int nk, int dk);                \
     void attention_head_backward_##isa(float *dq, float *dk, float *dv, float *dw,                 \
                                        const float *dz, const float *q, const float *k,            \
-                                       const float *v, const float *w, long ld, int nq, int nk,    \
-                                       int d_k, float *scratch);                                   \
+                                       const float *v, const float *w, long ld, int causal,        \
+                                       int nq, int nk, int d_k, float *scratch);                   \
     void layer_norm_rows_##isa(float *out, float *mean, float *rstd, const float *inp,             \
                                const float *gain, const float *bias, int n, int d, float eps); \
     void layer_norm_backward_rows_##isa(float *dinp, float *dgain, float *dbias,                   \
@@ -109,6 +112,13 @@ SIMD_KERNELS(avx2)
 #else
 #define FAST_KERNEL(kernel, ...) false
 #endif
+
+// y = a + b, the n numbers one by one (y may be a or b): the add_arrays
+// kernel, a vector at a time, or the loop; the same bits.
+static inline void sum_arrays(real *y, const real *a, const real *b, long n) {
+    if (!FAST_KERNEL(add_arrays, y, a, b, n))
+        for (long e = 0; e < n; e++) y[e] = a[e] + b[e];
+}
 
 // Columns of c that gemm_panel computes at once: two vectors.
 static inline int simd_panel_width(simd_level level) { return level == SIMD_AVX512 ? 32 : 16; }

@@ -276,6 +276,28 @@ TARGET void KERNEL(adam_dense)(float *p, const float *g, float *m, float *v, lon
     }
 }
 
+// Replaces the loop of adamw_step (adamw.c) on a run of parameters that are
+// all decayed (shrink 1 - lr wd) or all not (shrink 1, which leaves a
+// parameter as it is), with the same bits: the same operations in the same
+// order, each rounded once (no fused multiply-add), a vector at a time.
+// a1 = 1 - b1 and a2 = 1 - b2 as the caller rounded them.
+TARGET void KERNEL(adamw_dense)(float *p, const float *g, float *m, float *v, long n, float shrink,
+                                float b1, float b2, float a1, float a2, float eps, float step,
+                                float root_c2) {
+    vec B1 = vec_set(b1), B2 = vec_set(b2), A1 = vec_set(a1), A2 = vec_set(a2), E = vec_set(eps);
+    vec S = vec_set(step), R = vec_set(root_c2), K = vec_set(shrink);
+    for (long i = 0; i < n; i += VEC) {
+        int w = n - i < VEC ? (int)(n - i) : VEC;
+        vec gi = load_part(g + i, w), pi = vec_mul(load_part(p + i, w), K);
+        vec mi = vec_add(vec_mul(B1, load_part(m + i, w)), vec_mul(A1, gi));
+        vec vi = vec_add(vec_mul(B2, load_part(v + i, w)), vec_mul(vec_mul(A2, gi), gi));
+        pi = vec_sub(pi, vec_div(vec_mul(S, mi), vec_add(vec_div(vec_sqrt(vi), R), E)));
+        store_part(m + i, mi, w);
+        store_part(v + i, vi, w);
+        store_part(p + i, pi, w);
+    }
+}
+
 // Replaces the loops of missed_steps (adam.c): steps t0 + 1 .. t1 of Adam
 // with a zero gradient on p, m, v (n each), step t with the constants
 // step_at[t] and inv_root_c2_at[t]. A vector of parameters stays in
@@ -336,6 +358,38 @@ INLINE void head_scores(float *s, const float *a, long ld, const float *bt, int 
     head_product(s, nk, a, ld, 1, bt, nk, nq, dk, nk);
 }
 
+// Under the causal mask a head's weights are 0 wherever key j comes after
+// query i, and so are their gradients: the products skip those terms. A
+// sum that starts from 0 and leaves out terms that are exactly 0, at its
+// end or at its start, has the same bits.
+//
+// head_product with x causal weights: lead 0, x(i, p) query i's weight of
+// key p (a block of rows needs no key beyond its last query); lead 1,
+// x(i, p) query p's weight of key i (a block of rows, keys, needs no query
+// before its first key).
+INLINE void head_product_causal(float *y, long ldy, const float *x, long x_i, long x_p,
+                                const float *b, long ldb, int n, int m, int w, int lead) {
+    for (int i = 0; i < n; i += GEMM_ROWS) {
+        int R = n - i < GEMM_ROWS ? n - i : GEMM_ROWS;
+        int p0 = lead ? (i < m ? i : m) : 0, p1 = lead || i + R > m ? m : i + R;
+        head_product(y + i * ldy, ldy, x + i * x_i + p0 * x_p, x_i, x_p, b + p0 * ldb, ldb, R,
+                     p1 - p0, w);
+    }
+}
+
+// head_scores under the causal mask: a panel of keys from c on only for the
+// queries from c on, the others see none of them (their places in s are
+// left as they were: head_softmax and the backward kernel read no place of
+// a key a query does not see beyond the vector that holds its last one).
+INLINE void head_scores_causal(float *s, const float *a, long ld, const float *bt, int nq, int nk,
+                               int dk) {
+    for (int c = 0; c < nk; c += 2 * VEC) {
+        int r0 = c < nq ? c : nq;
+        gemm_columns(s + (long)r0 * nk + c, nk, a + r0 * ld, ld, 1, bt + c, nk, nq - r0, dk,
+                     nk - c < 2 * VEC ? nk - c : 2 * VEC, 1);
+    }
+}
+
 INLINE float partial_sums(const float *x, float mu, int squares, int d);
 
 // masked_softmax (multihead_attention.c) on the rows of w (nq, nk), with
@@ -360,9 +414,10 @@ INLINE void head_softmax(float *w, const bool *pad, int causal, int nq, int nk) 
             for (int j = 0; j < nk; j++) row[j] = 0;
             continue;
         }
-        for (int j = 0; j < nk; j += VEC) {  // e^(x - top), 0 beyond seen
+        for (int j = 0; j < nk; j += VEC) {  // e^(x - top), 0 beyond seen (a vector not read)
             int keep = seen - j < 0 ? 0 : seen - j;
-            vec e = vec_keep_first(vec_exp(vec_sub(load_part(row + j, nk - j), vec_set(top))), keep);
+            vec e = keep == 0 ? vec_set(0)
+                              : vec_keep_first(vec_exp(vec_sub(load_part(row + j, nk - j), vec_set(top))), keep);
             store_part(row + j, e, nk - j);
         }
         if (pad)
@@ -396,13 +451,25 @@ INLINE float head_dot(const float *a, const float *b, int n) {
 // Replaces the loops of mha_head_forward (multihead_attention.c), one head
 // of one sequence: w (nq, nk) = masked softmax(q k^T), z = w v. q, z have
 // nq rows, k, v nk rows, all ld apart; pad (nk) or NULL; scratch (dk nk).
+// Under the causal mask, no score of a key a query does not see is
+// computed, nor multiplied by its weight 0.
 TARGET void KERNEL(attention_head_forward)(float *w, float *z, const float *q, const float *k,
                                            const float *v, long ld, const bool *pad, int causal,
                                            int nq, int nk, int dk, float *scratch) {
     head_transposed(scratch, k, ld, nk, dk);
-    head_scores(w, q, ld, scratch, nq, nk, dk);
+    if (causal) head_scores_causal(w, q, ld, scratch, nq, nk, dk);
+    else head_scores(w, q, ld, scratch, nq, nk, dk);
     head_softmax(w, pad, causal, nq, nk);
-    head_product(z, ld, w, nk, 1, v, ld, nq, nk, dk);
+    if (causal) head_product_causal(z, ld, w, nk, 1, v, ld, nq, nk, dk, 0);
+    else head_product(z, ld, w, nk, 1, v, ld, nq, nk, dk);
+}
+
+// The numbers of a row of causal weights that head_dot must read to give
+// the bits of the whole row, whose others are 0: its first seen, in
+// head_dot's blocks of 16 (or all nk).
+INLINE int causal_dot_length(int seen, int nk) {
+    int n = (seen + 15) / 16 * 16;
+    return n < nk ? n : nk;
 }
 
 // attention_head_forward for one query, no mask, with the keys already
@@ -420,23 +487,35 @@ TARGET void KERNEL(attention_query_forward)(float *w, float *z, const float *q, 
 // (written, not added: what head_backward adds into cleared arrays), with
 // dw (nq, nk) scratch
 // that ends up holding ds; dz, q, dq nq rows, k, v, dk, dv nk rows, ld
-// apart; scratch (dk nk).
+// apart; scratch (dk nk). causal: w is the forward's under the causal mask,
+// whose zeros the products skip, as there (ds is 0 where w is).
 TARGET void KERNEL(attention_head_backward)(float *dq, float *dk, float *dv, float *dw,
                                             const float *dz, const float *q, const float *k,
-                                            const float *v, const float *w, long ld, int nq,
-                                            int nk, int d_k, float *scratch) {
+                                            const float *v, const float *w, long ld, int causal,
+                                            int nq, int nk, int d_k, float *scratch) {
     head_transposed(scratch, v, ld, nk, d_k);
-    head_scores(dw, dz, ld, scratch, nq, nk, d_k);   // dw = dz v^T
-    head_product(dv, ld, w, 1, nk, dz, ld, nk, nq, d_k);  // dv = w^T dz
+    if (causal) {
+        head_scores_causal(dw, dz, ld, scratch, nq, nk, d_k);           // dw = dz v^T
+        head_product_causal(dv, ld, w, 1, nk, dz, ld, nk, nq, d_k, 1);  // dv = w^T dz
+    } else {
+        head_scores(dw, dz, ld, scratch, nq, nk, d_k);
+        head_product(dv, ld, w, 1, nk, dz, ld, nk, nq, d_k);
+    }
     for (int r = 0; r < nq; r++) {  // ds = w (dw - w . dw), row by row
         const float *wr = w + (long)r * nk;
         float *g = dw + (long)r * nk;
-        vec dot = vec_set(head_dot(wr, g, nk));
+        int n = causal ? causal_dot_length(r + 1 < nk ? r + 1 : nk, nk) : nk;
+        vec dot = vec_set(head_dot(wr, g, n));
         for (int j = 0; j < nk; j += VEC)
-            store_part(g + j, vec_mul(load_part(wr + j, nk - j), vec_sub(load_part(g + j, nk - j), dot)), nk - j);
+            store_part(g + j, j >= n ? vec_set(0) : vec_mul(load_part(wr + j, nk - j), vec_sub(load_part(g + j, nk - j), dot)), nk - j);
     }
-    head_product(dq, ld, dw, nk, 1, k, ld, nq, nk, d_k);  // dq = ds k
-    head_product(dk, ld, dw, 1, nk, q, ld, nk, nq, d_k);  // dk = ds^T q
+    if (causal) {
+        head_product_causal(dq, ld, dw, nk, 1, k, ld, nq, nk, d_k, 0);  // dq = ds k
+        head_product_causal(dk, ld, dw, 1, nk, q, ld, nk, nq, d_k, 1);  // dk = ds^T q
+    } else {
+        head_product(dq, ld, dw, nk, 1, k, ld, nq, nk, d_k);
+        head_product(dk, ld, dw, 1, nk, q, ld, nk, nq, d_k);
+    }
 }
 
 // ---------------------------------------------------------------- layer norm

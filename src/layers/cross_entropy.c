@@ -14,10 +14,19 @@ static int counted(const int32_t *y, int N, int32_t ignore) {
     return c;
 }
 
+double cross_entropy_row(const real *z, int32_t y, int V, double *lse) {
+    *lse = log_sum_exp(z, V);
+    return *lse - z[y];
+}
+
+void cross_entropy_row_backward(real *dz, const real *z, int32_t y, int V, double lse, int C) {
+    for (int v = 0; v < V; v++) dz[v] += (real)((exp(z[v] - lse) - (v == y)) / C);
+}
+
 real cross_entropy_forward(const real *z, const int32_t *y, int N, int V, int32_t ignore) {
-    double sum = 0;
+    double sum = 0, lse;
     for (int r = 0; r < N; r++)
-        if (y[r] != ignore) sum += log_sum_exp(z + (long)r * V, V) - z[(long)r * V + y[r]];
+        if (y[r] != ignore) sum += cross_entropy_row(z + (long)r * V, y[r], V, &lse);
     return (real)(sum / counted(y, N, ignore));
 }
 
@@ -27,8 +36,6 @@ void cross_entropy_backward(real *dz, const real *z, const int32_t *y, int N, in
     for (int r = 0; r < N; r++) {
         if (y[r] == ignore) continue;
         const real *zr = z + (long)r * V;
-        double lse = log_sum_exp(zr, V);
-        for (int v = 0; v < V; v++)
-            dz[(long)r * V + v] += (real)((exp(zr[v] - lse) - (v == y[r])) / C);
+        cross_entropy_row_backward(dz + (long)r * V, zr, y[r], V, log_sum_exp(zr, V), C);
     }
 }

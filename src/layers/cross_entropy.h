@@ -28,4 +28,15 @@ real cross_entropy_forward(const real *z, const int32_t *y, int N, int V, int32_
 void cross_entropy_backward(real *dz, const real *z, const int32_t *y, int N, int V,
                             int32_t ignore);
 
+// The same one position at a time, for a caller that shares the rows out
+// (chapter 9's GPT, its batch in shards): z (V) one position's logits, y
+// its target (not ignored). cross_entropy_row returns the position's loss,
+// log sum_v exp z[v] - z[y], the term cross_entropy_forward adds, with the
+// log-sum-exp in *lse; cross_entropy_row_backward adds the position's
+// gradient, (softmax(z) - onehot(y)) / C, into dz (V), given that lse and
+// C, the positions counted in the whole batch. The same bits as the
+// functions above.
+double cross_entropy_row(const real *z, int32_t y, int V, double *lse);
+void cross_entropy_row_backward(real *dz, const real *z, int32_t y, int V, double lse, int C);
+
 #endif

@@ -248,7 +248,7 @@ static bool fast_backward(real *dquery, real *dkv, const mha_params *g, mha_cach
             long at_q = row_q * d + i * d_k, at_k = row_k * d + i * d_k;
             SIMD_RUN(level, attention_head_backward, c->dq + at_q, c->dk + at_k, c->dv + at_k,
                      c->dw, c->dz + at_q, c->q + at_q, c->k + at_k, c->v + at_k,
-                     c->w + ((long)b * h + i) * n_q * n_k, d, nq, nk, d_k, c->proj);
+                     c->w + ((long)b * h + i) * n_q * n_k, d, c->causal, nq, nk, d_k, c->proj);
         }
         row_q += nq;
         row_k += nk;
@@ -345,6 +345,7 @@ mha_status mha_forward(real *out, mha_cache *c, const mha_params *p, const real 
                        const real *kv, const bool *key_pad, bool causal, int B, int n_q,
                        int n_k, int d, int h, const int *q_len, const int *k_len) {
     if (B < 1 || n_q < 1 || n_k < 1) return MHA_BAD_SIZE;
+    c->causal = causal;
     mha_status status = hides_every_key(key_pad, causal, B, n_q, n_k, q_len, k_len)
                             ? MHA_FULLY_MASKED_ROW : MHA_OK;
     if (fast_forward(out, c, p, query, kv, key_pad, causal, B, n_q, n_k, d, h, q_len, k_len))

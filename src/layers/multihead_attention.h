@@ -89,6 +89,7 @@ typedef struct {
     real *dz;               // (B, n_q, d)
     real *dq, *dk, *dv;     // (B, h, n_q or n_k, d_k)
     real *dw;               // (n_q, n_k); NULL in a tiled cache
+    bool causal;            // the last forward pass's mask, which its backward pass skips
 } mha_cache;
 
 // Room for B sequences of up to n_q queries and n_k keys. Returns 0, or -1

@@ -176,11 +176,9 @@ void layer_cache_free(layer_cache *c) {
     memset(c, 0, sizeof *c);
 }
 
-// y = a + b, count numbers (y may be a): the loop, or the add_arrays
-// kernel (simd_kernels.h) with the same bits.
+// y = a + b, count numbers (y may be a).
 static void sum_of(real *y, const real *a, const real *b, long count) {
-    if (!FAST_KERNEL(add_arrays, y, a, b, count))
-        for (long e = 0; e < count; e++) y[e] = a[e] + b[e];
+    sum_arrays(y, a, b, count);
 }
 
 // y += a, count numbers.

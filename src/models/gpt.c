@@ -10,6 +10,7 @@
 
 #include "core/rng.h"
 #include "kernels/parallel.h"
+#include "kernels/simd.h"
 #include "layers/cross_entropy.h"
 #include "layers/embedding.h"
 #include "layers/gelu.h"
@@ -186,13 +187,15 @@ static int alloc_model(gpt_model *m, int B) {
     m->a.B = B;
     m->a.ids = calloc((size_t)B * c->T, sizeof(int32_t));
     m->a.targets = calloc((size_t)B * c->T, sizeof(int32_t));
+    m->a.lse = calloc((size_t)B * c->T, sizeof(double));
+    m->a.loss = calloc((size_t)B * c->T, sizeof(double));
     m->kv.probs = calloc(2 * (size_t)c->V, sizeof(double));
     layout_walk count = { 0 };
     walk_layout(&count, &(gpt_params){ 0 }, c);
     m->tensors = calloc(count.n_tensors, sizeof *m->tensors);
     if (!m->param_block || !m->grad_block || !m->p.blocks || !m->g.blocks || !m->vocab ||
-        !m->a.blocks || !m->a.ids || !m->a.targets || !m->kv.probs || !m->tensors || !m->gs ||
-        (m->shards > 1 && !m->shard_grads))
+        !m->a.blocks || !m->a.ids || !m->a.targets || !m->a.lse || !m->a.loss || !m->kv.probs ||
+        !m->tensors || !m->gs || (m->shards > 1 && !m->shard_grads))
         return -1;
     layout_walk wp = { .block = m->param_block, .tensors = m->tensors };
     walk_layout(&wp, &m->p, c);
@@ -297,6 +300,8 @@ void gpt_free(gpt_model *m) {
     free(m->a.blocks);
     free(m->a.ids);
     free(m->a.targets);
+    free(m->a.lse);
+    free(m->a.loss);
     free(m->kv.probs);
     free(m->tensors);
     free(m->vocab);
@@ -344,17 +349,19 @@ static void block_forward(gpt_model *m, int l, const shard *s) {
     else
         mha_forward(attn_out, &a->attn[s->k], &p->attn, ln1, ln1, NULL, true, s->B, s->n, s->n,
                     d, m->cfg.h, NULL, NULL);
-    for (size_t e = 0; e < nd; e++) mid[e] = in[e] + attn_out[e];
+    sum_arrays(mid, in, attn_out, (long)nd);
     layernorm_forward(ln2, ROWS(a->ln2_mean, 1), ROWS(a->ln2_rstd, 1), mid, p->ln2_w, p->ln2_b,
                       N, d);
     linear_forward(fc, ln2, p->fc_w, p->fc_b, N, d, 4 * d, WEIGHT_OUT_IN);
     gelu_forward(gelu, fc, nd * 4);
     linear_forward(out, gelu, p->proj_w, p->proj_b, N, 4 * d, d, WEIGHT_OUT_IN);
-    for (size_t e = 0; e < nd; e++) out[e] = mid[e] + out[e];
+    sum_arrays(out, mid, out, (long)nd);
 }
 
-// Shard s's logits: the embedding, the blocks, ln_f and the tied output layer.
-static void shard_forward(gpt_model *m, const shard *s) {
+// Shard s's logits: the embedding, the blocks, ln_f and the tied output
+// layer; when scored, each position's loss against a->targets (and the
+// log-sum-exp its gradient needs).
+static void shard_forward(gpt_model *m, const shard *s, bool scored) {
     const gpt_config *c = &m->cfg;
     const int N = s->B * s->n, d = c->d;
     gpt_acts *a = &m->a;
@@ -366,6 +373,8 @@ static void shard_forward(gpt_model *m, const shard *s) {
     // the output layer is the token embedding: logits = ln_f(x) wte^T
     linear_forward(ROWS(a->logits, c->V), ROWS(a->lnf, d), m->p.wte, NULL, N, d, c->V,
                    WEIGHT_OUT_IN);
+    for (size_t r = s->r0; scored && r < s->r0 + N; r++)
+        a->loss[r] = cross_entropy_row(a->logits + r * c->V, a->targets[r], c->V, &a->lse[r]);
 }
 
 // Shard k of the last forward pass.
@@ -374,20 +383,46 @@ static shard shard_of(const gpt_model *m, int k) {
     return (shard){ .k = k, .B = b1 - b0, .n = m->n, .r0 = (size_t)b0 * m->n, .g = &m->gs[k] };
 }
 
+static void shard_backward(gpt_model *m, const shard *s);
+
+// Shard k's gradients: grad_block for shard 0, a block of shard_grads for
+// the others.
+static real *shard_grads(const gpt_model *m, int k) {
+    return k == 0 ? m->grad_block : m->shard_grads + (size_t)(k - 1) * m->n_params;
+}
+
+// The shards of the batch of m->B sequences of m->n positions, which the
+// threads share: with forward, each one's forward pass (scored: each
+// position's loss); with backward, its gradients from the loss down into
+// its own block, cleared first (even an empty shard's: the blocks are
+// summed). A shard's backward pass follows its own forward pass at once.
+static void run_shards(gpt_model *m, bool forward, bool scored, bool backward) {
+    PARALLEL_FOR(m->shards > 1)
+    for (int k = 0; k < m->shards; k++) {
+        shard s = shard_of(m, k);
+        if (backward) memset(shard_grads(m, k), 0, m->n_params * sizeof(real));
+        if (s.B > 0 && forward) shard_forward(m, &s, scored);
+        if (s.B > 0 && backward) shard_backward(m, &s);
+    }
+}
+
+// cross_entropy_forward's mean of a scored pass: the positions' losses in order.
+static real mean_loss(const gpt_model *m) {
+    const int N = m->B * m->n;
+    double sum = 0;
+    for (int r = 0; r < N; r++) sum += m->a.loss[r];
+    return (real)(sum / N);
+}
+
 real gpt_forward(gpt_model *m, const int32_t *ids, const int32_t *targets, int B, int n) {
-    const gpt_config *c = &m->cfg;
     const int N = B * n;
     m->B = B;
     m->n = n;
     if (ids != m->a.ids) memcpy(m->a.ids, ids, (size_t)N * sizeof *ids);
-    PARALLEL_FOR(m->shards > 1)
-    for (int k = 0; k < m->shards; k++) {
-        shard s = shard_of(m, k);
-        if (s.B > 0) shard_forward(m, &s);
-    }
-    if (!targets) return 0;
-    if (targets != m->a.targets) memcpy(m->a.targets, targets, (size_t)N * sizeof *targets);
-    return cross_entropy_forward(m->a.logits, targets, N, c->V, -1);
+    if (targets && targets != m->a.targets)
+        memcpy(m->a.targets, targets, (size_t)N * sizeof *targets);
+    run_shards(m, true, targets != NULL, false);
+    return targets ? mean_loss(m) : 0;
 }
 
 int gpt_attention_weights(const gpt_model *m, int b, int l, int head, real *w) {
@@ -438,16 +473,21 @@ static void block_backward(gpt_model *m, int l, const shard *s) {
                        ROWS(b->ln1_rstd, 1), p->ln1_w, N, d);
 }
 
-// Shard s's gradients, from its rows of a->dlogits down to the embedding.
+// Shard s's gradients, from the loss (its rows of a->dlogits) down to the
+// embedding.
 static void shard_backward(gpt_model *m, const shard *s) {
     const gpt_config *c = &m->cfg;
-    const int N = s->B * s->n, d = c->d;
+    const int N = s->B * s->n, d = c->d, V = c->V;
     gpt_acts *a = &m->a;
-    real *dln = ROWS(a->dln, d), *dx = ROWS(a->dx, d);
+    real *dln = ROWS(a->dln, d), *dx = ROWS(a->dx, d), *dlogits = ROWS(a->dlogits, V);
+    memset(dlogits, 0, (size_t)N * V * sizeof(real));
+    for (size_t r = s->r0; r < s->r0 + N; r++)  // the mean over all the batch's positions
+        cross_entropy_row_backward(a->dlogits + r * V, a->logits + r * V, a->targets[r], V,
+                                   a->lse[r], m->B * m->n);
     // the tied weight: its gradient as the output layer ...
     memset(dln, 0, (size_t)N * d * sizeof(real));
-    linear_backward(dln, s->g->wte, NULL, ROWS(a->dlogits, c->V), ROWS(a->lnf, d), m->p.wte, N,
-                    d, c->V, WEIGHT_OUT_IN);
+    linear_backward(dln, s->g->wte, NULL, dlogits, ROWS(a->lnf, d), m->p.wte, N, d, V,
+                    WEIGHT_OUT_IN);
     memset(dx, 0, (size_t)N * d * sizeof(real));
     layernorm_backward(dx, s->g->lnf_w, s->g->lnf_b, dln, stream(m, c->L, s),
                        ROWS(a->lnf_mean, 1), ROWS(a->lnf_rstd, 1), m->p.lnf_w, N, d);
@@ -457,23 +497,22 @@ static void shard_backward(gpt_model *m, const shard *s) {
     positions_backward(s->g->wpe, dx, NULL, s->B, s->n, d);
 }
 
-void gpt_backward(gpt_model *m) {
-    const gpt_config *c = &m->cfg;
-    const int N = m->B * m->n;
-    memset(m->grad_block, 0, m->n_params * sizeof(real));
-    if (m->shards > 1)
-        memset(m->shard_grads, 0, (m->shards - 1) * m->n_params * sizeof(real));
-    memset(m->a.dlogits, 0, (size_t)N * c->V * sizeof(real));
-    cross_entropy_backward(m->a.dlogits, m->a.logits, m->a.targets, N, c->V, -1);
+// The shards' gradients added to shard 0's in order, each parameter's sum
+// the same with any threads, which share the parameters' slices.
+static void sum_shard_grads(gpt_model *m) {
+    enum { SLICES = 16 };
     PARALLEL_FOR(m->shards > 1)
-    for (int k = 0; k < m->shards; k++) {
-        shard s = shard_of(m, k);
-        if (s.B > 0) shard_backward(m, &s);
+    for (int j = 0; j < SLICES; j++) {
+        size_t i0 = m->n_params * j / SLICES, i1 = m->n_params * (j + 1) / SLICES;
+        for (int k = 1; k < m->shards; k++)
+            sum_arrays(m->grad_block + i0, m->grad_block + i0, shard_grads(m, k) + i0,
+                       (long)(i1 - i0));
     }
-    for (int k = 1; k < m->shards; k++) {  // in order: the same sums with any threads
-        const real *from = m->shard_grads + (k - 1) * m->n_params;
-        for (size_t i = 0; i < m->n_params; i++) m->grad_block[i] += from[i];
-    }
+}
+
+void gpt_backward(gpt_model *m) {
+    run_shards(m, false, false, true);
+    sum_shard_grads(m);
 }
 
 #undef ROWS
@@ -484,8 +523,11 @@ real gpt_train_step(gpt_model *m, const int32_t *windows, int B, int n) {
         memcpy(m->a.ids + (size_t)b * n, w, (size_t)n * sizeof *w);
         memcpy(m->a.targets + (size_t)b * n, w + 1, (size_t)n * sizeof *w);
     }
-    real loss = gpt_forward(m, m->a.ids, m->a.targets, B, n);
-    gpt_backward(m);
+    m->B = B;
+    m->n = n;
+    run_shards(m, true, true, true);  // gpt_forward and gpt_backward, a shard at a time
+    real loss = mean_loss(m);
+    sum_shard_grads(m);
     m->last_norm = grad_clip(m->grad_block, m->n_params, m->clip);
     adamw_step(&m->opt, m->param_block, m->grad_block, lr_at(&m->schedule, m->step));
     m->step++;

@@ -105,6 +105,8 @@ typedef struct {
     gpt_block_acts *blocks;           // (L)
     real *lnf, *lnf_mean, *lnf_rstd;  // (B, T, d), (B, T), (B, T)
     real *logits;                     // (B, T, V)
+    double *lse, *loss;               // (B, T) each position's log-sum-exp of its logits
+                                      // and loss, when the pass had targets
     real *dlogits;                    // (B, T, V)
     real *dx, *dmid, *dln;            // (B, T, d) each: backward scratch
     real *dgelu, *dfc;                // (B, T, 4d) each: backward scratch
