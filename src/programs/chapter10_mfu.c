@@ -86,6 +86,7 @@ static int run_ch7(mfu_table *t, int steps, uint64_t seed) {
         free(r);
         return -1;
     }
+    rng_seed(&g, seed + 1);  // the batch's own generator
     ch7_batch(r, &g);
     mfu_row *row = &t->rows[0];
     row->seconds = best_step(ch7_step, r, steps);
@@ -124,6 +125,7 @@ static int run_ch8(mfu_table *t, int steps, uint64_t seed) {
         reversal_batch_free(&r.b);
         return -1;
     }
+    rng_seed(&g, seed + 1);  // the batch's own generator, as chapter 8's
     reversal_draw(&r.b, &g);
     mfu_row *row = &t->rows[1];
     row->seconds = best_step(ch8_step, &r, steps);
@@ -161,7 +163,7 @@ static int run_ch9(mfu_table *t, int steps, uint64_t seed, char *err, size_t err
         return -2;  // err says why
     }
     torch_rng g;
-    rng_seed(&g, seed);
+    rng_seed(&g, seed + 1);
     int64_t ids[CH9_B * (CH9_T + 1)];
     rng_randint(&g, ids, CH9_B * (CH9_T + 1), 0, CH9_V);
     for (int i = 0; i < CH9_B * (CH9_T + 1); i++) r->windows[i] = (int32_t)ids[i];
@@ -206,8 +208,8 @@ void mfu_print(FILE *out, const mfu_table *t) {
             t->src_rows, t->tgt_rows);
     fprintf(out, "ch. 9: GPT, %d blocks of width %d, %d windows of %d characters\n", CH9_LAYERS,
             CH9_D, CH9_B, CH9_T);
-    fprintf(out, "a step: the best of %d; MFU: its rate over the peak of all cores (threads: %d)\n",
-            t->steps, t->threads);
+    fprintf(out, "a step: the best of %d; MFU: its rate over the peak of all cores,\n"
+            "  %.1f GFLOP/s (threads: %d)\n", t->steps, t->peak / 1e9, t->threads);
     fprintf(out, "%-16s %7s %12s %7s %9s %8s %6s\n", "model", "threads", "operations", "FLOP/B",
             "ms/step", "GFLOP/s", "MFU");
     int best = 0;

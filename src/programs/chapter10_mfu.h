@@ -12,7 +12,9 @@
 //     the reversal task (tasks/reversal_task.h);
 //   chapter 9: the GPT of 4 blocks of width 128 on 32 windows of 64
 //     characters drawn uniformly from its 81.
-// Each model takes one step first (untimed), then `steps`, each timed; a
+// The models draw their starting values from a generator seeded with the
+// random seed, the batches from one seeded with seed + 1. Each model takes
+// one step first (untimed), then `steps` on the same batch, each timed; a
 // step's time is the best of them.
 #ifndef ATTN_CHAPTER10_MFU_H
 #define ATTN_CHAPTER10_MFU_H
