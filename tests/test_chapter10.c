@@ -239,11 +239,13 @@ START_TEST(printed_mfu_table_is_the_rows) {
     fclose(f);
     ck_assert_ptr_nonnull(strstr(text, "(700 distinct words in the batch)\n"));
     ck_assert_ptr_nonnull(strstr(text, "(300 source and 364 target rows computed)\n"));
-    const char *at = strstr(text, "a step: the best of 4; MFU: its rate over the peak of all cores,\n");
+    const char *at = strstr(text, "a step: the best of 4; MFU: its rate over the peak of all "
+                                  "cores,\n");
     ck_assert_ptr_nonnull(at);
     double peak;
     int threads;
-    ck_assert_int_eq(sscanf(strchr(at, '\n') + 1, "  %lf GFLOP/s (threads: %d)", &peak, &threads), 2);
+    ck_assert_int_eq(sscanf(strchr(at, '\n') + 1, "  %lf GFLOP/s (threads: %d)", &peak, &threads),
+                     2);
     ck_assert_double_eq_tol(peak, 250, 0.05);
     ck_assert_int_eq(threads, 2);
     at = strstr(text, "model            threads   operations  FLOP/B   ms/step  GFLOP/s    MFU\n");
