@@ -8,11 +8,15 @@ double gpt_step_flops(const gpt_config *c, int B, int n) {
     return 3.0 * per_position * B * n;  // forward, and the backward's two products for each
 }
 
-void step_cost_product(step_cost *c, double count, double m, double k, double n, int gradients) {
+//> step-cost-product
+// count products (m, k) x (k, n), each with its gradients' products
+void step_cost_product(step_cost *c, double count, double m, double k, double n,
+                       int gradients) {
     double times = count * (1 + gradients);
     c->flops += times * 2 * m * k * n;
-    c->bytes += times * 4 * (m * k + k * n + m * n);
+    c->bytes += times * 4 * (m * k + k * n + m * n);  // two operands in, the result out
 }
+//< step-cost-product
 
 // One head's attention over one sequence: n_q queries against n_k keys of
 // width d_k, count times; scores q k^T, then the weighted values w v.
