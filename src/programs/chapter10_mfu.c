@@ -208,19 +208,18 @@ void mfu_print(FILE *out, const mfu_table *t) {
             t->src_rows, t->tgt_rows);
     fprintf(out, "ch. 9: GPT, %d blocks of width %d, %d windows of %d characters\n", CH9_LAYERS,
             CH9_D, CH9_B, CH9_T);
+    fprintf(out, "ch. 7's and ch. 8's steps run on one thread; ch. 9's splits its batch into %d\n"
+            "  shards that the threads share\n", CH9_SHARDS);
     fprintf(out, "a step: the best of %d; MFU: its rate over the peak of all cores,\n"
             "  %.1f GFLOP/s (threads: %d)\n", t->steps, t->peak / 1e9, t->threads);
-    fprintf(out, "%-16s %7s %12s %7s %9s %8s %6s\n", "model", "threads", "operations", "FLOP/B",
-            "ms/step", "GFLOP/s", "MFU");
-    int best = 0;
+    fprintf(out, "%-16s %12s %6s %11s %15s  %s\n", "model", "operations", "FLOP/B", "a step",
+            "rate", "MFU");
     for (int i = 0; i < MFU_MODELS; i++) {
         const mfu_row *r = &t->rows[i];
-        fprintf(out, "%-16s %7d %12.0f %7.1f %9.2f %8.2f %5.1f%%\n", r->name, r->threads,
+        fprintf(out, "%-16s %12.0f %6.1f %8.2f ms %7.2f GFLOP/s %5.1f%% of peak\n", r->name,
                 r->cost.flops, r->cost.flops / r->cost.bytes, 1e3 * r->seconds, mfu_rate(r) / 1e9,
                 100 * mfu_share(t, r));
-        if (mfu_share(t, r) > mfu_share(t, &t->rows[best])) best = i;
     }
-    fprintf(out, "closest to the peak: %s\n", t->rows[best].name);
 }
 
 bool mfu_write(const mfu_table *t, const char *program, const char *dir) {

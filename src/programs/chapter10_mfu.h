@@ -52,9 +52,9 @@ int mfu_run(mfu_table *t, int steps, double peak, uint64_t seed, char *err, size
 double mfu_rate(const mfu_row *r);
 double mfu_share(const mfu_table *t, const mfu_row *r);
 
-// The block: the sizes, then a line a model (threads, operations a step,
-// operations a byte, milliseconds a step, GFLOP/s, MFU), then which comes
-// closest to the peak.
+// The block: the sizes and the threads, then a line a model (operations a
+// step, operations a byte, milliseconds a step, GFLOP/s, MFU), every
+// measured number followed by its unit.
 void mfu_print(FILE *out, const mfu_table *t);
 
 // The roofline's points, DIR/<program>-mfu.dat: a line a model, its name
