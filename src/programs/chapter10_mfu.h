@@ -14,8 +14,9 @@
 //     characters drawn uniformly from its 81.
 // The models draw their starting values from a generator seeded with the
 // random seed, the batches from one seeded with seed + 1. Each model takes
-// one step first (untimed), then `steps` on the same batch, each timed; a
-// step's time is the best of them.
+// `steps` steps on the same batch, each timed; a step's time is the best of
+// them (no step untimed first: the best of several leaves the first, slow
+// one out, and a short run under a memory checker pays for one step only).
 #ifndef ATTN_CHAPTER10_MFU_H
 #define ATTN_CHAPTER10_MFU_H
 
