@@ -12,10 +12,19 @@
 # Naive and tiled attention (d = 64, all threads) come from [10.3]
 # (chapter10-memory.dat), one point per n; chapter 1's three ways (d = 32,
 # one thread) from its timing table (chapter1-timing.dat), for n from 256.
-call 'figures/terminal.gp' '14' '9.5'
+# The training steps of chapters 7, 8 and 9 come from [10.6]
+# (chapter10-mfu.dat: a step's operations, the bytes its products move when
+# each reads its operands and writes its result from memory, its time),
+# each labelled with its chapter's number (its name's fifth character):
+# their intensities are counts, not times, 8 to 34 FLOP/B apart by factors
+# of 1.5 and more, so the numbers, centred above their points, never meet;
+# chapter 7's, whose point lies near the sloped roof, stands to its right,
+# off the line.
+call 'figures/terminal.gp' '14' '10'
 machine = datadir.'/chapter10-machine.dat'
 memory = datadir.'/chapter10-memory.dat'
 timing = datadir.'/chapter1-timing.dat'
+mfu = datadir.'/chapter10-mfu.dat'
 stats machine using 1 nooutput
 peak1 = STATS_min
 stats machine using 2 nooutput
@@ -39,8 +48,8 @@ set ylabel "GFLOP/s"
 set format x "10^{%L}"
 set format y "10^{%L}"
 set grid xtics ytics lc rgb "#dddddd"
-set bmargin 8.5
-set key at screen 0.5, screen 0.02 center bottom maxrows 4 width -3 reverse Left font ",8"
+set bmargin 9.5
+set key at screen 0.5, screen 0.02 center bottom maxrows 5 width -3 reverse Left font ",8"
 set label 1 sprintf("ridge %.0f FLOP/B", peak / bw) at peak / bw, peak / 1e9 * 1.5 center font ",8"
 plot roof(x) with lines lw 2 lc rgb "#252525" title "roof: bandwidth, then peak (all cores)", \
      peak1 / 1e9 with lines dt 2 lw 1 lc rgb "#636363" title "peak of one core", \
@@ -54,4 +63,10 @@ plot roof(x) with lines lw 2 lc rgb "#252525" title "roof: bandwidth, then peak 
      timing using (naive_int($1, 32)):($1 >= 256 ? flops($1, 32) / $3 / 1e6 : NaN) with points \
        pt 4 ps 0.6 lc rgb "#6a51a3" title "chapter 1: plain products", \
      timing using (naive_int($1, 32)):($1 >= 256 ? flops($1, 32) / $4 / 1e6 : NaN) with points \
-       pt 8 ps 0.6 lc rgb "#41ab5d" title "chapter 1: fast products"
+       pt 8 ps 0.6 lc rgb "#41ab5d" title "chapter 1: fast products", \
+     mfu using ($2 / $3):($2 / $4 / 1e9) with points pt 13 ps 0.9 lc rgb "#cb181d" \
+       title "training steps (chapters 7, 8, 9)", \
+     mfu every ::0::0 using ($2 / $3):($2 / $4 / 1e9):(stringcolumn(1)[5:5]) with labels \
+       left offset 0.7, 0 font ",9" tc rgb "#cb181d" notitle, \
+     mfu every ::1 using ($2 / $3):($2 / $4 / 1e9):(stringcolumn(1)[5:5]) with labels \
+       center offset 0, 0.9 font ",9" tc rgb "#cb181d" notitle

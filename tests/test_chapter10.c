@@ -8,12 +8,18 @@
 // tiled_attention_trains_alike); the batches count up as the header says.
 // (The table of [10.1] to [10.4] holds times, which no test can expect;
 // the kernels it times are held in test_tiled_attention.)
+// And [10.6] (src/programs/chapter10_mfu.h): each model's operations are
+// those of the batch it trained on, counted here from that batch again;
+// the printed table and the figure's data are read back, every share held
+// to the printed operations, time and peak.
 #include "../src/programs/chapter10_training.c"
+#include "../src/programs/chapter10_mfu.c"
 
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "suite.h"
 
@@ -123,10 +129,191 @@ START_TEST(printed_block_is_the_results) {
 }
 END_TEST
 
+// ---------------------------------------------------------------- [10.6]
+
+#define PEAK 1e11  // FLOP/s: any peak, the shares are of it
+
+static mfu_table run_mfu(void) {
+    mfu_table t;
+    char err[256];
+    ck_assert_msg(mfu_run(&t, 1, PEAK, SEED, err, sizeof err) == 0, "%s", err);
+    return t;
+}
+
+// Chapter 7's batch drawn again: its distinct words, and the count of its step.
+static void check_ch7(const mfu_table *t) {
+    static ch7_run r;  // the batch only: no model built
+    torch_rng g;
+    rng_seed(&g, SEED + 1);
+    ch7_batch(&r, &g);
+    static bool seen[CH7_V];
+    memset(seen, 0, sizeof seen);
+    int words = 0;
+    for (int i = 0; i < CH7_B * IMDB_CHUNK; i++) {
+        ck_assert(r.ids[i] >= 0 && r.ids[i] < CH7_V);
+        words += !seen[r.ids[i]];
+        seen[r.ids[i]] = true;
+    }
+    ck_assert_int_eq(t->words, words);
+    // drawn as words are: far fewer than the tokens, far more than a few
+    ck_assert_msg(words > 200 && words < CH7_B * IMDB_CHUNK * 3 / 4, "%d words", words);
+    sentiment_config cfg = {.kind = MODEL_SOFTMAX_ATTENTION, .V = CH7_V, .d = 100, .d_k = 32,
+                            .L = 32, .B = 64};
+    step_cost want = sentiment_step_cost(&cfg, 64, words);
+    ck_assert_double_eq(t->rows[0].cost.flops, want.flops);
+    ck_assert_double_eq(t->rows[0].cost.bytes, want.bytes);
+}
+
+// Chapter 8's batch drawn again: n source rows and n + 1 target rows (BOS
+// and the digits read, the digits and EOS scored) of a sequence of n digits.
+static void check_ch8(const mfu_table *t) {
+    reversal_batch b;
+    ck_assert_int_eq(reversal_batch_alloc(&b, 64), 0);
+    torch_rng g;
+    rng_seed(&g, SEED + 1);
+    reversal_draw(&b, &g);
+    int src[64], tgt[64], src_rows = 0, tgt_rows = 0;
+    for (int i = 0; i < 64; i++) {
+        src[i] = b.lengths[i], tgt[i] = b.lengths[i] + 1;
+        src_rows += src[i], tgt_rows += tgt[i];
+    }
+    ck_assert_int_eq(t->src_rows, src_rows);
+    ck_assert_int_eq(t->tgt_rows, tgt_rows);
+    ck_assert_int_lt(src_rows, 64 * REVERSAL_SRC_LEN);  // padding was left out
+    seq2seq_config cfg = {.V = 13, .d = 64, .h = 4, .d_ff = 256, .n_enc = 2, .n_dec = 2};
+    step_cost want = seq2seq_step_cost(&cfg, 64, src, tgt);
+    ck_assert_double_eq(t->rows[1].cost.flops, want.flops);
+    ck_assert_double_eq(t->rows[1].cost.bytes, want.bytes);
+    reversal_batch_free(&b);
+}
+
+START_TEST(mfu_counts_are_the_batches) {
+    mfu_table t = run_mfu();
+    ck_assert_int_eq(t.steps, 1);
+    ck_assert_double_eq(t.peak, PEAK);
+    ck_assert_int_eq(t.threads, parallel_threads());
+    check_ch7(&t);
+    check_ch8(&t);
+    gpt_config cfg = {.V = 81, .T = 64, .d = 128, .h = 4, .L = 4};
+    ck_assert_double_eq(t.rows[2].cost.flops, gpt_step_flops(&cfg, 32, 64));
+    ck_assert_double_eq(t.rows[2].cost.flops, 10596384768.0);
+    const char *names[] = {"ch. 7 attention", "ch. 8 reversal", "ch. 9 GPT"};
+    int threads[] = {1, 1, t.threads < 2 ? t.threads : 2};
+    for (int i = 0; i < MFU_MODELS; i++) {
+        ck_assert_str_eq(t.rows[i].name, names[i]);
+        ck_assert_int_eq(t.rows[i].threads, threads[i]);
+        ck_assert_msg(t.rows[i].seconds > 0 && t.rows[i].seconds < 60, "%g s", t.rows[i].seconds);
+        ck_assert_double_eq(mfu_share(&t, &t.rows[i]),
+                            t.rows[i].cost.flops / t.rows[i].seconds / PEAK);
+    }
+}
+END_TEST
+
+START_TEST(mfu_refuses_bad_steps) {
+    mfu_table t;
+    char err[256] = "";
+    ck_assert_int_eq(mfu_run(&t, 0, PEAK, SEED, err, sizeof err), -1);
+    ck_assert_str_eq(err, "[10.6]: 0 steps, not 1 to 64");
+    ck_assert_int_eq(mfu_run(&t, TRAINING_MAX_STEPS + 1, PEAK, SEED, err, sizeof err), -1);
+}
+END_TEST
+
+// A table made up.
+static mfu_table made_up(void) {
+    return (mfu_table){.steps = 4, .peak = 2.5e11, .threads = 2, .words = 700, .src_rows = 300,
+                       .tgt_rows = 364,
+                       .rows = {{"ch. 7 attention", 1, {7.7e7, 9.1e6}, 1.3e-3},
+                                {"ch. 8 reversal", 1, {5.123456e8, 3.7e7}, 4.1e-3},
+                                {"ch. 9 GPT", 2, {1.0596384768e10, 3.2e8}, 0.1234}}};
+}
+
+// The printed table, read back: its shape, every number the row's, and each
+// share the printed operations over the printed time and peak.
+START_TEST(printed_mfu_table_is_the_rows) {
+    mfu_table t = made_up();
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    ck_assert_ptr_nonnull(f);
+    mfu_print(f, &t);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(text, "(700 distinct words in the batch)\n"));
+    ck_assert_ptr_nonnull(strstr(text, "(300 source and 364 target rows computed)\n"));
+    const char *at = strstr(text, "a step: the best of 4; MFU: its rate over the peak of all "
+                                  "cores,\n");
+    ck_assert_ptr_nonnull(at);
+    double peak;
+    int threads;
+    ck_assert_int_eq(sscanf(strchr(at, '\n') + 1, "  %lf GFLOP/s (threads: %d)", &peak, &threads),
+                     2);
+    ck_assert_double_eq_tol(peak, 250, 0.05);
+    ck_assert_int_eq(threads, 2);
+    at = strstr(text, "model              operations FLOP/B      a step            rate  MFU\n");
+    ck_assert_ptr_nonnull(at);
+    at = strchr(at, '\n') + 1;
+    for (int i = 0; i < MFU_MODELS; i++) {
+        const mfu_row *r = &t.rows[i];
+        ck_assert_int_eq(strncmp(at, r->name, strlen(r->name)), 0);
+        double ops, intensity, ms, rate, share;
+        int end = 0;
+        ck_assert_int_eq(sscanf(at + 16, "%lf %lf %lf ms %lf GFLOP/s %lf%% of peak%n", &ops,
+                                &intensity, &ms, &rate, &share, &end), 5);
+        ck_assert_int_eq(at[16 + end], '\n');
+        ck_assert_double_eq(ops, round(r->cost.flops));
+        ck_assert_double_eq_tol(intensity, r->cost.flops / r->cost.bytes, 0.05);
+        ck_assert_double_eq_tol(ms, 1e3 * r->seconds, 0.005);
+        // from the printed numbers: rounding in ms and in the peak
+        double slack = 0.005 / ms + 0.05 / peak;
+        ck_assert_double_eq_tol(rate, ops / ms / 1e6, 0.005 + rate * slack);
+        ck_assert_double_eq_tol(share, 100 * ops / ms / 1e6 / peak, 0.05 + share * slack);
+        at = strchr(at, '\n') + 1;
+    }
+    ck_assert_str_eq(at, "");  // the rows end the block
+    free(text);
+}
+END_TEST
+
+// The figure's data: a line a model, its name quoted, its counts, its time.
+START_TEST(mfu_data_are_the_rows) {
+    mfu_table t = made_up();
+    char dir[] = "/tmp/chapter10-test-XXXXXX", path[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert(mfu_write(&t, "chapter10", dir));
+    snprintf(path, sizeof path, "%s/chapter10-mfu.dat", dir);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    ck_assert_int_eq(line[0], '#');
+    for (int i = 0; i < MFU_MODELS; i++) {
+        const mfu_row *r = &t.rows[i];
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+        char want[40];
+        snprintf(want, sizeof want, "\"%s\" ", r->name);
+        ck_assert_int_eq(strncmp(line, want, strlen(want)), 0);
+        double ops, bytes, seconds;
+        int threads;
+        ck_assert_int_eq(sscanf(line + strlen(want), "%lf %lf %lf %d", &ops, &bytes, &seconds,
+                                &threads), 4);
+        ck_assert_double_eq(ops, r->cost.flops);
+        ck_assert_double_eq(bytes, r->cost.bytes);
+        ck_assert_double_eq_tol(seconds, r->seconds, 1e-6 * r->seconds);
+        ck_assert_int_eq(threads, r->threads);
+    }
+    ck_assert_ptr_null(fgets(line, sizeof line, f));
+    fclose(f);
+    ck_assert_int_eq(remove(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("chapter10");
     TCase *batches = tcase_create("batches");
     tcase_add_test(batches, batches_count_up_with_noise);
+    tcase_add_test(batches, mfu_refuses_bad_steps);
+    tcase_add_test(batches, printed_mfu_table_is_the_rows);
+    tcase_add_test(batches, mfu_data_are_the_rows);
     suite_add_tcase(s, batches);
     // two models of chapter 9's size trained: minutes under memcheck, where
     // ./chapter10's own two steps of them run instead (make valgrind)
@@ -135,6 +322,7 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, losses_are_a_naive_models_and_tiled_agrees);
     tcase_add_test(tc, printed_block_is_the_results);
+    tcase_add_test(tc, mfu_counts_are_the_batches);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -4,7 +4,7 @@
 // the naive way, with its n x n weights in memory, and tiled, for n from
 // 256 to 65,536: time, rate, share of the peak and the peak memory of each.
 //
-// Chapter 10 follows no notebook; its blocks are numbered [10.1] to [10.5]:
+// Chapter 10 follows no notebook; its blocks are numbered [10.1] to [10.6]:
 //   [10.1] the machine: caches, peak rate, the product, memory bandwidth
 //   [10.2] counting: the operations and bytes of each pass, at n = 4,096
 //   [10.3] the forward pass against n: naive until its weights pass
@@ -12,13 +12,15 @@
 //   [10.4] causal, and backward: both ways at n = 4,096, on all threads
 //          by the clock, then on one thread by its processor time
 //   [10.5] chapter 9's model trained with each attention (chapter10_training.h)
+//   [10.6] the training steps of chapters 7, 8 and 9 against the peak, their
+//          MFU (chapter10_mfu.h)
 //
 // Each measurement runs in a child process of its own (fork), so that its
 // peak memory (getrusage's ru_maxrss) is its own and not the largest of
 // the run so far, and so that a measurement that runs out of memory ends
 // only the child. The parent computes nothing before its last fork, and so
 // starts no threads before it forks (OpenMP's threads do not survive a
-// fork); [10.5], which forks nothing, comes last.
+// fork); [10.5] and [10.6], which fork nothing, come last.
 //
 // Times are wall-clock, the best of repetitions; rates are the operations
 // counted over that time, and shares are of the peak of all the cores the
@@ -50,6 +52,7 @@
 #include "kernels/simd.h"
 #include "layers/naive_attention.h"
 #include "layers/tiled_attention.h"
+#include "programs/chapter10_mfu.h"
 #include "programs/chapter10_training.h"
 
 #define PROGRAM "chapter10"
@@ -61,7 +64,7 @@
 #define GEMM_N 1024          // the product of [10.1]: GEMM_N^3, 2 GEMM_N^3 operations
 #define MIN_SECONDS 0.2      // a measurement repeats until it has run this long
 #define PEAK_SECONDS 0.3     // each thread's time at the peak kernel
-#define TRAINING_STEPS 12    // [10.5]'s steps, unless --steps says
+#define TRAINING_STEPS 12    // [10.5]'s and [10.6]'s steps, unless --steps says
 #define MEMORY_SHARE 8       // --max-memory's default: this share of the machine's memory
 
 // ---------------------------------------------------------------- measuring in a child
@@ -262,7 +265,7 @@ static double naive_bytes(int n, bool backward) { return (backward ? 2.0 : 1.0) 
 // ---------------------------------------------------------------- printing
 
 typedef struct {
-    long long max_n, max_memory_mb, steps;  // steps: [10.5]'s
+    long long max_n, max_memory_mb, steps;  // steps: [10.5]'s and [10.6]'s
     uint64_t seed;
     const char *data_dir;
     double peak1, peak_all, gemm1, gemm_all, bandwidth;  // [10.1]'s measurements
@@ -495,6 +498,18 @@ static bool training_block(FILE *out, const run_options *o) {
     return true;
 }
 
+// [10.6]: the steps of chapters 7, 8 and 9 against [10.1]'s peak of all cores.
+static bool mfu_block(FILE *out, const run_options *o) {
+    mfu_table t;
+    char err[256];
+    if (mfu_run(&t, (int)o->steps, o->peak_all, o->seed, err, sizeof err) != 0) {
+        fprintf(stderr, PROGRAM ": error: %s\n", err);
+        return false;
+    }
+    mfu_print(out, &t);
+    return o->data_dir ? mfu_write(&t, PROGRAM, o->data_dir) : true;
+}
+
 // ---------------------------------------------------------------- main
 
 // The machine's memory in MB, from sysconf; 0 when it does not say.
@@ -516,15 +531,17 @@ int main(int argc, char **argv) {
              "attention (d = 64) the naive way, with its n x n weights in memory, and\n"
              "tiled, for n = 256, 512, ... up to --max-n: time, rate, share of the peak,\n"
              "peak memory; then the causal and the backward passes at n = 4096; then\n"
-             "chapter 9's model trained a few steps with each attention.\n"
+             "chapter 9's model trained a few steps with each attention; then the\n"
+             "training steps of chapters 7, 8 and 9 timed against the peak.\n"
              "\n"
              "  --max-n N        the largest n (default %d); the sizes double from %d\n"
              "  --max-memory MB  naive attention runs only where its n x n weights fit in MB\n"
              "                   (default %lld: an eighth of this machine's memory, %lld MB;\n"
              "                   at most half of it)\n"
-             "  --steps N        training steps of each model in [10.5] (default %d)\n"
-             "  --seed N         random seed of the inputs and of [10.5]'s models and batches\n"
-             "                   (default %d)\n"
+             "  --steps N        training steps of each model in [10.5], and those timed\n"
+             "                   of each in [10.6] (default %d)\n"
+             "  --seed N         random seed of the inputs, and of the models and batches of\n"
+             "                   [10.5] and [10.6] (default %d)\n"
              "  --data DIR       also write the figure data (chapter10-*.dat) into DIR\n"
              "  --help           this message\n",
              MAX_N, MIN_N, o.max_memory_mb, memory, TRAINING_STEPS, DEFAULT_SEED);
@@ -540,11 +557,12 @@ int main(int argc, char **argv) {
     o.seed = opts.seed;
     o.data_dir = opts.data_dir;
     double started = now_seconds();
-    puts("Chapter 10 follows no notebook: its blocks are this program's own, [10.1] to [10.5].\n"
+    puts("Chapter 10 follows no notebook: its blocks are this program's own, [10.1] to [10.6].\n"
          "Times are the best of repetitions; shares are of the peak of all the cores used.");
     bool ok = machine_block(stdout, &o);
     if (ok) counting_block(stdout);
-    ok = ok && sizes_block(stdout, &o) && passes_block(stdout, &o) && training_block(stdout, &o);
+    ok = ok && sizes_block(stdout, &o) && passes_block(stdout, &o) && training_block(stdout, &o) &&
+         mfu_block(stdout, &o);
     if (ok) printf("\nthe whole run took %.0f s (threads: %d)\n", now_seconds() - started, parallel_threads());
     return ok && finish_output(PROGRAM) ? 0 : 1;
 }

@@ -2,8 +2,8 @@
 # ceilings, then naive and tiled attention from n = 256 to 65,536 (naive
 # until its weights pass an eighth of the machine's memory), under 3
 # minutes on two cores; the tests run it to n = 1024 with naive stopped
-# past 2 MB (its weights at n = 1024 take 4 MB) and two training steps in
-# [10.5], a few seconds.
+# past 2 MB (its weights at n = 1024 take 4 MB), two training steps of each
+# model in [10.5] and two timed steps of each in [10.6], a few seconds.
 BOOK_ARGS_chapter10 =
 CHECK_ARGS_chapter10 = --max-n 1024 --max-memory 2 --steps 2
 

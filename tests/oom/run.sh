@@ -95,7 +95,8 @@ printf '%s\n' 'I saw Mr. Smith at 3 p.m. He said "no." Then he left...' \
 # "sites" fails each call once however few allocations the run makes:
 # chapter 9's runs take seconds each (a training step of the whole model),
 # and chapter 10's too (its ceilings measured, then two models trained a
-# step), too long to repeat for each of their hundred-odd allocations.
+# step, then the steps of three timed), too long to repeat for each of their
+# hundred-odd allocations.
 cases="chapter1|chapter1 --data DATA|-|DATA
 chapter1-timing|chapter1 --timing --data DATA|-|DATA
 chapter1-scaling|chapter1 --scaling --data DATA|-|DATA
@@ -148,6 +149,8 @@ leftovers() {
         # chapter 10's measurements: the sizes of its table, the ceilings' header
         */chapter10-memory.dat) echo "$f $(cut -d' ' -f1 "$f" | cksum)" ;;
         */chapter10-machine.dat) echo "$f $(head -n 1 "$f" | cksum)" ;;
+        # the training steps: each model's name and counts, not its time and threads
+        */chapter10-mfu.dat) echo "$f $(sed 's/ [^ ]* [^ ]*$//' "$f" | cksum)" ;;
         *-train-*.dat) echo "$f $(sed 's/ [^ ]*$//' "$f" | cksum)" ;;
         *) echo "$f $(cksum < "$f")" ;;
       esac
