@@ -15,11 +15,12 @@
 # The training steps of chapters 7, 8 and 9 come from [10.6]
 # (chapter10-mfu.dat: a step's operations, the bytes its products move when
 # each reads its operands and writes its result from memory, its time),
-# each labelled with its chapter's number (its name's fifth character):
-# their intensities are counts, not times, 8 to 34 FLOP/B apart by factors
-# of 1.5 and more, so the numbers, centred above their points, never meet;
-# chapter 7's, whose point lies near the sloped roof, stands to its right,
-# off the line.
+# each labelled with its chapter's number (its name's fifth character),
+# never above its point, where the naive attention's points and the peak
+# lines run: chapter 7's and chapter 9's to the right, chapter 8's below,
+# clear of chapter 7's number to its left. Their
+# intensities are counts, not times, 8 to 34 FLOP/B apart by factors of 1.5
+# and more, so the numbers never meet.
 call 'figures/terminal.gp' '14' '10'
 machine = datadir.'/chapter10-machine.dat'
 memory = datadir.'/chapter10-memory.dat'
@@ -66,7 +67,7 @@ plot roof(x) with lines lw 2 lc rgb "#252525" title "roof: bandwidth, then peak 
        pt 8 ps 0.6 lc rgb "#41ab5d" title "chapter 1: fast products", \
      mfu using ($2 / $3):($2 / $4 / 1e9) with points pt 13 ps 0.9 lc rgb "#cb181d" \
        title "training steps (chapters 7, 8, 9)", \
-     mfu every ::0::0 using ($2 / $3):($2 / $4 / 1e9):(stringcolumn(1)[5:5]) with labels \
+     mfu every 2 using ($2 / $3):($2 / $4 / 1e9):(stringcolumn(1)[5:5]) with labels \
        left offset 0.7, 0 font ",9" tc rgb "#cb181d" notitle, \
-     mfu every ::1 using ($2 / $3):($2 / $4 / 1e9):(stringcolumn(1)[5:5]) with labels \
-       center offset 0, 0.9 font ",9" tc rgb "#cb181d" notitle
+     mfu every ::1::1 using ($2 / $3):($2 / $4 / 1e9):(stringcolumn(1)[5:5]) with labels \
+       center offset 0, -1.1 font ",9" tc rgb "#cb181d" notitle
