@@ -1,5 +1,6 @@
 // capture.h: catch what a function prints to stderr, so that a test can
-// assert the error message instead of letting it clutter the test log.
+// assert the error message instead of letting it clutter the test log; and
+// what a function prints into a stream it is given (PRINTED).
 //
 //     stderr_capture cap;
 //     capture_begin(&cap);
@@ -31,5 +32,20 @@ static char *capture_end(stderr_capture *c) {
     fclose(c->mem);
     return c->buf;
 }
+
+// The text that `print`, a statement writing into the FILE *f it names,
+// writes, into `text` (a char * to free()):
+//
+//     char *text;
+//     PRINTED(text, f, mfu_print(f, &table));
+#define PRINTED(text, f, print)                                                                    \
+    do {                                                                                           \
+        size_t printed_len_ = 0;                                                                   \
+        (text) = NULL;                                                                             \
+        FILE *f = open_memstream(&(text), &printed_len_);                                          \
+        ck_assert_ptr_nonnull(f);                                                                  \
+        print;                                                                                     \
+        fclose(f);                                                                                 \
+    } while (0)
 
 #endif

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "suite.h"
 
 #define STEPS 3
@@ -93,12 +94,8 @@ END_TEST
 // difference, the largest difference and the verdict, the times.
 START_TEST(printed_block_is_the_results) {
     attention_training r = run_block();
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    ck_assert_ptr_nonnull(f);
-    attention_training_print(f, &r);
-    fclose(f);
+    char *text;
+    PRINTED(text, f, attention_training_print(f, &r));
     const char *at = strstr(text, " step       naive       tiled  difference\n");
     ck_assert_ptr_nonnull(at);
     at = strchr(at, '\n') + 1;
@@ -231,12 +228,8 @@ static mfu_table made_up(void) {
 // share the printed operations over the printed time and peak.
 START_TEST(printed_mfu_table_is_the_rows) {
     mfu_table t = made_up();
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    ck_assert_ptr_nonnull(f);
-    mfu_print(f, &t);
-    fclose(f);
+    char *text;
+    PRINTED(text, f, mfu_print(f, &t));
     ck_assert_ptr_nonnull(strstr(text, "(700 distinct words in the batch)\n"));
     ck_assert_ptr_nonnull(strstr(text, "(300 source and 364 target rows computed)\n"));
     const char *at = strstr(text, "a step: the best of 4; MFU: its rate over the peak of all "

@@ -1275,12 +1275,8 @@ START_TEST(epoch_lines_put_each_number_in_its_column) {
     epoch_result e[2] = {{118.10851, 0.66761, 0.52114, 0.55283, 14},
                          {3.69182, 0.59294, 0.62837, 0.75846, 7}};
     run_result r = {.epochs = 2, .per_epoch = e};
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    ck_assert_ptr_nonnull(f);
-    print_epochs(f, &r);
-    fclose(f);
+    char *text;
+    PRINTED(text, f, print_epochs(f, &r));
     ck_assert_str_eq(text,
                      "Epoch 1, Train Loss: 118.1085, Train Accuracy: 0.6676 | chunks 0.5211, "
                      "reviews 0.5528 | 14 s\n"
