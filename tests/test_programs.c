@@ -505,6 +505,49 @@ START_TEST(timings_are_blanked) {
 }
 END_TEST
 
+// chapter10 --blocks: only the blocks named, in the program's order
+// whatever the list's; a label that is no block's, or one named twice, is
+// a usage error that names it.
+static const program *find_program(const char *name) {
+    for (int i = 0; i < n_programs; i++)
+        if (strcmp(programs[i].name, name) == 0) return &programs[i];
+    return NULL;
+}
+
+// The labels of the header lines of out, "[10.2]" joined by spaces.
+static void header_labels(const char *out, char *labels, size_t size) {
+    labels[0] = '\0';
+    for (const char *l = out; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        size_t len = strcspn(l, "] \n");
+        if (l[0] == '[' && l[len] == ']' && len < 16)
+            snprintf(labels + strlen(labels), size - strlen(labels), "%s%.*s", labels[0] ? " " : "",
+                     (int)len + 1, l);
+    }
+}
+
+START_TEST(chapter10_runs_only_the_blocks_named) {
+    const program *p = find_program("chapter10");
+    if (!p) return;  // a PROGRAMS list without it (the suite's default)
+    const char *two[] = {"--blocks", "10.2,10.5", "--steps", "1", NULL};
+    ck_assert_int_eq(run(p, false, two, out_file("out")), 0);
+    size_t len;
+    char *out = read_whole_file(out_file("out"), &len), labels[64];
+    ck_assert_ptr_nonnull(out);
+    header_labels(out, labels, sizeof labels);
+    ck_assert_str_eq(labels, "[10.2] [10.5]");
+    free(out);
+    const char *bad[][3] = {{"--blocks", "10.7", NULL}, {"--blocks", "10.2,10.2", NULL},
+                            {"--blocks", "10.2,", NULL}, {"--blocks", "10.1 ", NULL}};
+    const char *why[] = {"\"10.7\" is not a block's label", "\"10.2\" is named twice",
+                         "\"\" is not a block's label", "\"10.1 \" is not a block's label"};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(run(p, false, bad[i], out_file("out")), 2);
+        EXPECT_SAID(p, why[i]);
+        EXPECT_SAID(p, "usage: chapter10 ");
+    }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("programs");
     TCase *tc = tcase_create("programs");
@@ -521,6 +564,7 @@ int main(void) {
     tcase_add_test(tc, same_seed_same_output);
     tcase_add_test(tc, same_output_with_one_or_two_threads);
     tcase_add_test(tc, timings_are_blanked);
+    tcase_add_test(tc, chapter10_runs_only_the_blocks_named);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

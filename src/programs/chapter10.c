@@ -28,7 +28,12 @@
 // (machine.h), what an idle machine gives; on a machine that runs other
 // work too, the attention's times come out longer and their shares lower.
 //
-// Usage: ./chapter10 [--max-n N] [--max-memory MB] [--steps N] [--seed N] [--data DIR]
+// --blocks runs some of the blocks only (--blocks 10.5,10.6); the shares of
+// [10.3], [10.4] and [10.6] then still need [10.1]'s peaks, which are
+// measured without being printed when [10.1] is not among them.
+//
+// Usage: ./chapter10 [--max-n N] [--max-memory MB] [--steps N] [--blocks LIST]
+//                    [--seed N] [--data DIR]
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -66,6 +71,10 @@
 #define PEAK_SECONDS 0.3     // each thread's time at the peak kernel
 #define TRAINING_STEPS 12    // [10.5]'s and [10.6]'s steps, unless --steps says
 #define MEMORY_SHARE 8       // --max-memory's default: this share of the machine's memory
+#define BLOCKS 6             // [10.1] to [10.6]
+
+// The blocks' labels, as their header lines print them, in order.
+static const char *const BLOCK_LABELS[BLOCKS] = {"10.1", "10.2", "10.3", "10.4", "10.5", "10.6"};
 
 // ---------------------------------------------------------------- measuring in a child
 
@@ -270,6 +279,7 @@ typedef struct {
     const char *data_dir;
     double peak1, peak_all, gemm1, gemm_all, bandwidth;  // [10.1]'s measurements
     long last_cache;                                     // bytes of the largest cache
+    bool run[BLOCKS];                                    // the blocks to run, [10.1] first
 } run_options;
 
 // A child's failure, said; false then.
@@ -311,9 +321,19 @@ static bool write_machine(const run_options *o) {
     return close_data_file(PROGRAM, f, o->data_dir, name);
 }
 
+// The peaks alone, for the shares of the blocks after [10.1] when it is
+// not run itself: false when a measurement failed.
+static bool measure_peaks(run_options *o) {
+    machine_arg one = {1, 0}, every = {parallel_threads(), 0};
+    measured p1 = in_child(measure_peak, &one), pa = in_child(measure_peak, &every);
+    if (!child_ok(&p1, "the peak") || !child_ok(&pa, "the peak")) return false;
+    o->peak1 = p1.value, o->peak_all = pa.value;
+    return true;
+}
+
 // [10.1]: false when a measurement failed.
 static bool machine_block(FILE *out, run_options *o) {
-    print_cell(out, "10.1", "the machine's ceilings");
+    print_cell(out, BLOCK_LABELS[0], "the machine's ceilings");
     if (!print_caches(out, o)) return false;
     int all = parallel_threads();
     // the triad's arrays: four times the largest cache each, so that they stream from memory
@@ -352,7 +372,7 @@ static void count_row(FILE *out, const char *pass, const char *ops_formula, doub
 // are 4 a float; "naive" counts the n x n arrays' passes, "tiled" the
 // reads of blocks that come from the caches once the inputs are there.
 static void counting_block(FILE *out) {
-    print_cell(out, "10.2", "counting the operations and the bytes, n = 4096, d = 64, float");
+    print_cell(out, BLOCK_LABELS[1], "counting the operations and the bytes, n = 4096, d = 64, float");
     double n = COUNT_N, d = D, blocks = ceil(n / ATTN_TILE);
     fputs("pass       operations     naive bytes, n x n arrays   tiled bytes, blocks of 64\n", out);
     // forward. naive: s written by q k^T, read and written by the softmax,
@@ -414,7 +434,7 @@ static bool write_sizes(const run_options *o, const size_row *rows, int count) {
 
 // [10.3]: false when a measurement failed.
 static bool sizes_block(FILE *out, const run_options *o) {
-    print_cell(out, "10.3", "the forward pass against n (one head, d = 64)");
+    print_cell(out, BLOCK_LABELS[2], "the forward pass against n (one head, d = 64)");
     fprintf(out, "naive attention stops where its n x n weights would pass --max-memory (%lld MB);\n"
             "each measurement runs in a process of its own, its peak memory its own (getrusage)\n",
             o->max_memory_mb);
@@ -472,7 +492,7 @@ static bool passes_block(FILE *out, const run_options *o) {
     int n = o->max_n < COUNT_N ? (int)o->max_n : COUNT_N;
     char title[96];
     snprintf(title, sizeof title, "causal, and backward, at n = %d", n);
-    print_cell(out, "10.4", title);
+    print_cell(out, BLOCK_LABELS[3], title);
     fputs("backward: 10 n^2 d operations counted (tiled attention does 14: it computes the\n"
           "scores and dp twice, once for dk and dv, once for dq)\n", out);
     for (int one = 0; one <= 1; one++) {
@@ -518,13 +538,35 @@ static long long machine_memory_mb(void) {
     return pages > 0 && size > 0 ? (long long)pages * size / (1 << 20) : 0;
 }
 
+// Reads --blocks' list ("10.5,10.6": labels, each once at most) into
+// o->run; false, with the reason said, when a label is not a block's.
+static bool parse_blocks(const char *list, run_options *o) {
+    for (int i = 0; i < BLOCKS; i++) o->run[i] = false;
+    const char *p = list;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        int found = -1;
+        for (int i = 0; i < BLOCKS; i++)
+            if (strlen(BLOCK_LABELS[i]) == len && strncmp(p, BLOCK_LABELS[i], len) == 0) found = i;
+        if (found < 0 || o->run[found]) {
+            fprintf(stderr, PROGRAM ": error: --blocks: \"%.*s\" is %s (the blocks: %s to %s, as in \"%s,%s\")\n",
+                    (int)len, p, found < 0 ? "not a block's label" : "named twice", BLOCK_LABELS[0],
+                    BLOCK_LABELS[BLOCKS - 1], BLOCK_LABELS[BLOCKS - 2], BLOCK_LABELS[BLOCKS - 1]);
+            return false;
+        }
+        o->run[found] = true;
+        if (p[len] == '\0') return true;
+        p += len + 1;
+    }
+}
+
 int main(int argc, char **argv) {
     long long memory = machine_memory_mb();
     run_options o = {.max_n = MAX_N, .max_memory_mb = memory > 0 ? memory / MEMORY_SHARE : 1024,
                      .steps = TRAINING_STEPS};
     char usage[2048];
     snprintf(usage, sizeof usage,
-             "[--max-n N] [--max-memory MB] [--steps N] [--seed N] [--data DIR]\n"
+             "[--max-n N] [--max-memory MB] [--steps N] [--blocks LIST] [--seed N] [--data DIR]\n"
              "\n"
              "Measures this machine's ceilings (the peak rate of fused multiply-adds, the\n"
              "library's product, memory bandwidth, the caches), then times one head of\n"
@@ -540,29 +582,39 @@ int main(int argc, char **argv) {
              "                   at most half of it)\n"
              "  --steps N        training steps of each model in [10.5], and those timed\n"
              "                   of each in [10.6] (default %d)\n"
+             "  --blocks LIST    only these blocks, their labels joined by commas, in any\n"
+             "                   order: --blocks 10.5,10.6 (default: all of them)\n"
              "  --seed N         random seed of the inputs, and of the models and batches of\n"
              "                   [10.5] and [10.6] (default %d)\n"
              "  --data DIR       also write the figure data (chapter10-*.dat) into DIR\n"
              "  --help           this message\n",
              MAX_N, MIN_N, o.max_memory_mb, memory, TRAINING_STEPS, DEFAULT_SEED);
     common_options opts = {DEFAULT_SEED, NULL};
+    const char *blocks = NULL;
+    for (int i = 0; i < BLOCKS; i++) o.run[i] = true;
     extra_option extra[] = {
         {"--max-n", OPT_INTEGER, &o.max_n, MIN_N, MAX_N, "queries and keys"},
         // at most half the machine: the rest for the system and the other arrays, never a swap storm
         {"--max-memory", OPT_INTEGER, &o.max_memory_mb, 1, memory > 1 ? (double)(memory / 2) : 1e12, "MB"},
         {"--steps", OPT_INTEGER, &o.steps, 1, TRAINING_MAX_STEPS, "training steps"},
+        {"--blocks", OPT_STRING, &blocks, 0, 0, "a list of blocks"},
     };
-    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, usage, &opts, extra, 3));
+    int done = cli_exit_status(parse_options_with(argc, argv, PROGRAM, usage, &opts, extra, 4));
     if (done >= 0) return done;
+    if (blocks && !parse_blocks(blocks, &o)) {
+        fprintf(stderr, "usage: " PROGRAM " %.*s\n", (int)strcspn(usage, "\n"), usage);
+        return 2;
+    }
     o.seed = opts.seed;
     o.data_dir = opts.data_dir;
     double started = now_seconds();
     puts("Chapter 10 follows no notebook: its blocks are this program's own, [10.1] to [10.6].\n"
          "Times are the best of repetitions; shares are of the peak of all the cores used.");
-    bool ok = machine_block(stdout, &o);
-    if (ok) counting_block(stdout);
-    ok = ok && sizes_block(stdout, &o) && passes_block(stdout, &o) && training_block(stdout, &o) &&
-         mfu_block(stdout, &o);
+    // the shares of [10.3], [10.4] and [10.6] are of [10.1]'s peaks
+    bool ok = o.run[0] ? machine_block(stdout, &o) : !(o.run[2] || o.run[3] || o.run[5]) || measure_peaks(&o);
+    if (ok && o.run[1]) counting_block(stdout);
+    ok = ok && (!o.run[2] || sizes_block(stdout, &o)) && (!o.run[3] || passes_block(stdout, &o)) &&
+         (!o.run[4] || training_block(stdout, &o)) && (!o.run[5] || mfu_block(stdout, &o));
     if (ok) printf("\nthe whole run took %.0f s (threads: %d)\n", now_seconds() - started, parallel_threads());
     return ok && finish_output(PROGRAM) ? 0 : 1;
 }
