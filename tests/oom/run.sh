@@ -94,9 +94,11 @@ printf '%s\n' 'I saw Mr. Smith at 3 p.m. He said "no." Then he left...' \
 #    LINK: $out/link.txt, a link to $out/target.txt)[|sites]
 # "sites" fails each call once however few allocations the run makes:
 # chapter 9's runs take seconds each (a training step of the whole model),
-# and chapter 10's too (its ceilings measured, then two models trained a
-# step, then the steps of three timed), too long to repeat for each of their
-# hundred-odd allocations.
+# and chapter 10's too (its ceilings measured, each kernel timed for 0.2 s
+# at least, then two models trained a step, then the steps of three timed),
+# too long to repeat for each of their hundred-odd allocations. Chapter 10
+# runs as two cases (--blocks), so that a call reached only in its training
+# blocks fails without the measurements before them, and the reverse.
 cases="chapter1|chapter1 --data DATA|-|DATA
 chapter1-timing|chapter1 --timing --data DATA|-|DATA
 chapter1-scaling|chapter1 --scaling --data DATA|-|DATA
@@ -109,7 +111,8 @@ chapter8|chapter8 --steps 3 --test-size 8 --imdb $in/reviews.json --glove $in/gl
 chapter7|chapter7 --imdb $in/reviews.json --glove $in/glove100.txt --epochs 1 --data DATA|-|DATA
 chapter9|chapter9 --rdb $in/austen.rdb --steps 1 --eval-batches 1 --tokens 5 --save OUT --data DATA|-|DATA|sites
 chapter9-load|chapter9 --rdb $in/austen.rdb --load $in/austen-model.bin --tokens 5 --temperature 0 --top-k 3 --no-compressors|-|-|sites
-chapter10-timing|chapter10 --max-n 512 --max-memory 1 --steps 1 --data DATA|-|DATA|sites
+chapter10-kernels-timing|chapter10 --max-n 512 --max-memory 1 --blocks 10.1,10.2,10.3,10.4 --data DATA|-|DATA|sites
+chapter10-training-timing|chapter10 --steps 1 --blocks 10.5,10.6 --data DATA|-|DATA|sites
 chapter7-tokenize|chapter7 --tokenize|$in/lines.txt|-
 chapter7-convert|chapter7 --convert-glove $in/wink.json OUT|-|OUT
 chapter7-convert-link|chapter7 --convert-glove $in/wink.json LINK|-|LINK"
