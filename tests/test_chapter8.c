@@ -252,7 +252,47 @@ START_TEST(prints_every_block_and_its_counts) {
              (double)short_run.without.losses[0]);
     expect_in_cell(out, "8.4", want);
     expect_in_cell(out, "8.3", "  total       235,149\n");
+    // the largest loss after the warm-up, found again here, and the
+    // gradient's norms around it, each step's recomputed below
+    const run *w = &short_run.with;
+    int peak = WARMUP;
+    for (int s = WARMUP + 1; s < SHORT_STEPS; s++)
+        if (w->losses[s] > w->losses[peak]) peak = s;
+    double near = 0, far = 0;
+    for (int s = peak - 9; s <= peak; s++) near += w->norms[s] / 10;
+    for (int s = peak - 79; s < peak - 29; s++) far += w->norms[s] / 50;
+    char spike[256];
+    snprintf(spike, sizeof spike, "the largest loss of a step after the warm-up: %.4f, at step %d; "
+             "the gradient's norm\n(before Adam) averaged %.2f over steps %d-%d, and %.2f over steps "
+             "%d-%d: %.1f times\n", (double)w->losses[peak], peak + 1, far, peak - 78, peak - 29, near,
+             peak - 8, peak + 1, near / far);
+    expect_in_cell(out, "8.5", spike);
     free(out);
+}
+END_TEST
+
+// Each step's recorded gradient norm is the norm of the gradient that step
+// computed: a step of the short run's batches again, on a model built as
+// the run's, its gradient summed here in double.
+START_TEST(recorded_norm_is_the_gradients) {
+    chapter8 c = { .seed = 1, .steps = 1 };
+    positions_sinusoidal(c.pe, T, D_MODEL);
+    for (int i = 0; i < T * D_MODEL; i++) c.pe_real[i] = (real)c.pe[i];
+    seq2seq_model m;
+    ck_assert_int_eq(model_build(&m, &c, POSITIONS_SINUSOIDAL), 0);
+    torch_rng data;
+    rng_seed(&data, 2);
+    reversal_batch b;
+    ck_assert_int_eq(reversal_batch_alloc(&b, BATCH), 0);
+    reversal_draw(&b, &data);
+    seq2seq_train_step(&m, 0, b.src, b.tgt_in, b.tgt_out, BATCH, S, T);  // lr 0: the block stays
+    double sum = 0;
+    for (size_t i = 0; i < m.n_params; i++) sum += (double)m.grad_block[i] * m.grad_block[i];
+    ck_assert_double_gt(m.grad_norm, 0.1);
+    ck_assert_double_eq_tol(m.grad_norm, sqrt(sum), 1e-9 * sqrt(sum));
+    ck_assert_double_eq_tol(short_run.with.norms[0], m.grad_norm, 1e-6 * m.grad_norm);
+    reversal_batch_free(&b);
+    seq2seq_free(&m);
 }
 END_TEST
 
@@ -405,6 +445,7 @@ static Suite *chapter8_suite(void) {
     tcase_add_test(tc, a_short_run_learns_with_positions_only);
     tcase_add_test(tc, every_training_sequence_is_seen);
     tcase_add_test(tc, prints_every_block_and_its_counts);
+    tcase_add_test(tc, recorded_norm_is_the_gradients);
     tcase_add_test(tc, table_by_length_from_the_raw_results);
     tcase_add_test(tc, writes_the_figure_data);
     suite_add_tcase(s, tc);

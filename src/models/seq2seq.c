@@ -9,6 +9,7 @@
 
 #include "layers/cross_entropy.h"
 #include "layers/embedding.h"
+#include "layers/grad_clip.h"
 #include "layers/layernorm.h"
 #include "layers/linear.h"
 #include "layers/positions.h"
@@ -457,6 +458,7 @@ real seq2seq_train_step(seq2seq_model *m, double lr, const int32_t *src, const i
                         const int32_t *tgt_out, int B, int n_s, int n_t) {
     real loss = seq2seq_forward_scored(m, src, tgt_in, tgt_out, B, n_s, n_t);
     seq2seq_backward(m, tgt_out);
+    m->grad_norm = grad_norm(m->grad_block, m->n_params);  // kept for the record, not clipped
     m->opt.lr = lr;
     adam_step_rows(&m->opt, m->param_block, m->grad_block, NULL, 0);
     return loss;

@@ -108,6 +108,7 @@ typedef struct {
     seq2seq_acts a;                   // the last batch's activations
     int B, n_s, n_t;                  // the sizes of the last forward pass
     adam_state opt;                   // Adam's moments over the whole block
+    double grad_norm;                 // the last training step's gradient norm, before Adam
 } seq2seq_model;
 
 // The number of parameters of a model of that configuration.

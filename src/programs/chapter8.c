@@ -63,6 +63,9 @@
 #define DEFAULT_TEST 4000
 #define FIRST_STEPS 5          // the losses [8.4] prints in full
 #define N_CURVE 12             // the points of the loss curves [8.5], [8.8]
+#define SPIKE_NEAR 10          // [8.5], [8.8]: the steps up to the largest loss,
+#define SPIKE_GAP 20           //   and SPIKE_FAR steps that end SPIKE_GAP steps
+#define SPIKE_FAR 50           //   before those: the gradient's norm over each
 #define N_EXAMPLES 8           // [8.7]
 #define N_SINUSOID 64          // positions in the figure's table
 #define EXAMPLE_LEN 8          // the length of the example of [8.11]
@@ -75,6 +78,7 @@ typedef struct {
     position_kind positions;
     seq2seq_model model;
     real *losses;                  // (steps) each step's loss
+    double *norms;                 // (steps) each step's gradient norm, before Adam
     int32_t *decoded;              // (M, T) greedy decoding of the test set
     bool *exact;                   // (M)
     bool *multiset;                // (M) the right digits in some order
@@ -141,6 +145,7 @@ static int train(run *r, const chapter8 *c, reversal_seen *seen) {
         if (seen) status = reversal_seen_add(seen, &b);
         r->losses[step] = seq2seq_train_step(&r->model, learning_rate(step), b.src, b.tgt_in,
                                              b.tgt_out, BATCH, S, T);
+        r->norms[step] = r->model.grad_norm;
     }
     reversal_batch_free(&b);
     return status;
@@ -181,6 +186,7 @@ static void evaluate(run *r, const reversal_batch *test) {
 static void run_free(run *r) {
     seq2seq_free(&r->model);
     free(r->losses);
+    free(r->norms);
     free(r->decoded);
     free(r->exact);
     free(r->multiset);
@@ -189,11 +195,12 @@ static void run_free(run *r) {
 // Builds, trains and scores one model. Sets r->status.
 static void run_all(run *r, const chapter8 *c, reversal_seen *seen) {
     r->losses = calloc((size_t)c->steps + 1, sizeof *r->losses);
+    r->norms = calloc((size_t)c->steps + 1, sizeof *r->norms);
     r->decoded = malloc((size_t)c->test_size * T * sizeof *r->decoded);
     r->exact = malloc((size_t)c->test_size * sizeof *r->exact);
     r->multiset = malloc((size_t)c->test_size * sizeof *r->multiset);
     r->status = -1;
-    if (!r->losses || !r->decoded || !r->exact || !r->multiset) return;
+    if (!r->losses || !r->norms || !r->decoded || !r->exact || !r->multiset) return;
     if (model_build(&r->model, c, r->positions) != 0) return;
     double started = now_seconds();
     if (train(r, c, seen) != 0) return;
@@ -417,6 +424,31 @@ static void print_first_losses(const chapter8 *c, FILE *f) {
                 (double)c->without.losses[s]);
 }
 
+// The mean of x over steps from .. to-1.
+static double mean_over(const double *x, int from, int to) {
+    double sum = 0;
+    for (int s = from; s < to; s++) sum += x[s];
+    return sum / (to - from);
+}
+
+// The step of the largest loss after the warm-up, and the gradient's norm
+// on the way to it: its mean over the SPIKE_NEAR steps up to that step,
+// against its mean over the SPIKE_FAR steps that end SPIKE_GAP steps before
+// them. Nothing when the run is too short for both.
+static void print_spike(const run *r, const chapter8 *c, FILE *f) {
+    int peak = WARMUP;
+    if (peak >= c->steps) return;
+    for (int s = WARMUP; s < c->steps; s++)
+        if (r->losses[s] > r->losses[peak]) peak = s;
+    int near_from = peak + 1 - SPIKE_NEAR, far_to = near_from - SPIKE_GAP, far_from = far_to - SPIKE_FAR;
+    if (far_from < 0) return;
+    double far = mean_over(r->norms, far_from, far_to), near = mean_over(r->norms, near_from, peak + 1);
+    fprintf(f, "the largest loss of a step after the warm-up: %.4f, at step %d; the gradient's norm\n"
+            "(before Adam) averaged %.2f over steps %d-%d, and %.2f over steps %d-%d: %.1f times\n",
+            (double)r->losses[peak], peak + 1, far, far_from + 1, far_to, near, near_from + 1, peak + 1,
+            near / far);
+}
+
 static void print_curve(const run *r, const chapter8 *c, const char *cell, FILE *f) {
     print_cell(f, cell, r->positions == POSITIONS_NONE
                             ? "training without positions: the mean loss over each stretch"
@@ -429,6 +461,7 @@ static void print_curve(const run *r, const chapter8 *c, const char *cell, FILE 
         for (int s = from; s < to; s++) sum += r->losses[s];
         fprintf(f, "%4d-%-4d  %.4f\n", from + 1, to, sum / (to - from));
     }
+    print_spike(r, c, f);
     fprintf(f, "trained in %.0f s\n", r->seconds);
 }
 
