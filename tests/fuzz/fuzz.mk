@@ -48,14 +48,18 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_BUIL
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-unused-function -D_POSIX_C_SOURCE=200809L $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_BUILD)/libattn.a $(LIBS) -o $@
 
 fuzz-build: setup-fuzz
-	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
-# One target after another (libFuzzer uses one core each). -timeout: an
-# input that takes over 10 s counts as a hang; -rss_limit_mb: as memory
-# gone wild.
+# The targets BUILD_JOBS at a time (libFuzzer uses one core each), each
+# with its own corpus, log and artifacts. -timeout: an input that takes
+# over 10 s counts as a hang; -rss_limit_mb: as memory gone wild.
+FUZZ_RUNS := $(FUZZ_TARGETS:%=fuzz-run-%)
+.PHONY: $(FUZZ_RUNS)
 fuzz: fuzz-build
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	  corpus=$(FUZZ_BUILD)/corpus/$$t; arts=$(FUZZ_BUILD)/artifacts/$$t; \
+	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) $(FUZZ_RUNS)
+
+$(FUZZ_RUNS): fuzz-run-%:
+	@t=$*; corpus=$(FUZZ_BUILD)/corpus/$$t; arts=$(FUZZ_BUILD)/artifacts/$$t; \
 	  rm -rf $$corpus; mkdir -p $$corpus $$arts; cp tests/fuzz/corpus/$$t/* $$corpus/; \
 	  echo "== fuzz $$t ($(FUZZ_SECONDS) s)"; \
 	  dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
@@ -69,5 +73,4 @@ fuzz: fuzz-build
 	    grep -ho "written to .*" $(FUZZ_BUILD)/$$t.log | sed 's/^written to /  /' >&2; \
 	    echo "fuzz: rerun it with $(FUZZ_BUILD)/fuzz_$$t FILE; the log is $(FUZZ_BUILD)/$$t.log" >&2; \
 	    exit 1; \
-	  fi; \
-	done
+	  fi
