@@ -1,6 +1,7 @@
 #!/bin/sh
 # Run every Check suite given on the command line, print each suite's own
-# summary, then one total line. Exit non-zero if any suite fails or crashes.
+# summary and how long it took, then one total line. Exit non-zero if any
+# suite fails or crashes.
 # A test that could not run here says "SKIP: ..." and passes (in CI it fails
 # instead, tests/skip.h); the total counts the skipped ones apart.
 set -u
@@ -10,9 +11,11 @@ total_skip=0
 broken=""
 for t in "$@"; do
   echo "== $t"
+  started=$(date +%s)
   out=$("$t" 2>&1)
   rc=$?
   printf '%s\n' "$out"
+  echo "($(( $(date +%s) - started )) s)"
   line=$(printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' | tail -n 1)
   if [ -z "$line" ]; then
     broken="$broken $t"

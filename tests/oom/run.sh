@@ -20,7 +20,8 @@
 # each call to a wrapped function, by its source line), how many the runs
 # reached and how many they failed, the number of runs, and every problem.
 # OOM_LIST=1 also lists the calls no run reached; OOM_CASES="chapter1
-# chapter7" runs only those cases. Exit status 1 on any
+# chapter7" runs only those cases; OOM_JOBS=1 runs one case at a time
+# (default: as many at once as there are cores). Exit status 1 on any
 # problem or any call in src/ that no run failed.
 set -u
 build=${1:?usage: run.sh BUILD}
@@ -97,8 +98,9 @@ printf '%s\n' 'I saw Mr. Smith at 3 p.m. He said "no." Then he left...' \
 # and chapter 10's too (its ceilings measured, each kernel timed for 0.2 s
 # at least, then two models trained a step, then the steps of three timed),
 # too long to repeat for each of their hundred-odd allocations. Chapter 10
-# runs as two cases (--blocks), so that a call reached only in its training
-# blocks fails without the measurements before them, and the reverse.
+# runs as three cases (--blocks): its measurements, [10.5]'s training and
+# [10.6]'s steps, so that a call reached in one part fails without the runs
+# of the others before it.
 cases="chapter1|chapter1 --data DATA|-|DATA
 chapter1-timing|chapter1 --timing --data DATA|-|DATA
 chapter1-scaling|chapter1 --scaling --data DATA|-|DATA
@@ -112,7 +114,8 @@ chapter7|chapter7 --imdb $in/reviews.json --glove $in/glove100.txt --epochs 1 --
 chapter9|chapter9 --rdb $in/austen.rdb --steps 1 --eval-batches 1 --tokens 5 --save OUT --data DATA|-|DATA|sites
 chapter9-load|chapter9 --rdb $in/austen.rdb --load $in/austen-model.bin --tokens 5 --temperature 0 --top-k 3 --no-compressors|-|-|sites
 chapter10-kernels-timing|chapter10 --max-n 512 --max-memory 1 --blocks 10.1,10.2,10.3,10.4 --data DATA|-|DATA|sites
-chapter10-training-timing|chapter10 --steps 1 --blocks 10.5,10.6 --data DATA|-|DATA|sites
+chapter10-training-timing|chapter10 --steps 1 --blocks 10.5|-|-|sites
+chapter10-mfu-timing|chapter10 --steps 1 --blocks 10.6 --data DATA|-|DATA|sites
 chapter7-tokenize|chapter7 --tokenize|$in/lines.txt|-
 chapter7-convert|chapter7 --convert-glove $in/wink.json OUT|-|OUT
 chapter7-convert-link|chapter7 --convert-glove $in/wink.json LINK|-|LINK"
@@ -219,15 +222,20 @@ check_run() {
   [ "$cmd" = "${cmd%LINK*}" ] || [ -L "$dir/link.txt" ] || problem "$name ($what): the link was replaced"
 }
 
-echo "$cases" | while IFS='|' read -r name cmd stdin writes how; do
-  case " ${OOM_CASES:-$name} " in *" $name "*) ;; *) continue ;; esac
+# One case, its line of $cases in $1: the run as it is, then the runs with
+# a failure. Cases write only into their own folders, and append whole
+# lines to the shared lists (reached, failed, runs, problems).
+one_case() {
+  IFS='|' read -r name cmd stdin writes how <<LINE
+$1
+LINE
   ref=$work/$name/ref
   mkdir -p "$work/$name"
   : > "$work/$name/seen"
   OOM_SITES=$work/$name/sites OOM_SITES_SEEN=$work/$name/seen run_case "$name" "$ref"
   if [ "$(cat "$ref/status")" != 0 ]; then
     problem "$name: fails without any allocation failing: $(tail -n 2 "$ref/stderr")"
-    continue
+    return
   fi
   steady "$ref/stdout" "$ref" "$name" > "$ref/stdout.steady"
   leftovers "$ref" > "$ref/leftovers"
@@ -258,7 +266,21 @@ echo "$cases" | while IFS='|' read -r name cmd stdin writes how; do
     done
   fi
   echo "$n" >> "$work/runs"
+}
+
+# The cases OOM_CASES names (default: all), OOM_JOBS at a time (default:
+# one a core): case k goes to job k mod OOM_JOBS, each job's cases in turn.
+jobs=${OOM_JOBS:-$(nproc 2>/dev/null || echo 1)}
+selected=$(echo "$cases" | while IFS='|' read -r name rest; do
+  case " ${OOM_CASES:-$name} " in *" $name "*) echo "$name|$rest" ;; esac
+done)
+job=0
+while [ "$job" -lt "$jobs" ]; do
+  echo "$selected" | awk -v job="$job" -v jobs="$jobs" 'NF && (NR - 1) % jobs == job' |
+    while IFS= read -r line; do one_case "$line"; done &
+  job=$((job + 1))
 done
+wait
 
 # ------------------------------------------------------------- the count
 # Every call to a wrapped function in each program, by the source line of
