@@ -22,6 +22,8 @@
 #               for "0.00" at 8
 #   chars       labels of one character each (a character model's): at 6
 #               points, the keys upright
+#   level       key labels of a character or two (digits): the keys
+#               written level, at the usual size
 # LEFT RIGHT BOTTOM TOP place the panel's frame at those fractions of the
 # figure (set multiplot without a layout); without them, multiplot's
 # layout or the whole figure, the cells kept square.
@@ -58,7 +60,7 @@ if (nk > 16) {
 } else {
   set xtics out nomirror rotate by 45 right font tickfont
 }
-if (strstrt(flags, 'chars')) { set xtics norotate center }
+if (strstrt(flags, 'chars') || strstrt(flags, 'level')) { set xtics norotate center }
 if (strstrt(flags, 'noqueries')) {
   unset ylabel
   unset ytics

@@ -307,13 +307,50 @@ START_TEST(starts_from_pytorchs_numbers_for_seed) {
 }
 END_TEST
 
+// The figure's weights: softmax(scores / (4 sqrt(d))), computed here in
+// double, and the causal ones each the unmasked row's visible part divided
+// by its sum. At that temperature no row of this sentence puts more than
+// 0.6 on its own token, and the mask moves at least 0.3 of a row's weight
+// onto its diagonal somewhere: the figure's two panels differ.
+START_TEST(figure_weights_are_tempered_and_renormalised) {
+    const int n = ch.n;
+    double largest_move = 0;
+    for (int i = 0; i < n; i++) {
+        double max = -HUGE_VAL, sum = 0, visible = 0, e[MAX_TOKENS];
+        for (int j = 0; j < n; j++) max = fmax(max, ch.scores[i * n + j]);
+        for (int j = 0; j < n; j++) {
+            e[j] = exp((ch.scores[i * n + j] - max) / (4 * sqrt(EMBEDDING_DIM)));
+            sum += e[j];
+            visible += j <= i ? e[j] : 0;
+        }
+        for (int j = 0; j < n; j++) {
+            ck_assert_float_eq_tol(ch.tempered[i * n + j], (float)(e[j] / sum), 1e-6f);
+            float want = j <= i ? (float)(e[j] / visible) : 0.0f;
+            ck_assert_float_eq_tol(ch.tempered_causal[i * n + j], want, 1e-6f);
+        }
+        ck_assert_float_lt(ch.tempered[i * n + i], 0.6f);
+        largest_move = fmax(largest_move, ch.tempered_causal[i * n + i] - ch.tempered[i * n + i]);
+    }
+    ck_assert_double_gt(largest_move, 0.3);
+}
+END_TEST
+
 START_TEST(figure_data_has_both_panels) {
     char dir[] = "/tmp/chapter2-test-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     ck_assert_int_eq(chapter2_write_data(&ch, dir), 0);
     static const char *const words[8] = {"Sorry", "Dave,", "I'm", "afraid", "I", "can't", "do", "that."};
-    assert_heatmap_file(dir, "chapter2-weights.dat", ch.weights, 8, 8, words, words);
-    assert_heatmap_file(dir, "chapter2-causal-weights.dat", ch.causal_weights, 8, 8, words, words);
+    assert_heatmap_file(dir, "chapter2-tempered-weights.dat", ch.tempered, 8, 8, words, words);
+    assert_heatmap_file(dir, "chapter2-tempered-causal-weights.dat", ch.tempered_causal, 8, 8,
+                        words, words);
+    char path[128];
+    snprintf(path, sizeof path, "%s/chapter2-temperature.dat", dir);
+    size_t len;
+    char *text = read_whole_file(path, &len);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, "4\n");
+    free(text);
+    ck_assert_int_eq(remove(path), 0);
     rmdir(dir);
     stderr_capture cap;
     capture_begin(&cap);
@@ -396,6 +433,7 @@ static Suite *chapter2_suite(void) {
     tcase_add_test(cells, cell18_manual_z3_uses_tokens_0_to_3_and_matches_row_3);
     tcase_add_test(cells, output_shows_the_cells);
     tcase_add_test(cells, default_seed_prints_the_notebooks_row_0);
+    tcase_add_test(cells, figure_weights_are_tempered_and_renormalised);
     tcase_add_test(cells, figure_data_has_both_panels);
     suite_add_tcase(s, cells);
     TCase *torch = tcase_create("pytorch");

@@ -357,6 +357,7 @@ START_TEST(writes_the_figure_data) {
     for (int t = 0; t < n; t++) out[t] = src[n - 1 - t];
     out[n] = "EOS";
     assert_heatmap_file(dir, "chapter8-cross.dat", short_run.cross, n + 1, n, out, src);
+    assert_heatmap_file(dir, "chapter8-cross-none.dat", short_run.cross_none, n + 1, n, out, src);
     assert_heatmap_file(dir, "chapter8-self.dat", short_run.self, n, n, src, src);
     // each row of a map sums to one; the encoder's gives every digit of the
     // source some weight (chapter 8's text about Figure 08-self)
@@ -364,12 +365,34 @@ START_TEST(writes_the_figure_data) {
         double sum = 0, self = 0;
         for (int k = 0; k < n; k++) sum += short_run.cross[q * n + k];
         ck_assert_double_eq_tol(sum, 1, 1e-5);
+        sum = 0;
+        for (int k = 0; k < n; k++) sum += short_run.cross_none[q * n + k];
+        ck_assert_double_eq_tol(sum, 1, 1e-5);
         for (int k = 0; k < n && q < n; k++) {
             ck_assert_float_gt(short_run.self[q * n + k], 0);
             self += short_run.self[q * n + k];
         }
         if (q < n) ck_assert_double_eq_tol(self, 1, 1e-5);
     }
+    // without positions a source digit is only its value: two places that
+    // hold the same digit get the same weight from every row; with
+    // positions they do not
+    const int *digits = short_run.test.digits + (size_t)i * N_MAX;
+    int twins = 0;
+    double with_gap = 0;
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            if (digits[a] != digits[b]) continue;
+            twins++;
+            for (int q = 0; q <= n; q++) {
+                ck_assert_float_eq_tol(short_run.cross_none[q * n + a],
+                                       short_run.cross_none[q * n + b], 1e-5);
+                with_gap = fmax(with_gap, fabs((double)short_run.cross[q * n + a] -
+                                               short_run.cross[q * n + b]));
+            }
+        }
+    ck_assert_int_gt(twins, 0);
+    ck_assert_double_gt(with_gap, 0.05);
     const char *names[3] = { "chapter8-loss-positions.dat", "chapter8-loss-none.dat",
                              "chapter8-sinusoids.dat" };
     const int lines[3] = { SHORT_STEPS + 1, SHORT_STEPS + 1, N_SINUSOID };

@@ -35,6 +35,11 @@
 #define DEFAULT_SEED 3570563066ULL
 // The notebook's stand-in for minus infinity, cell [T15].
 #define NOTEBOOK_MASK_VALUE -1e10f
+// The figure's temperature: its weights are the softmax of the scores
+// divided by this and by sqrt(d). At 1 each row of this sentence puts most
+// of its weight on its own token, and masking barely changes it; at 4 the
+// rows spread their weight, so that the rescaling by the mask shows.
+#define FIGURE_TEMPERATURE 4
 
 // Everything the notebook computes, kept so that the tests can look at it.
 typedef struct {
@@ -56,6 +61,9 @@ typedef struct {
                                              // embeddings
     float z3_manual[EMBEDDING_DIM];          // (d) row 3 of z, from x_0 .. x_3
     bool z3_matches;                         // allclose to row 3 of z
+    // the figure's, the scores divided by FIGURE_TEMPERATURE first:
+    float tempered[MAX_TOKENS * MAX_TOKENS];        // (n, n) unmasked weights
+    float tempered_causal[MAX_TOKENS * MAX_TOKENS]; // (n, n) causal weights
 } chapter2;
 
 //> notebook-mask
@@ -102,6 +110,12 @@ static void chapter2_attend(chapter2 *c) {
     //< manual-z3
     // torch.allclose's defaults: rtol=1e-5, atol=1e-8.
     c->z3_matches = allclose(c->z3_manual, c->z + 3 * d, d, 1e-5f, 1e-8f);
+    // The figure's weights, unmasked and causal, at FIGURE_TEMPERATURE.
+    float tempered_scores[MAX_TOKENS * MAX_TOKENS];
+    memcpy(tempered_scores, c->scores, (size_t)n * n * sizeof(float));
+    scale(tempered_scores, 1.0f / FIGURE_TEMPERATURE, n * n);
+    attention_weights(c->tempered, tempered_scores, n, d);
+    masked_attention_weights(c->tempered_causal, tempered_scores, c->mask, n, d);
 }
 
 // Runs cells [T2]-[T4] (chapter 1's draws, in chapter 1's order) and then
@@ -154,15 +168,20 @@ static void chapter2_print(const chapter2 *c, FILE *f) {
     print_bool(f, c->z3_matches);
 }
 
-// Figure data: the unmasked weights of chapter 1 and the causal ones.
+// Figure data: the weights at FIGURE_TEMPERATURE, unmasked and causal, and
+// the temperature, which the figure's titles print.
 static int chapter2_write_data(const chapter2 *c, const char *dir) {
     const char *labels[MAX_TOKENS];
     for (int i = 0; i < c->n; i++) labels[i] = c->words[i];
-    bool ok = write_heatmap(PROGRAM, dir, "chapter2-weights.dat", c->weights,
+    bool ok = write_heatmap(PROGRAM, dir, "chapter2-tempered-weights.dat", c->tempered,
                             c->n, c->n, labels, labels)
-           && write_heatmap(PROGRAM, dir, "chapter2-causal-weights.dat",
-                            c->causal_weights, c->n, c->n, labels, labels);
-    return ok ? 0 : -1;
+           && write_heatmap(PROGRAM, dir, "chapter2-tempered-causal-weights.dat",
+                            c->tempered_causal, c->n, c->n, labels, labels);
+    const char *name = "chapter2-temperature.dat";
+    FILE *f = ok ? open_data_file(PROGRAM, dir, name) : NULL;
+    if (!f) return -1;
+    fprintf(f, "%d\n", FIGURE_TEMPERATURE);
+    return close_data_file(PROGRAM, f, dir, name) ? 0 : -1;
 }
 
 #ifndef TESTING

@@ -100,6 +100,7 @@ typedef struct {
     int32_t reverse_out[T];        // [8.10] the reverse decoded without positions
     int example;                   // the test sequence of [8.11]
     float cross[T * S];            // [8.11] (n + 1, n) its cross-attention
+    float cross_none[T * S];       // the same, of the model without positions
     float self[S * S];             // its encoder self-attention, (n, n)
 } chapter8;
 
@@ -280,31 +281,36 @@ static void decode_reverse(chapter8 *c) {
                           REVERSAL_BOS, REVERSAL_EOS);
 }
 
-// [8.11]: the trained model's attention on one example of EXAMPLE_LEN
+// The mean over the heads of an attention array laid out (HEADS, per_head,
+// S), its first rows rows and n columns: the (rows, n) table out.
+static void mean_of_heads(float *out, const real *att, int per_head, int rows, int n) {
+    for (int q = 0; q < rows; q++)
+        for (int k = 0; k < n; k++) {
+            double sum = 0;
+            for (int h = 0; h < HEADS; h++) sum += att[((size_t)h * per_head + q) * S + k];
+            out[q * n + k] = (float)(sum / HEADS);
+        }
+}
+
+// [8.11]: the trained models' attention on one example of EXAMPLE_LEN
 // digits, averaged over the heads: the last decoder layer's
-// cross-attention (n + 1, n) and the first encoder layer's self-attention
-// (n, n).
+// cross-attention (n + 1, n), of the model with positions and of the one
+// without, and the first encoder layer's self-attention (n, n) of the
+// model with positions.
 static void attention_maps(chapter8 *c) {
     c->example = first_of_length(&c->test, EXAMPLE_LEN);
     if (c->example < 0) c->example = 0;
     int n = c->test.lengths[c->example];
-    seq2seq_model *m = &c->with.model;
-    seq2seq_forward(m, c->test.src + (size_t)c->example * S,
-                    c->test.tgt_in + (size_t)c->example * T, NULL, 1, S, T);
-    const real *cross = seq2seq_attention(m, ATTN_DEC_CROSS, N_DEC - 1);
-    const real *self = seq2seq_attention(m, ATTN_ENC_SELF, 0);
-    for (int q = 0; q <= n; q++)
-        for (int k = 0; k < n; k++) {
-            double sum = 0;
-            for (int h = 0; h < HEADS; h++) sum += cross[((size_t)h * T + q) * S + k];
-            c->cross[q * n + k] = (float)(sum / HEADS);
-        }
-    for (int q = 0; q < n; q++)
-        for (int k = 0; k < n; k++) {
-            double sum = 0;
-            for (int h = 0; h < HEADS; h++) sum += self[((size_t)h * S + q) * S + k];
-            c->self[q * n + k] = (float)(sum / HEADS);
-        }
+    seq2seq_model *models[2] = { &c->with.model, &c->without.model };
+    float *cross[2] = { c->cross, c->cross_none };
+    for (int r = 0; r < 2; r++) {
+        seq2seq_forward(models[r], c->test.src + (size_t)c->example * S,
+                        c->test.tgt_in + (size_t)c->example * T, NULL, 1, S, T);
+        mean_of_heads(cross[r], seq2seq_attention(models[r], ATTN_DEC_CROSS, N_DEC - 1), T,
+                      n + 1, n);
+        if (r == 0)
+            mean_of_heads(c->self, seq2seq_attention(models[r], ATTN_ENC_SELF, 0), S, n, n);
+    }
 }
 
 // ------------------------------------------------------------------ the run
@@ -647,6 +653,8 @@ static bool write_maps(const chapter8 *c, const char *dir) {
     for (int t = 0; t < n; t++) out[t] = src[n - 1 - t];
     out[n] = "EOS";
     return write_heatmap(PROGRAM, dir, "chapter8-cross.dat", c->cross, n + 1, n, out, src) &&
+           write_heatmap(PROGRAM, dir, "chapter8-cross-none.dat", c->cross_none, n + 1, n, out,
+                         src) &&
            write_heatmap(PROGRAM, dir, "chapter8-self.dat", c->self, n, n, src, src);
 }
 
