@@ -397,6 +397,9 @@ END_TEST
 static Suite *chapter1_suite(void) {
     Suite *s = suite_create("chapter1");
     TCase *tc = tcase_create("cells");
+    // [1.1]'s draws (4,000 rows of a query and its keys at each width) take
+    // seconds under the sanitizers, more than Check's default 4 when busy
+    tcase_set_timeout(tc, 60);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, sentence_has_eight_tokens_in_range);
     tcase_add_test(tc, embedding_has_640000_parameters);
