@@ -290,8 +290,8 @@ static void attention_by_loops(float *z, float *w, const float *x, int n, int d)
     for (int i = 0; i < n; i++) weighted_sum(z + i * d, w + i * n, x, n, d);
 }
 
-// Two matrix products, written plainly (gemm_reference, chapter 7): loops in
-// the order memory is laid out, short blocks the compiler vectorises.
+// Two matrix products, written plainly (gemm_reference): loops in the
+// order memory is laid out, short blocks the compiler vectorises.
 static void attention_by_plain_products(float *z, float *w, const float *x, int n, int d) {
     memset(w, 0, (size_t)n * n * sizeof *w);
     gemm_reference(w, x, x, n, d, n, GEMM_ABT);  // x x^T
@@ -300,9 +300,9 @@ static void attention_by_plain_products(float *z, float *w, const float *x, int 
     gemm_reference(z, w, x, n, n, d, GEMM_AB);   // w x
 }
 
-// Chapter 7's attention layer: the products with explicit vector
-// instructions and a block of results kept in registers (gemm_fast.c), the
-// softmax a vector at a time.
+// The library's attention layer (layers/attention_head.c): the products
+// with explicit vector instructions and a block of results kept in
+// registers (gemm_fast.c), the softmax a vector at a time.
 static void attention_by_fast_products(float *z, float *w, const float *x, int n, int d) {
     attention_head_forward(z, w, x, x, x, 1, n, d, true);
 }
