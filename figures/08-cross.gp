@@ -1,5 +1,5 @@
 # Chapter 8: the trained model's cross-attention on one held-out source
-# (block [811]): each token the decoder writes, the digits reversed and
+# (block [P8.11]): each token the decoder writes, the digits reversed and
 # then EOS (queries), over the source digits (keys); the last decoder
 # layer, the mean of its four heads. Reversal puts the weight on the
 # anti-diagonal. Colours from 0 to 1, as in 08-self.

@@ -4,23 +4,23 @@
 // the naive way, with its n x n weights in memory, and tiled, for n from
 // 256 to 65,536: time, rate, share of the peak and the peak memory of each.
 //
-// Chapter 10 follows no notebook; its blocks are numbered [10.1] to [10.6]:
-//   [10.1] the machine: caches, peak rate, the product, memory bandwidth
-//   [10.2] counting: the operations and bytes of each pass, at n = 4,096
-//   [10.3] the forward pass against n: naive until its weights pass
-//          --max-memory, tiled to the end
-//   [10.4] causal, and backward: both ways at n = 4,096, on all threads
-//          by the clock, then on one thread by its processor time
-//   [10.5] chapter 9's model trained with each attention (chapter10_training.h)
-//   [10.6] the training steps of chapters 7, 8 and 9 against the peak, their
-//          MFU (chapter10_mfu.h)
+// Chapter 10 follows no notebook; its blocks are labelled [P10.1] to [P10.6]:
+//   [P10.1] the machine: caches, peak rate, the product, memory bandwidth
+//   [P10.2] counting: the operations and bytes of each pass, at n = 4,096
+//   [P10.3] the forward pass against n: naive until its weights pass
+//           --max-memory, tiled to the end
+//   [P10.4] causal, and backward: both ways at n = 4,096, on all threads
+//           by the clock, then on one thread by its processor time
+//   [P10.5] chapter 9's model trained with each attention (chapter10_training.h)
+//   [P10.6] the training steps of chapters 7, 8 and 9 against the peak, their
+//           MFU (chapter10_mfu.h)
 //
 // Each measurement runs in a child process of its own (fork), so that its
 // peak memory (getrusage's ru_maxrss) is its own and not the largest of
 // the run so far, and so that a measurement that runs out of memory ends
 // only the child. The parent computes nothing before its last fork, and so
 // starts no threads before it forks (OpenMP's threads do not survive a
-// fork); [10.5] and [10.6], which fork nothing, come last.
+// fork); [P10.5] and [P10.6], which fork nothing, come last.
 //
 // Times are wall-clock, the best of repetitions; rates are the operations
 // counted over that time, and shares are of the peak of all the cores the
@@ -60,11 +60,11 @@
 #define D 64                 // the head's width
 #define MIN_N 256
 #define MAX_N 65536
-#define COUNT_N 4096         // the size of [10.2] and [10.4]
-#define GEMM_N 1024          // the product of [10.1]: GEMM_N^3, 2 GEMM_N^3 operations
+#define COUNT_N 4096         // the size of [P10.2] and [P10.4]
+#define GEMM_N 1024          // the product of [P10.1]: GEMM_N^3, 2 GEMM_N^3 operations
 #define MIN_SECONDS 0.2      // a measurement repeats until it has run this long
 #define PEAK_SECONDS 0.3     // each thread's time at the peak kernel
-#define TRAINING_STEPS 12    // [10.5]'s and [10.6]'s steps, unless --steps says
+#define TRAINING_STEPS 12    // [P10.5]'s and [P10.6]'s steps, unless --steps says
 #define MEMORY_SHARE 8       // --max-memory's default: this share of the machine's memory
 
 // ---------------------------------------------------------------- measuring in a child
@@ -132,7 +132,7 @@ static void time_best(measured *m, timed_fn fn, const void *arg) {
     }
 }
 
-// ---------------------------------------------------------------- [10.1] the machine
+// ---------------------------------------------------------------- [P10.1] the machine
 
 typedef struct {
     int threads;
@@ -265,10 +265,10 @@ static double naive_bytes(int n, bool backward) { return (backward ? 2.0 : 1.0) 
 // ---------------------------------------------------------------- printing
 
 typedef struct {
-    long long max_n, max_memory_mb, steps;  // steps: [10.5]'s and [10.6]'s
+    long long max_n, max_memory_mb, steps;  // steps: [P10.5]'s and [P10.6]'s
     uint64_t seed;
     const char *data_dir;
-    double peak1, peak_all, gemm1, gemm_all, bandwidth;  // [10.1]'s measurements
+    double peak1, peak_all, gemm1, gemm_all, bandwidth;  // [P10.1]'s measurements
     long last_cache;                                     // bytes of the largest cache
 } run_options;
 
@@ -311,9 +311,9 @@ static bool write_machine(const run_options *o) {
     return close_data_file(PROGRAM, f, o->data_dir, name);
 }
 
-// [10.1]: false when a measurement failed.
+// [P10.1]: false when a measurement failed.
 static bool machine_block(FILE *out, run_options *o) {
-    print_cell(out, "10.1", "the machine's ceilings");
+    print_cell(out, "P10.1", "the machine's ceilings");
     if (!print_caches(out, o)) return false;
     int all = parallel_threads();
     // the triad's arrays: four times the largest cache each, so that they stream from memory
@@ -341,18 +341,18 @@ static bool machine_block(FILE *out, run_options *o) {
     return o->data_dir ? write_machine(o) : true;
 }
 
-// A row of [10.2]: each count's formula, and its value under it.
+// A row of [P10.2]: each count's formula, and its value under it.
 static void count_row(FILE *out, const char *pass, const char *ops_formula, double ops, const char *naive_formula,
                       double naive, const char *tiled_formula, double tiled) {
     fprintf(out, "%-10s %-14s %-27s %s\n", pass, ops_formula, naive_formula, tiled_formula);
     fprintf(out, "%-10s = %-12.3g = %-25.3g = %.3g\n", "", ops, naive, tiled);
 }
 
-// [10.2]: the counts at COUNT_N, from the formulas of the chapter. Bytes
+// [P10.2]: the counts at COUNT_N, from the formulas of the chapter. Bytes
 // are 4 a float; "naive" counts the n x n arrays' passes, "tiled" the
 // reads of blocks that come from the caches once the inputs are there.
 static void counting_block(FILE *out) {
-    print_cell(out, "10.2", "counting the operations and the bytes, n = 4096, d = 64, float");
+    print_cell(out, "P10.2", "counting the operations and the bytes, n = 4096, d = 64, float");
     double n = COUNT_N, d = D, blocks = ceil(n / ATTN_TILE);
     fputs("pass       operations     naive bytes, n x n arrays   tiled bytes, blocks of 64\n", out);
     // forward. naive: s written by q k^T, read and written by the softmax,
@@ -376,7 +376,7 @@ static void counting_block(FILE *out) {
             attention_flops(COUNT_N, D, false, false) / (4 * (4 * n * n + 4 * n * d)));
 }
 
-// One row of [10.3]'s table, and of its figure's data.
+// One row of [P10.3]'s table, and of its figure's data.
 typedef struct {
     int n;
     measured naive, tiled;  // naive.status -2: not run, over the budget
@@ -412,9 +412,9 @@ static bool write_sizes(const run_options *o, const size_row *rows, int count) {
     return close_data_file(PROGRAM, f, o->data_dir, name);
 }
 
-// [10.3]: false when a measurement failed.
+// [P10.3]: false when a measurement failed.
 static bool sizes_block(FILE *out, const run_options *o) {
-    print_cell(out, "10.3", "the forward pass against n (one head, d = 64)");
+    print_cell(out, "P10.3", "the forward pass against n (one head, d = 64)");
     fprintf(out, "naive attention stops where its n x n weights would pass --max-memory (%lld MB);\n"
             "each measurement runs in a process of its own, its peak memory its own (getrusage)\n",
             o->max_memory_mb);
@@ -443,7 +443,7 @@ static bool sizes_block(FILE *out, const run_options *o) {
     return o->data_dir ? write_sizes(o, rows, count) : true;
 }
 
-// Two lines of [10.4]: naive (when its arrays fit) and tiled attention, a
+// Two lines of [P10.4]: naive (when its arrays fit) and tiled attention, a
 // pass on all threads (against the peak of all cores) or on one thread
 // (timed by its processor time, against one core's peak).
 static bool pass_lines(FILE *out, const run_options *o, int n, int pass, bool one_thread) {
@@ -466,13 +466,13 @@ static bool pass_lines(FILE *out, const run_options *o, int n, int pass, bool on
     return true;
 }
 
-// [10.4]: the causal forward pass and the backward passes at n = COUNT_N
+// [P10.4]: the causal forward pass and the backward passes at n = COUNT_N
 // (or --max-n, when smaller), on all threads, then on one.
 static bool passes_block(FILE *out, const run_options *o) {
     int n = o->max_n < COUNT_N ? (int)o->max_n : COUNT_N;
     char title[96];
     snprintf(title, sizeof title, "causal, and backward, at n = %d", n);
-    print_cell(out, "10.4", title);
+    print_cell(out, "P10.4", title);
     fputs("backward: 10 n^2 d operations counted (tiled attention does 14: it computes the\n"
           "scores and dp twice, once for dk and dv, once for dq)\n", out);
     for (int one = 0; one <= 1; one++) {
@@ -485,7 +485,7 @@ static bool passes_block(FILE *out, const run_options *o) {
     return true;
 }
 
-// ---------------------------------------------------------------- [10.5] training
+// ---------------------------------------------------------------- [P10.5] training
 
 static bool training_block(FILE *out, const run_options *o) {
     attention_training r;
@@ -498,7 +498,7 @@ static bool training_block(FILE *out, const run_options *o) {
     return true;
 }
 
-// [10.6]: the steps of chapters 7, 8 and 9 against [10.1]'s peak of all cores.
+// [P10.6]: the steps of chapters 7, 8 and 9 against [P10.1]'s peak of all cores.
 static bool mfu_block(FILE *out, const run_options *o) {
     mfu_table t;
     char err[256];
@@ -538,10 +538,10 @@ int main(int argc, char **argv) {
              "  --max-memory MB  naive attention runs only where its n x n weights fit in MB\n"
              "                   (default %lld: an eighth of this machine's memory, %lld MB;\n"
              "                   at most half of it)\n"
-             "  --steps N        training steps of each model in [10.5], and those timed\n"
-             "                   of each in [10.6] (default %d)\n"
+             "  --steps N        training steps of each model in [P10.5], and those timed\n"
+             "                   of each in [P10.6] (default %d)\n"
              "  --seed N         random seed of the inputs, and of the models and batches of\n"
-             "                   [10.5] and [10.6] (default %d)\n"
+             "                   [P10.5] and [P10.6] (default %d)\n"
              "  --data DIR       also write the figure data (chapter10-*.dat) into DIR\n"
              "  --help           this message\n",
              MAX_N, MIN_N, o.max_memory_mb, memory, TRAINING_STEPS, DEFAULT_SEED);
@@ -557,7 +557,7 @@ int main(int argc, char **argv) {
     o.seed = opts.seed;
     o.data_dir = opts.data_dir;
     double started = now_seconds();
-    puts("Chapter 10 follows no notebook: its blocks are this program's own, [10.1] to [10.6].\n"
+    puts("Chapter 10 follows no notebook: its blocks are this program's own, [P10.1] to [P10.6].\n"
          "Times are the best of repetitions; shares are of the peak of all the cores used.");
     bool ok = machine_block(stdout, &o);
     if (ok) counting_block(stdout);
