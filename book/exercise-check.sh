@@ -9,13 +9,34 @@
 #     found as a whole word in src/ or tests/;
 #   - every option given to a chapter's program (./chapterN ... --opt) is
 #     one its --help lists (the programs are built first).
+# And in the whole chapter, exercises or not, every block of a program's own
+# it names (P4.2, block [P4.2]) is one a program prints: the string "P4.2"
+# is in src/programs/, where each is given to print_cell; and none is named
+# in the old form, a chapter's number and a place alone ("block 4.2", "[4.2]").
 # Prints each miss with its file and exits 1 if there is one.
 set -eu
 
 status=0
 for md in "$@"; do
+  misses=${TMPDIR:-/tmp}/exercise-check.$$
+  : > "$misses"
+  # the program's own blocks the whole chapter names
+  tr '\n' ' ' < "$md" | grep -oE '(^|[^A-Za-z0-9.])P[0-9]+\.[0-9]+' |
+    sed 's/^[^P]*//' | sort -u |
+  while read -r label; do
+    if ! grep -rqF -- "\"$label\"" src/programs; then
+      echo "exercise-check: $md names block $label, which no program prints" >&2
+      echo miss
+    fi
+  done >> "$misses"
+  old_label='[1-9][0-9]?\.[0-9]+'
+  tr '\n' ' ' < "$md" |
+    grep -oE "([Bb]locks?|[Cc]ells?) +\\[?$old_label\\]?|\\[$old_label\\]" | sort -u |
+  while read -r old; do
+    echo "exercise-check: $md names $old, a label without its P (P4.2)" >&2
+    echo miss
+  done >> "$misses"
   section=$(awk '/^## Exercises/ { on = 1; next } /^## / { on = 0 } on' "$md")
-  [ -n "$section" ] || continue
   # The words in backquotes, one a line (a span may break across lines).
   spans=$(printf '%s\n' "$section" | tr '\n' ' ' | grep -o '`[^`]*`' | tr -d '`' || true)
   printf '%s\n' "$spans" | tr ' ' '\n' | grep -E '^(src|tests|figures|book)/' | sort -u |
@@ -26,7 +47,7 @@ for md in "$@"; do
       echo "exercise-check: $md names $path, which does not exist" >&2
       echo miss
     fi
-  done > "${TMPDIR:-/tmp}/exercise-check.$$"
+  done >> "$misses"
   printf '%s\n' "$spans" | grep -E '^[A-Za-z_][A-Za-z0-9_]*$' |
     grep -E '_|^[A-Z][A-Z0-9]+$' | sort -u |
   while read -r name; do
@@ -34,7 +55,7 @@ for md in "$@"; do
       echo "exercise-check: $md names \`$name\`, which is nowhere in src/ or tests/" >&2
       echo miss
     fi
-  done >> "${TMPDIR:-/tmp}/exercise-check.$$"
+  done >> "$misses"
   # ./chapterN and the options that follow it, up to the end of the command
   printf '%s\n' "$section" | sed 's/\\$//' | tr '\n' ' ' |
     grep -oE '\./chapter[0-9]+( +(--[a-z0-9-]+|[^-`|;&)][^ `|;&)]*))*' |
@@ -49,8 +70,8 @@ for md in "$@"; do
         fi ;;
       esac
     done
-  done >> "${TMPDIR:-/tmp}/exercise-check.$$"
-  if [ -s "${TMPDIR:-/tmp}/exercise-check.$$" ]; then status=1; fi
-  rm -f "${TMPDIR:-/tmp}/exercise-check.$$"
+  done >> "$misses"
+  if [ -s "$misses" ]; then status=1; fi
+  rm -f "$misses"
 done
 exit $status

@@ -14,11 +14,14 @@ printf '//> main\nint main;\n//< main\n' > "$dir/src/programs/step.c"
 printf '//> deep\nint deep;\n//< deep\n' > "$dir/src/programs/only.h"
 
 failures=0
-# expect pass|fail WHAT SNIPPET...: a page quoting each SNIPPET
+# expect pass|fail WHAT SNIPPET...: a page quoting each SNIPPET (and the
+# output block $output, when set)
+output=
 expect() {
   want=$1 what=$2; shift 2
   page=$dir/page.md; : > "$page"
   for s in "$@"; do printf '```{.c snippet="%s"}\n```\n\n' "$s" >> "$page"; done
+  [ -z "$output" ] || printf '```{.output %s}\n```\n' "$output" >> "$page"
   if (cd "$dir" && pandoc page.md --lua-filter="$filter" --metadata=source-dir:src \
         --metadata=output-dir:out -t native -o /dev/null) 2> "$dir/err"; then got=pass
   elif grep -q 'quote\.lua: ' "$dir/err"; then got=fail
@@ -40,6 +43,20 @@ expect fail "a name two files share" \
   step.c:step programs/step.c:main only.h:deep
 expect fail "a marker in a subfolder never quoted" \
   nn/step.c:step programs/step.c:main
+# A program's output: a notebook cell's block, then two of the program's own.
+printf '\n[T3] a cell\n1\n\n[P4.1] its own\n2\n\n[P4.2] its next\n3\n' > "$dir/out/prog.txt"
+all="nn/step.c:step programs/step.c:main only.h:deep"
+for case in 'pass|cells by label|program="prog" cells="T3 P4.2"' \
+            'pass|a range of the program'"'"'s own blocks|program="prog" cells="P4.1-P4.2"' \
+            'fail|a label in the old form, 4.2|program="prog" cells="4.2"' \
+            'fail|a cell the output lacks|program="prog" cells="T4"' \
+            'pass|a whole output under its command|program="prog" command="./prog --all"' \
+            'fail|a whole output with no header|program="prog"'; do
+  output=${case#*|}; output=${output#*|}
+  # shellcheck disable=SC2086
+  expect "${case%%|*}" "output: $(printf '%s' "$case" | cut -d'|' -f2)" $all
+done
+output=
 rm -rf "$dir/src"; mkdir -p "$dir/src"
 expect fail "a source folder with no files" nn/step.c:step
 [ "$failures" = 0 ] || { echo "quote-check: book/quote.lua let $failures case(s) through" >&2; exit 1; }

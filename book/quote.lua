@@ -14,13 +14,19 @@
 -- program's captured output, where each block starts with a line
 -- `[LABEL] title`. A label is a source's letter and the number of the
 -- notebook cell the block reproduces (T6: cell 6 of "Attention and
--- Transformers"), or the chapter's number, a dot and the place of a block of
--- the program's own (4.2). cells may list labels and ranges of labels with
--- one prefix: "T2 T4-T6 4.1-4.3". Each block becomes a line that names
--- where it comes from, its header ("Attention and Transformers, cell 9:" or
--- "This program, block 4.2:" and the title printed), over a frame that holds
--- what the program printed under that header. Without cells, the whole
--- output in one frame.
+-- Transformers"), or P (for the program), the chapter's number, a dot and
+-- the place of a block of the program's own (P4.2): a form no section,
+-- figure or table number takes. cells may list labels and ranges of labels
+-- with one prefix: "T2 T4-T6 P4.1-P4.3". Each block becomes a line that
+-- names where it comes from, its header ("T9 · Attention and Transformers,
+-- cell 9:" or "P4.2 · This program's own block:" and the title printed),
+-- over a frame that holds what the program printed under that header.
+--
+--   ```{.output program="chapter1-timing" command="./chapter1 --timing"}
+--   ```
+-- becomes the whole output in one frame, under a line that names the
+-- command that printed it ("./chapter1 --timing · output"). An output
+-- block needs cells or command, so that no frame goes without a header.
 --
 --   ```{.python file="tests/reference/chapter4_twin.py"}
 --   ```
@@ -146,18 +152,18 @@ local function snippet(spec)
   return table.concat(dedent(trim_blank_edges(out)), "\n")
 end
 
--- A label: a source's letter and a notebook cell's number ("T23"), a
+-- A label: a source's letter and a notebook cell's number ("T23"), P, a
 -- chapter's number, a dot and the place of one of its program's own blocks
--- ("4.2"), or a bare number (the benchmarks' "1"). Returns the prefix ("T",
--- "4." or "") and the number, or nil for anything else.
+-- ("P4.2"), or a bare number (the benchmarks' "1"). Returns the prefix ("T",
+-- "P4." or "") and the number, or nil for anything else ("4.2" included).
 local function split_label(label)
   local prefix, n = label:match("^(%u?)(%d+)$")
-  if not prefix then prefix, n = label:match("^(%d+%.)(%d+)$") end
+  if not prefix then prefix, n = label:match("^(P%d+%.)(%d+)$") end
   if not prefix then return nil end
   return prefix, tonumber(n)
 end
 
--- cells="T19-T22 3.1-3.2 T24": labels and ranges of labels, a range within
+-- cells="T19-T22 P3.1-P3.2 T24": labels and ranges of labels, a range within
 -- one prefix ("T19-T22", or "T19-22"), as a set of labels.
 local function wanted_cells(spec)
   local set = {}
@@ -235,9 +241,26 @@ local function output_block(text)
   return pandoc.CodeBlock(text, {class = "output"})
 end
 
+-- inlines as a header line, kept on the page of the frame below it.
+local function header_line(inlines)
+  if FORMAT:match("latex") then
+    -- ragged right, and on the page of the frame below it: a new page when
+    -- fewer than six lines are left (what the needspace package does)
+    inlines:insert(1, pandoc.RawInline("latex",
+      "\\par\\penalty-100\\begingroup\\dimen0=6\\baselineskip"
+      .. "\\dimen2=\\pagegoal\\advance\\dimen2-\\pagetotal"
+      .. "\\ifdim\\dimen0>\\dimen2 \\ifdim\\dimen2>0pt \\vfil\\fi\\penalty-10000\\fi\\endgroup"
+      .. "{\\small\\raggedright\\noindent "))
+    inlines:insert(pandoc.RawInline("latex", "\\par}\\nopagebreak[4]"))
+    return pandoc.Plain(inlines)
+  end
+  return pandoc.Div(pandoc.Plain(inlines), { class = "cell-header",
+    style = "font-size: 90%; margin: 1.2em 0 -0.9em; color: #333;" })
+end
+
 -- The line above a block's frame that says where the block comes from: its
 -- label, then a cell of a named source ("T23 · Attention and Transformers,
--- cell 23: ...") or the program's own ("4.2 · This program's own block:
+-- cell 23: ...") or the program's own ("P4.2 · This program's own block:
 -- ..."), and the title as printed.
 local function block_header(label, title)
   local prefix, n = split_label(label)
@@ -261,19 +284,14 @@ local function block_header(label, title)
   inlines:extend(lead)
   inlines:insert(pandoc.Space())
   inlines:insert(pandoc.Code(title))
-  if FORMAT:match("latex") then
-    -- ragged right, and on the page of the frame below it: a new page when
-    -- fewer than six lines are left (what the needspace package does)
-    inlines:insert(1, pandoc.RawInline("latex",
-      "\\par\\penalty-100\\begingroup\\dimen0=6\\baselineskip"
-      .. "\\dimen2=\\pagegoal\\advance\\dimen2-\\pagetotal"
-      .. "\\ifdim\\dimen0>\\dimen2 \\ifdim\\dimen2>0pt \\vfil\\fi\\penalty-10000\\fi\\endgroup"
-      .. "{\\small\\raggedright\\noindent "))
-    inlines:insert(pandoc.RawInline("latex", "\\par}\\nopagebreak[4]"))
-    return pandoc.Plain(inlines)
-  end
-  return pandoc.Div(pandoc.Plain(inlines), { class = "cell-header",
-    style = "font-size: 90%; margin: 1.2em 0 -0.9em; color: #333;" })
+  return header_line(inlines)
+end
+
+-- The line above a whole output's frame: the command that printed it
+-- ("./chapter1 --timing · output").
+local function command_header(command)
+  return header_line(pandoc.List({ pandoc.Code(command), pandoc.Space(), pandoc.Str("·"),
+                                   pandoc.Space(), pandoc.Str("output") }))
 end
 
 -- A cells="..." output block: each block's header, then its frame.
@@ -304,8 +322,14 @@ function CodeBlock(el)
     if not program then error("quote.lua: an output block needs program=\"chapterN\"") end
     local cells = el.attributes["cells"]
     if cells then return program_output(program, cells) end
+    local command = el.attributes["command"]
+    if not command then
+      error("quote.lua: the output block of " .. program .. " needs cells=\"...\" or " ..
+            "command=\"...\": a frame with no header says nothing of where it comes from")
+    end
     local text = table.concat(trim_blank_edges(lines_of(read_file(output_dir .. "/" .. program .. ".txt"))), "\n")
-    return output_block(check_widths(text, max_output_line, program .. " output"))
+    return { command_header(command),
+             output_block(check_widths(text, max_output_line, program .. " output")) }
   end
 end
 

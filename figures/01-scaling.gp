@@ -1,4 +1,4 @@
-# Chapter 1, block [1.1]: what dividing the scores by sqrt(d) does to the
+# Chapter 1, block [P1.1]: what dividing the scores by sqrt(d) does to the
 # softmax, against the width d on a logarithmic axis, as ./chapter1
 # --scaling measured it: the mean largest weight of a row of 8 (left) and
 # the mean entropy of a row (right), without the division and with it.

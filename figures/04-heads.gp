@@ -1,7 +1,7 @@
 # Chapter 4: the attention weights of nn.MultiheadAttention(32, 2) on the
-# notebook's sentence: each head's own (cell [47]), their average, which is
-# what the module returns by default (cell [46]), and that average with the
-# causal mask (cell [49]). The two heads and their average are compared by
+# notebook's sentence: each head's own (block [P4.8]), their average, which
+# is what the module returns by default (block [P4.7]), and that average with
+# the causal mask (block [P4.10]). The two heads and their average are compared by
 # colour: one scale for the three, from 0 to their largest weight rounded
 # up to a multiple of 0.05; the causal average, whose first row is a
 # single weight of 1, has its own, 0 to 1 (sizes in centimetres).

@@ -1,5 +1,5 @@
 # Chapter 6: scaled dot-product attention from the words of the query
-# sentence to those of the key sentence, GloVe vectors (cell [13]). The
+# sentence to those of the key sentence, GloVe vectors (cell [U13]). The
 # colours run from 0 to the largest weight rounded up to a multiple of
 # 0.05; Figure 06-additive uses the same scale (sizes in centimetres).
 file = datadir.'/chapter6-dot.dat'

@@ -1,5 +1,5 @@
 # Chapter 8: the trained models' cross-attention on one held-out source
-# (block [8.11]), side by side: left the model with positions, right the
+# (block [P8.11]), side by side: left the model with positions, right the
 # one without, the same source and the same target fed in. Each token the
 # decoder writes, the digits reversed and then EOS (queries, the same rows
 # in both), over the source digits (keys); the last decoder layer, the

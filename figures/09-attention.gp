@@ -1,5 +1,5 @@
 # Chapter 9: two trained heads of the GPT over one sentence of the held-out
-# novel (block [9.7]): each query character (down the side) over the keys
+# novel (block [P9.7]): each query character (down the side) over the keys
 # it may see (across), the causal mask leaving the upper triangle blank.
 # Left, the head with the largest mean weight on the previous character;
 # right, of the others, the one with the largest on the earlier letters

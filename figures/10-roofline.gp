@@ -1,7 +1,7 @@
 # Chapter 10: the roofline of the machine that built the book, FLOP/s
 # against FLOPs per byte moved from memory, log-log, with the kernels of
 # the book placed on it. The roof is min(peak, bandwidth x intensity) with
-# the peak of all cores and the triad's bandwidth of [10.1]
+# the peak of all cores and the triad's bandwidth of [P10.1]
 # (chapter10-machine.dat); a dashed line marks one core's peak, a dotted
 # one the library's product on all cores. Each kernel's rate is its counted
 # operations over its measured time; its intensity is those operations over
@@ -9,10 +9,10 @@
 # operations, naive attention moves its n x n arrays four times, 16 n^2
 # bytes (and 16 n d for the inputs and output), tiled attention reads its
 # inputs and writes its output once, 16 n d bytes, so its intensity is n/4.
-# Naive and tiled attention (d = 64, all threads) come from [10.3]
+# Naive and tiled attention (d = 64, all threads) come from [P10.3]
 # (chapter10-memory.dat), one point per n; chapter 1's three ways (d = 32,
 # one thread) from its timing table (chapter1-timing.dat), for n from 256.
-# The training steps of chapters 7, 8 and 9 come from [10.6]
+# The training steps of chapters 7, 8 and 9 come from [P10.6]
 # (chapter10-mfu.dat: a step's operations, the bytes its products move when
 # each reads its operands and writes its result from memory, its time),
 # each labelled with its chapter's number (its name's fifth character),

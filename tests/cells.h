@@ -1,7 +1,7 @@
 // cells.h: find one labelled block in a chapter program's printed output.
 // Each block starts on a line "[LABEL] title" (print_cell), LABEL a source's
 // letter and a notebook cell's number ("T23") or the program's own chapter
-// and place ("4.2"), and runs up to the next such line.
+// and place ("P4.2"), and runs up to the next such line.
 #ifndef ATTN_TESTS_CELLS_H
 #define ATTN_TESTS_CELLS_H
 

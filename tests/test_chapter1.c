@@ -289,7 +289,7 @@ START_TEST(timing_table_and_data) {
 }
 END_TEST
 
-// Block [1.1]. The entropy of distributions whose entropy is known.
+// Block [P1.1]. The entropy of distributions whose entropy is known.
 START_TEST(entropy_of_known_rows) {
     const float even[4] = { 0.25f, 0.25f, 0.25f, 0.25f }, one[4] = { 0, 1, 0, 0 };
     const float halves[4] = { 0.5f, 0, 0.5f, 0 };
@@ -299,7 +299,7 @@ START_TEST(entropy_of_known_rows) {
 }
 END_TEST
 
-// Every number of block [1.1] recomputed here in double from the same
+// Every number of block [P1.1] recomputed here in double from the same
 // draws, in the program's order (a query, then its keys), and what the
 // chapter says of them: the variance is the width and 1 after the
 // division; without it the largest weight climbs and the entropy falls
@@ -397,7 +397,7 @@ END_TEST
 static Suite *chapter1_suite(void) {
     Suite *s = suite_create("chapter1");
     TCase *tc = tcase_create("cells");
-    // [1.1]'s draws (4,000 rows of a query and its keys at each width) take
+    // [P1.1]'s draws (4,000 rows of a query and its keys at each width) take
     // seconds under the sanitizers, more than Check's default 4 when busy
     tcase_set_timeout(tc, 60);
     tcase_add_checked_fixture(tc, setup, teardown);

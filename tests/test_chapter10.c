@@ -1,4 +1,4 @@
-// test_chapter10.c: chapter 10's [10.5] (src/programs/chapter10_training.h):
+// test_chapter10.c: chapter 10's [P10.5] (src/programs/chapter10_training.h):
 // chapter 9's model trained with its attention computed the naive way and
 // tiled. What the block prints is read back and held to the numbers it was
 // printed from; the naive losses are those of a model trained here, step
@@ -6,9 +6,9 @@
 // the tolerance the tiled kernels are held to (TILED_TOL: 2e-5 of
 // |the loss| + 1, as tests/test_tiled_attention.c and test_gpt's
 // tiled_attention_trains_alike); the batches count up as the header says.
-// (The table of [10.1] to [10.4] holds times, which no test can expect;
+// (The table of [P10.1] to [P10.4] holds times, which no test can expect;
 // the kernels it times are held in test_tiled_attention.)
-// And [10.6] (src/programs/chapter10_mfu.h): each model's operations are
+// And [P10.6] (src/programs/chapter10_mfu.h): each model's operations are
 // those of the batch it trained on, counted here from that batch again;
 // the printed table and the figure's data are read back, every share held
 // to the printed operations, time and peak.
@@ -126,7 +126,7 @@ START_TEST(printed_block_is_the_results) {
 }
 END_TEST
 
-// ---------------------------------------------------------------- [10.6]
+// ---------------------------------------------------------------- [P10.6]
 
 #define PEAK 1e11  // FLOP/s: any peak, the shares are of it
 
@@ -210,7 +210,7 @@ START_TEST(mfu_refuses_bad_steps) {
     mfu_table t;
     char err[256] = "";
     ck_assert_int_eq(mfu_run(&t, 0, PEAK, SEED, err, sizeof err), -1);
-    ck_assert_str_eq(err, "[10.6]: 0 steps, not 1 to 64");
+    ck_assert_str_eq(err, "[P10.6]: 0 steps, not 1 to 64");
     ck_assert_int_eq(mfu_run(&t, TRAINING_MAX_STEPS + 1, PEAK, SEED, err, sizeof err), -1);
 }
 END_TEST

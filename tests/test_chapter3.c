@@ -229,7 +229,7 @@ START_TEST(part1_prints_what_the_seed_prints) {
                            "         [0.2000, 0.6000, 0.3000]]])\n");
     expect_in_cell(out, "G7", "Output 1: [2.0, 7.0, 1.5]\n");
     expect_in_cell(out, "G8", "Output 2: [2.0, 8.0, 0.0]\nOutput 3: [2.0, 7.8, 0.3]\n");
-    expect_in_cell(out, "3.1", "rounded the softmax");
+    expect_in_cell(out, "P3.1", "rounded the softmax");
     free(out);
 }
 END_TEST
@@ -306,9 +306,9 @@ START_TEST(part2_prints_true_false_true) {
     expect_in_cell(out, "T20", "\nTrue\n");
     expect_in_cell(out, "T21", "torch.Size([8, 32])");
     expect_in_cell(out, "T22", "\nTrue\n");
-    expect_in_cell(out, "3.3", "U form, q = U_q x: False\n");
-    expect_in_cell(out, "3.4", "W_q: torch.Size([32, 16])\nq: torch.Size([8, 16])\n");
-    expect_in_cell(out, "3.4", "just reverse? True\n");
+    expect_in_cell(out, "P3.3", "U form, q = U_q x: False\n");
+    expect_in_cell(out, "P3.4", "W_q: torch.Size([32, 16])\nq: torch.Size([8, 16])\n");
+    expect_in_cell(out, "P3.4", "just reverse? True\n");
     free(out);
 }
 END_TEST

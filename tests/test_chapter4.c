@@ -258,9 +258,9 @@ START_TEST(part1_prints_the_notebooks_cells) {
     expect_in_cell(out, "T24", "u_q: torch.Size([3, 8, 8])\n"
                             "heads concatenated: torch.Size([8, 96])\n"
                             "w_out: torch.Size([96, 32])\n");
-    expect_in_cell(out, "4.1", "the same bits as without it: True\n");
-    expect_in_cell(out, "4.2", "largest difference between the two calls: ");
-    expect_in_cell(out, "4.4", "reverse?\nFalse\n");
+    expect_in_cell(out, "P4.1", "the same bits as without it: True\n");
+    expect_in_cell(out, "P4.2", "largest difference between the two calls: ");
+    expect_in_cell(out, "P4.4", "reverse?\nFalse\n");
     free(out);
 }
 END_TEST
@@ -468,7 +468,7 @@ START_TEST(heads_must_divide_the_width) {
     ck_assert_str_eq(mha_status_text(MHA_HEADS_DO_NOT_DIVIDE),
                      "the model width is not divisible by the number of heads");
     char *out = printed();
-    expect_in_cell(out, "4.5", "with 3 heads: error: the model width is not "
+    expect_in_cell(out, "P4.5", "with 3 heads: error: the model width is not "
                             "divisible by the number of heads\n");
     free(out);
 }
@@ -516,29 +516,29 @@ START_TEST(cost_does_not_depend_on_the_heads) {
     }
     ck_assert_int_eq(multihead_cost(8, 32, 2), 36864);
     char *out = printed();
-    expect_in_cell(out, "4.11", " 1          32                  36864            "
+    expect_in_cell(out, "P4.11", " 1          32                  36864            "
                             "18432\n");
-    expect_in_cell(out, "4.11", "32           1                  36864           "
+    expect_in_cell(out, "P4.11", "32           1                  36864           "
                             "589824\n");
-    expect_in_cell(out, "4.11", "give the same bits: True\n");
+    expect_in_cell(out, "P4.11", "give the same bits: True\n");
     free(out);
 }
 END_TEST
 
 START_TEST(part2_prints_what_the_twin_prints) {
     char *out = printed();
-    expect_in_cell(out, "4.5", "in_proj_weight: torch.Size([96, 32])\n"
+    expect_in_cell(out, "P4.5", "in_proj_weight: torch.Size([96, 32])\n"
                             "in_proj_bias: torch.Size([96])\n"
                             "out_proj.weight: torch.Size([32, 32])\n"
                             "parameters: 4224\n2 heads of width 16\n");
     // the twin's first lines, printed by PyTorch for the default seed
-    expect_in_cell(out, "4.6", "\ntensor([[[ 0.1041, -0.3129,  0.0016, -0.1488, "
+    expect_in_cell(out, "P4.6", "\ntensor([[[ 0.1041, -0.3129,  0.0016, -0.1488, "
                             "-0.0447,  0.0430,  0.0744,\n          -0.0688,");
-    expect_in_cell(out, "4.7", "\ntensor([[[0.");
-    expect_in_cell(out, "4.8", "\ntensor([[[0.");
-    expect_in_cell(out, "4.9", "\ntensor([[[");
+    expect_in_cell(out, "P4.7", "\ntensor([[[0.");
+    expect_in_cell(out, "P4.8", "\ntensor([[[0.");
+    expect_in_cell(out, "P4.9", "\ntensor([[[");
     // causal weights: row 0 is one 1 and seven zeros
-    expect_in_cell(out, "4.10", "\ntensor([[[1.0000, 0.0000, 0.0000, 0.0000, 0.0000, "
+    expect_in_cell(out, "P4.10", "\ntensor([[[1.0000, 0.0000, 0.0000, 0.0000, 0.0000, "
                             "0.0000, 0.0000, 0.0000],\n");
     free(out);
 }

@@ -178,7 +178,7 @@ START_TEST(notebook_feedforward_is_one_affine_map_then_relu) {
         ck_assert_float_ge(p->enc.update[e], 0.0f);  // never negative
         ck_assert(p->enc.out[e] == p->enc.normed[e] + p->enc.update[e]);
     }
-    // a real share of the updates are clipped, and cell [5.2] prints how
+    // a real share of the updates are clipped, and cell [P5.2] prints how
     // many, and the smallest update: 0
     int zeros = 0;
     for (int e = 0; e < n * d; e++) zeros += p->enc.update[e] == 0.0f;
@@ -214,10 +214,10 @@ START_TEST(part1_prints_the_notebooks_cells) {
     char *out = printed();
     expect_in_cell(out, "T25", "n_heads=2)\ntorch.Size([8, 32])\n");
     expect_in_cell(out, "T26", "n_heads=2)\ntorch.Size([8, 32])\n");
-    expect_in_cell(out, "5.1", "of all 256 numbers: 0.0000 1.0000\n");
-    expect_in_cell(out, "5.2", "the update added to x: smallest 0.0000, ");
-    expect_in_cell(out, "5.3", "(no causal mask): True\n");
-    expect_in_cell(out, "5.3", "are the source's): True\n");
+    expect_in_cell(out, "P5.1", "of all 256 numbers: 0.0000 1.0000\n");
+    expect_in_cell(out, "P5.2", "the update added to x: smallest 0.0000, ");
+    expect_in_cell(out, "P5.3", "(no causal mask): True\n");
+    expect_in_cell(out, "P5.3", "are the source's): True\n");
     free(out);
 }
 END_TEST
@@ -430,15 +430,15 @@ END_TEST
 
 START_TEST(part2_prints_what_the_twin_prints) {
     char *out = printed();
-    expect_in_cell(out, "5.4", "\nencoder layer            4224                -          "
+    expect_in_cell(out, "P5.4", "\nencoder layer            4224                -          "
                             "4192    128   8544\n"
                             "decoder layer            4224             4224          "
                             "4192    192  12832\n");
-    expect_in_cell(out, "5.4", "(10 tokens)\n");
-    expect_in_cell(out, "5.5", "\ntensor([[[");
-    expect_in_cell(out, "5.7", "\ntensor([[[0.");
-    expect_in_cell(out, "5.10", "keep their bits: post-norm True\npre-norm True\n");
-    expect_in_cell(out, "5.10", "tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, "
+    expect_in_cell(out, "P5.4", "(10 tokens)\n");
+    expect_in_cell(out, "P5.5", "\ntensor([[[");
+    expect_in_cell(out, "P5.7", "\ntensor([[[0.");
+    expect_in_cell(out, "P5.10", "keep their bits: post-norm True\npre-norm True\n");
+    expect_in_cell(out, "P5.10", "tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, "
                             "1.0000, 1.0000, 1.0000, 1.0000,\n        1.0000])\n");
     free(out);
 }

@@ -641,7 +641,7 @@ START_TEST(chapter_with_glove) {
     chapter6_print(&c, &o, pf);
     fclose(pf);
     char want[256];
-    const char *after[3] = {"\n[U11] ", "\n[U15] ", "\n[6.3] "};
+    const char *after[3] = {"\n[U11] ", "\n[U15] ", "\n[P6.3] "};
     for (int k = 0; k < 3; k++) {
         snprintf(want, sizeof want, "query 'a' (a zero row): weights from %.4f to %.4f;", (double)lo[k], (double)hi[k]);
         const char *cell = strstr(printed, after[k]), *line = cell ? strstr(cell, "query 'a' (a zero row)") : NULL;
@@ -667,7 +667,7 @@ START_TEST(chapter_with_glove) {
     text[len] = '\0';
     fclose(f);
     const char *cells[] = { "U1", "U4", "U8", "U9", "U11", "U13", "U15", "U16", "U25", "U26",
-                            "6.1", "6.2", "6.3", "6.4" };
+                            "P6.1", "P6.2", "P6.3", "P6.4" };
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
         char head[16];
         snprintf(head, sizeof head, "\n[%s] ", cells[i]);

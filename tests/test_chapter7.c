@@ -1222,7 +1222,7 @@ START_TEST(heatmap_chunk_is_the_first_plain_one) {
 }
 END_TEST
 
-// [7.1]'s last line names the heatmap's chunk, its review and the chunk's
+// [P7.1]'s last line names the heatmap's chunk, its review and the chunk's
 // test label (the training label at the same index differs here).
 START_TEST(heatmap_line_names_the_test_chunk) {
     ch7_state s;
@@ -1580,7 +1580,7 @@ static double field_of(const char *text, int line, int field) {
     return v;
 }
 
-// [7.1]'s lines about a softmax model's attention over the heatmap's chunk,
+// [P7.1]'s lines about a softmax model's attention over the heatmap's chunk,
 // held to w (L, L), the matrix the figure draws: the keys of the TOP_KEYS
 // largest column sums, summed here, in order (the first position of a
 // tie), with their sums; the mean of the diagonal against 1/L; and every
@@ -1705,7 +1705,7 @@ START_TEST(attention_figure_data) {
             ck_assert_float_eq_tol(w[i * SEQUENCE_LENGTH + j], w[i * SEQUENCE_LENGTH + j + 3], 1e-7f);
     ck_assert(memcmp(results[1].attention, w, sizeof w) == 0);  // the weights kept are the model's
     ck_assert_int_eq(write_figure_data(&results[1], &t.d, &v, 4, dir), 0);
-    // [7.1] lists the keys of the matrix the figure draws: a state whose one
+    // [P7.1] lists the keys of the matrix the figure draws: a state whose one
     // test chunk is chunk 4 (no word is <PAD> or <UNK> here)
     ch7_state s;
     memset(&s, 0, sizeof s);
@@ -1736,7 +1736,7 @@ START_TEST(attention_figure_data) {
 }
 END_TEST
 
-// [7.1]'s lines about attention on a matrix made up here: keys 7, 3, 20
+// [P7.1]'s lines about attention on a matrix made up here: keys 7, 3, 20
 // (the same word as 3: each position is a column of its own), 12 and 30
 // receive the most; the diagonal holds 1/8 in every row but every fifth,
 // which puts nearly all of its weight on one key; long words wrap both
@@ -1974,7 +1974,7 @@ START_TEST(zero_rows_named) {
 }
 END_TEST
 
-// [7.1] every number of the results table and of the comparison with the
+// [P7.1] every number of the results table and of the comparison with the
 // baseline, from epochs made up here: the last epoch's loss and accuracy,
 // the best epoch (the first of a tie) and its accuracy, the last one's,
 // and the differences in points.

@@ -234,11 +234,11 @@ START_TEST(prints_every_block_and_its_counts) {
     fclose(f);
     for (int k = 1; k <= 11; k++) {
         char label[16];
-        snprintf(label, sizeof label, "8.%d", k);
+        snprintf(label, sizeof label, "P8.%d", k);
         free(cell_text(out, label));
     }
     const run *runs[2] = { &short_run.with, &short_run.without };
-    const char *cells[2] = { "8.6", "8.9" };
+    const char *cells[2] = { "P8.6", "P8.9" };
     for (int k = 0; k < 2; k++) {
         int right = 0;
         for (int i = 0; i < SHORT_TEST; i++) right += runs[k]->exact[i];
@@ -250,8 +250,8 @@ START_TEST(prints_every_block_and_its_counts) {
     char want[64];
     snprintf(want, sizeof want, "   1  %14.6f  %7.6f", (double)short_run.with.losses[0],
              (double)short_run.without.losses[0]);
-    expect_in_cell(out, "8.4", want);
-    expect_in_cell(out, "8.3", "  total       235,149\n");
+    expect_in_cell(out, "P8.4", want);
+    expect_in_cell(out, "P8.3", "  total       235,149\n");
     // the largest loss after the warm-up, found again here, and the
     // gradient's norms around it, each step's recomputed below
     const run *w = &short_run.with;
@@ -266,7 +266,7 @@ START_TEST(prints_every_block_and_its_counts) {
              "the gradient's norm\n(before Adam) averaged %.2f over steps %d-%d, and %.2f over steps "
              "%d-%d: %.1f times\n", (double)w->losses[peak], peak + 1, far, peak - 78, peak - 29, near,
              peak - 8, peak + 1, near / far);
-    expect_in_cell(out, "8.5", spike);
+    expect_in_cell(out, "P8.5", spike);
     free(out);
 }
 END_TEST
@@ -296,7 +296,7 @@ START_TEST(recorded_norm_is_the_gradients) {
 }
 END_TEST
 
-// The rows of the table by length in [8.6] and [8.9], each column counted
+// The rows of the table by length in [P8.6] and [P8.9], each column counted
 // again here from the runs' raw results (exact, multiset) and the test set.
 START_TEST(table_by_length_from_the_raw_results) {
     char *out;
@@ -307,7 +307,7 @@ START_TEST(table_by_length_from_the_raw_results) {
     fclose(f);
     const reversal_batch *t = &short_run.test;
     const run *runs[2] = { &short_run.with, &short_run.without };
-    const char *cells[2] = { "8.6", "8.9" };
+    const char *cells[2] = { "P8.6", "P8.9" };
     int rows = 0;
     for (int k = 0; k < 2; k++)
         for (int n = 1; n <= N_MAX; n++) {

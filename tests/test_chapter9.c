@@ -36,7 +36,7 @@ static settings short_settings(uint64_t seed, long steps, bool compressors) {
                        .compressors = compressors };
 }
 
-// What the run prints, [9.1] to [9.9], as one string (the caller frees it).
+// What the run prints, [P9.1] to [P9.9], as one string (the caller frees it).
 static char *printed(chapter9 *c) {
     char *text = NULL, err[256];
     size_t len = 0;
@@ -48,7 +48,7 @@ static char *printed(chapter9 *c) {
     print_first_losses(c, f);
     print_training(c, f);
     print_held_out(c, f);
-    attention_print(f, &c->att, &c->corpus.vocab, c->corpus.held_out, "9.7");
+    attention_print(f, &c->att, &c->corpus.vocab, c->corpus.held_out, "P9.7");
     ck_assert_int_eq(generate(c, f, err, sizeof err), 0);
     fclose(f);
     return text;
@@ -80,9 +80,9 @@ END_TEST
 // ---------------------------------------------------------------------------
 // The printed figures
 
-// Each row of [9.5]: the bits per character are the nats over ln 2.
+// Each row of [P9.5]: the bits per character are the nats over ln 2.
 static void check_training_table(const char *out) {
-    char *cell = cell_text(out, "9.5");
+    char *cell = cell_text(out, "P9.5");
     int rows = 0;
     for (char *line = strchr(cell, '\n'); line; line = strchr(line + 1, '\n')) {
         long step;
@@ -96,10 +96,10 @@ static void check_training_table(const char *out) {
     free(cell);
 }
 
-// [9.2]: fair xz is 8 (both - train) bytes over the held-out characters,
-// and [9.6] says below, level or above as its two printed figures are.
+// [P9.2]: fair xz is 8 (both - train) bytes over the held-out characters,
+// and [P9.6] says below, level or above as its two printed figures are.
 static void check_against_xz(const char *out, size_t n_val) {
-    char *cell = cell_text(out, "9.2");
+    char *cell = cell_text(out, "P9.2");
     const char *at = strstr(cell, "xz -9 after the training");
     ck_assert_ptr_nonnull(at);
     double fair;
@@ -108,7 +108,7 @@ static void check_against_xz(const char *out, size_t n_val) {
                             &train), 3);
     ck_assert_double_eq_tol(fair, 8.0 * (double)(both - train) / (double)n_val, 0.5e-3);
     free(cell);
-    cell = cell_text(out, "9.6");
+    cell = cell_text(out, "P9.6");
     at = strstr(cell, "\nPersuasion, ");
     ck_assert_ptr_nonnull(at);
     long chars;
@@ -135,13 +135,13 @@ START_TEST(printed_figures_recomputed) {
     check_training_table(out);
     check_against_xz(out, c.corpus.n_val);
     // what the novels give: 81 characters, Persuasion 466,854 of them
-    expect_in_cell(out, "9.1", "held out: Persuasion, 466854 characters");
-    expect_in_cell(out, "9.1", "vocabulary: 81 characters");
+    expect_in_cell(out, "P9.1", "held out: Persuasion, 466854 characters");
+    expect_in_cell(out, "P9.1", "vocabulary: 81 characters");
     // the bigram beats the uniform code, and gzip (alone) is the worst compressor
     ck_assert(c.bigram_bits < log2(81.0));
     ck_assert(c.comp.xz_fair_bits < c.comp.xz_bits && c.comp.xz_bits < c.comp.gzip_bits);
     ck_assert(c.same_tokens);
-    expect_in_cell(out, "9.9", "the same 73 tokens: yes");
+    expect_in_cell(out, "P9.9", "the same 73 tokens: yes");
     free(out);
     chapter9_free(&c);
 }
@@ -180,7 +180,7 @@ START_TEST(book_run_beats_fair_xz) {
 END_TEST
 
 // ---------------------------------------------------------------------------
-// [9.7]: the heads over one held-out sentence
+// [P9.7]: the heads over one held-out sentence
 
 // The sentence by its rule, found again in the held-out novel's UTF-8 text
 // (not its ids): the first line that opens with '"', starts the novel or
@@ -225,7 +225,7 @@ static void shares_of(double *share, const real *w, const char *s, int n) {
     for (int k = 0; k < N_KEYS; k++) share[k] /= n - 2;
 }
 
-// The printed numbers of [9.7] against the weights of a fresh forward pass
+// The printed numbers of [P9.7] against the weights of a fresh forward pass
 // over the printed sentence: rows of 1 with nothing above the diagonal,
 // the shares to the printed digit, the leaders, the figure's heads, their
 // three largest weights and distances.
@@ -377,9 +377,9 @@ START_TEST(attention_cell_recomputed) {
     size_t len = 0, into;
     FILE *f = open_memstream(&text, &len);
     ck_assert_ptr_nonnull(f);
-    attention_print(f, &c.att, &c.corpus.vocab, c.corpus.held_out, "9.7");
+    attention_print(f, &c.att, &c.corpus.vocab, c.corpus.held_out, "P9.7");
     fclose(f);
-    char *cell = cell_text(text, "9.7");
+    char *cell = cell_text(text, "P9.7");
     // the sentence, by the rule stated
     rule_sentence(&c.corpus, want, &into);
     char stated[128];

@@ -426,6 +426,40 @@ static void blank_timings(char *text) {
     regfree(&re);
 }
 
+// The first header line of a program's output, "[LABEL] title", whose label
+// is not a source's letter and a cell's number (T23) nor, for a block of
+// the program's own, P, the program's chapter, a dot and the block's place
+// (P4.2 in chapter4's output); NULL if there is none. A chapter and a place
+// alone (4.2) read as a section or a figure of the book.
+static const char *bad_label(const char *name, const char *text) {
+    regex_t bare, own;
+    ck_assert_int_eq(regcomp(&bare, "^\\[[0-9]+\\.[0-9]+\\] ", REG_EXTENDED | REG_NEWLINE), 0);
+    ck_assert_int_eq(regcomp(&own, "^\\[P([0-9]+)\\.[0-9]+\\] ", REG_EXTENDED | REG_NEWLINE), 0);
+    regmatch_t m[2];
+    const char *bad = regexec(&bare, text, 1, m, 0) == 0 ? text + m[0].rm_so : NULL;
+    const char *chapter = name + strcspn(name, "0123456789");
+    for (const char *at = text; regexec(&own, at, 2, m, 0) == 0; at += m[0].rm_eo) {
+        size_t len = (size_t)(m[1].rm_eo - m[1].rm_so);
+        bool ours = len == strlen(chapter) && strncmp(at + m[1].rm_so, chapter, len) == 0;
+        if (!ours && (!bad || at + m[0].rm_so < bad)) bad = at + m[0].rm_so;
+    }
+    regfree(&bare);
+    regfree(&own);
+    return bad;
+}
+
+START_TEST(labels_name_their_program) {
+    const char *good = "[T3] a cell\n[P4.1] its own\n[P4.10] its tenth\nx [4.2] inside a line\n"
+                       "[Negative] a review\n[0.5, 1.0] a list\n";
+    ck_assert_ptr_null(bad_label("chapter4", good));
+    const char *bare = "[T3] a cell\n[4.2] its own\n";
+    ck_assert_ptr_eq(bad_label("chapter4", bare), strchr(bare, '\n') + 1);
+    ck_assert_ptr_nonnull(bad_label("chapter5", good));
+    ck_assert_ptr_nonnull(bad_label("chapter1", "[P10.1] the machine\n"));
+    ck_assert_ptr_nonnull(bad_label("chapter10", "[P1.1] why\n"));
+}
+END_TEST
+
 START_TEST(same_seed_same_output) {
     for (int i = 0; i < n_programs; i++) {
         const program *p = &programs[i];
@@ -437,6 +471,8 @@ START_TEST(same_seed_same_output) {
         ck_assert_ptr_nonnull(a);
         ck_assert_ptr_nonnull(b);
         ck_assert_msg(la > 0, "%s printed nothing", p->name);
+        const char *bad = bad_label(p->name, a);
+        ck_assert_msg(bad == NULL, "%s prints a label that is not its own: %.40s", p->name, bad);
         blank_timings(a);
         blank_timings(b);
         size_t at = 0, line = 1;  // the first difference, to show it
@@ -514,7 +550,7 @@ static const program *find_program(const char *name) {
     return NULL;
 }
 
-// The labels of the header lines of out, "[10.2]" joined by spaces.
+// The labels of the header lines of out, "[P10.2]" joined by spaces.
 static void header_labels(const char *out, char *labels, size_t size) {
     labels[0] = '\0';
     for (const char *l = out; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
@@ -528,18 +564,18 @@ static void header_labels(const char *out, char *labels, size_t size) {
 START_TEST(chapter10_runs_only_the_blocks_named) {
     const program *p = find_program("chapter10");
     if (!p) return;  // a PROGRAMS list without it (the suite's default)
-    const char *two[] = {"--blocks", "10.2,10.5", "--steps", "1", NULL};
+    const char *two[] = {"--blocks", "P10.2,P10.5", "--steps", "1", NULL};
     ck_assert_int_eq(run(p, false, two, out_file("out")), 0);
     size_t len;
     char *out = read_whole_file(out_file("out"), &len), labels[64];
     ck_assert_ptr_nonnull(out);
     header_labels(out, labels, sizeof labels);
-    ck_assert_str_eq(labels, "[10.2] [10.5]");
+    ck_assert_str_eq(labels, "[P10.2] [P10.5]");
     free(out);
-    const char *bad[][3] = {{"--blocks", "10.7", NULL}, {"--blocks", "10.2,10.2", NULL},
-                            {"--blocks", "10.2,", NULL}, {"--blocks", "10.1 ", NULL}};
-    const char *why[] = {"\"10.7\" is not a block's label", "\"10.2\" is named twice",
-                         "\"\" is not a block's label", "\"10.1 \" is not a block's label"};
+    const char *bad[][3] = {{"--blocks", "P10.7", NULL}, {"--blocks", "P10.2,P10.2", NULL},
+                            {"--blocks", "P10.2,", NULL}, {"--blocks", "P10.1 ", NULL}};
+    const char *why[] = {"\"P10.7\" is not a block's label", "\"P10.2\" is named twice",
+                         "\"\" is not a block's label", "\"P10.1 \" is not a block's label"};
     for (int i = 0; i < 4; i++) {
         ck_assert_int_eq(run(p, false, bad[i], out_file("out")), 2);
         EXPECT_SAID(p, why[i]);
@@ -565,6 +601,7 @@ int main(void) {
     tcase_add_test(tc, same_output_with_one_or_two_threads);
     tcase_add_test(tc, timings_are_blanked);
     tcase_add_test(tc, chapter10_runs_only_the_blocks_named);
+    tcase_add_test(tc, labels_name_their_program);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

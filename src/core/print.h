@@ -52,8 +52,9 @@ void print_list(FILE *f, const float *x, int n, int decimals);
 // The header line that starts each block of a chapter program's output,
 // after a blank line: `[T23] title`. The label is a source's letter and the
 // number of the notebook cell the block reproduces (T23: cell 23 of
-// "Attention and Transformers"), or, for a block of the program's own,
-// chapter and place among that chapter's own blocks (4.2).
+// "Attention and Transformers"), or, for a block of the program's own, P
+// (for the program), the chapter, a dot and the block's place among that
+// chapter's own blocks (P4.2): a form no section, figure or table takes.
 void print_cell(FILE *f, const char *label, const char *title);
 
 // The keys from .. to-1 of m as a Python list of strings, and a newline:

@@ -12,7 +12,7 @@
 //
 // --timing: instead of the notebook's cells, time self-attention of
 // n = 8 ... 2048 random tokens computed three ways (see "timing" below).
-// --scaling: instead, block [1.1], what dividing the scores by sqrt(d)
+// --scaling: instead, block [P1.1], what dividing the scores by sqrt(d)
 // does to them and to the softmax, measured for widths 4 to 1024.
 //
 // Usage: ./chapter1 [--seed N] [--data DIR] [--timing | --scaling]
@@ -184,7 +184,7 @@ static int chapter1_write_data(const chapter1 *c, const char *dir) {
 
 // ---------------------------------------------------------------- scaling
 
-// Block [1.1]: for each width d, SCALING_ROWS queries, each scored against
+// Block [P1.1]: for each width d, SCALING_ROWS queries, each scored against
 // SCALING_KEYS keys, every entry of both a standard normal draw.
 enum { SCALING_WIDTHS = 5, SCALING_ROWS = 4000, SCALING_KEYS = 8 };
 static const int SCALING_D[SCALING_WIDTHS] = { 4, 16, 64, 256, 1024 };
@@ -207,7 +207,7 @@ static double entropy(const float *w, int n) {
 }
 //< entropy
 
-// One width's row of block [1.1], drawn from g: q (d) and keys (SCALING_KEYS, d).
+// One width's row of block [P1.1], drawn from g: q (d) and keys (SCALING_KEYS, d).
 static void scaling_measure(scaling_row *r, int d, float *q, float *keys, torch_rng *g) {
     const int n = SCALING_KEYS;
     double sum = 0, squares = 0;
@@ -235,7 +235,7 @@ static void scaling_measure(scaling_row *r, int d, float *q, float *keys, torch_
     r->var_scaled = r->var_raw / d;
 }
 
-// Measures every width of block [1.1] into rows; 0, or -1 when out of memory.
+// Measures every width of block [P1.1] into rows; 0, or -1 when out of memory.
 static int scaling_run(scaling_row *rows, torch_rng *g) {
     const int d_max = SCALING_D[SCALING_WIDTHS - 1];
     float *q = malloc(sizeof *q * d_max), *keys = malloc(sizeof *keys * SCALING_KEYS * d_max);
@@ -248,7 +248,7 @@ static int scaling_run(scaling_row *rows, torch_rng *g) {
 }
 
 static void scaling_print(FILE *f, const scaling_row *rows) {
-    print_cell(f, "1.1", "why the scores are divided by sqrt(d)");
+    print_cell(f, "P1.1", "why the scores are divided by sqrt(d)");
     fprintf(f, "%d queries of width d, each against %d keys; every entry a standard normal draw.\n"
                "Means over the queries: a row's entropy in nats (ln %d = %.3f when its weights\n"
                "are even, 0 when one weight is 1), and its largest weight.\n",
@@ -389,7 +389,7 @@ int main(int argc, char **argv) {
             "  --data DIR  also write the figure data (chapter1-*.dat) into DIR\n"
             "  --timing    instead, time self-attention of 8 to 2048 random tokens three\n"
             "              ways: loops, plain matrix products, fast ones (a few seconds)\n"
-            "  --scaling   instead, block [1.1]: the scores and the softmax of random\n"
+            "  --scaling   instead, block [P1.1]: the scores and the softmax of random\n"
             "              queries and keys of widths 4 to 1024, with and without the\n"
             "              division by sqrt(d)\n"
             "  --help      this message", &opts, extra, 2));

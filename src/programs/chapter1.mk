@@ -12,7 +12,7 @@ $(BUILD)/out/chapter1-timing.txt: chapter1 | $(BUILD)/out $(BUILD)/data
 
 $(BUILD)/figures/01-timing.pdf $(BUILD)/figures/01-timing.svg: $(BUILD)/out/chapter1-timing.txt
 
-# ./chapter1 --scaling measures block [1.1], what the division by sqrt(d)
+# ./chapter1 --scaling measures block [P1.1], what the division by sqrt(d)
 # does to the scores and to the softmax (about a second); the book quotes it
 # and draws figures/01-scaling.gp from its data.
 BOOK_OUTPUTS += $(BUILD)/out/chapter1-scaling.txt

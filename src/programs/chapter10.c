@@ -4,23 +4,23 @@
 // the naive way, with its n x n weights in memory, and tiled, for n from
 // 256 to 65,536: time, rate, share of the peak and the peak memory of each.
 //
-// Chapter 10 follows no notebook; its blocks are numbered [10.1] to [10.6]:
-//   [10.1] the machine: caches, peak rate, the product, memory bandwidth
-//   [10.2] counting: the operations and bytes of each pass, at n = 4,096
-//   [10.3] the forward pass against n: naive until its weights pass
-//          --max-memory, tiled to the end
-//   [10.4] causal, and backward: both ways at n = 4,096, on all threads
-//          by the clock, then on one thread by its processor time
-//   [10.5] chapter 9's model trained with each attention (chapter10_training.h)
-//   [10.6] the training steps of chapters 7, 8 and 9 against the peak, their
-//          MFU (chapter10_mfu.h)
+// Chapter 10 follows no notebook; its blocks are labelled [P10.1] to [P10.6]:
+//   [P10.1] the machine: caches, peak rate, the product, memory bandwidth
+//   [P10.2] counting: the operations and bytes of each pass, at n = 4,096
+//   [P10.3] the forward pass against n: naive until its weights pass
+//           --max-memory, tiled to the end
+//   [P10.4] causal, and backward: both ways at n = 4,096, on all threads
+//           by the clock, then on one thread by its processor time
+//   [P10.5] chapter 9's model trained with each attention (chapter10_training.h)
+//   [P10.6] the training steps of chapters 7, 8 and 9 against the peak, their
+//           MFU (chapter10_mfu.h)
 //
 // Each measurement runs in a child process of its own (fork), so that its
 // peak memory (getrusage's ru_maxrss) is its own and not the largest of
 // the run so far, and so that a measurement that runs out of memory ends
 // only the child. The parent computes nothing before its last fork, and so
 // starts no threads before it forks (OpenMP's threads do not survive a
-// fork); [10.5] and [10.6], which fork nothing, come last.
+// fork); [P10.5] and [P10.6], which fork nothing, come last.
 //
 // Times are wall-clock, the best of repetitions; rates are the operations
 // counted over that time, and shares are of the peak of all the cores the
@@ -28,9 +28,9 @@
 // (machine.h), what an idle machine gives; on a machine that runs other
 // work too, the attention's times come out longer and their shares lower.
 //
-// --blocks runs some of the blocks only (--blocks 10.5,10.6); the shares of
-// [10.3], [10.4] and [10.6] then still need [10.1]'s peaks, which are
-// measured without being printed when [10.1] is not among them.
+// --blocks runs some of the blocks only (--blocks P10.5,P10.6); the shares of
+// [P10.3], [P10.4] and [P10.6] then still need [P10.1]'s peaks, which are
+// measured without being printed when [P10.1] is not among them.
 //
 // Usage: ./chapter10 [--max-n N] [--max-memory MB] [--steps N] [--blocks LIST]
 //                    [--seed N] [--data DIR]
@@ -65,16 +65,16 @@
 #define D 64                 // the head's width
 #define MIN_N 256
 #define MAX_N 65536
-#define COUNT_N 4096         // the size of [10.2] and [10.4]
-#define GEMM_N 1024          // the product of [10.1]: GEMM_N^3, 2 GEMM_N^3 operations
+#define COUNT_N 4096         // the size of [P10.2] and [P10.4]
+#define GEMM_N 1024          // the product of [P10.1]: GEMM_N^3, 2 GEMM_N^3 operations
 #define MIN_SECONDS 0.2      // a measurement repeats until it has run this long
 #define PEAK_SECONDS 0.3     // each thread's time at the peak kernel
-#define TRAINING_STEPS 12    // [10.5]'s and [10.6]'s steps, unless --steps says
+#define TRAINING_STEPS 12    // [P10.5]'s and [P10.6]'s steps, unless --steps says
 #define MEMORY_SHARE 8       // --max-memory's default: this share of the machine's memory
-#define BLOCKS 6             // [10.1] to [10.6]
+#define BLOCKS 6             // [P10.1] to [P10.6]
 
 // The blocks' labels, as their header lines print them, in order.
-static const char *const BLOCK_LABELS[BLOCKS] = {"10.1", "10.2", "10.3", "10.4", "10.5", "10.6"};
+static const char *const BLOCK_LABELS[BLOCKS] = {"P10.1", "P10.2", "P10.3", "P10.4", "P10.5", "P10.6"};
 
 // ---------------------------------------------------------------- measuring in a child
 
@@ -141,7 +141,7 @@ static void time_best(measured *m, timed_fn fn, const void *arg) {
     }
 }
 
-// ---------------------------------------------------------------- [10.1] the machine
+// ---------------------------------------------------------------- [P10.1] the machine
 
 typedef struct {
     int threads;
@@ -274,12 +274,12 @@ static double naive_bytes(int n, bool backward) { return (backward ? 2.0 : 1.0) 
 // ---------------------------------------------------------------- printing
 
 typedef struct {
-    long long max_n, max_memory_mb, steps;  // steps: [10.5]'s and [10.6]'s
+    long long max_n, max_memory_mb, steps;  // steps: [P10.5]'s and [P10.6]'s
     uint64_t seed;
     const char *data_dir;
-    double peak1, peak_all, gemm1, gemm_all, bandwidth;  // [10.1]'s measurements
+    double peak1, peak_all, gemm1, gemm_all, bandwidth;  // [P10.1]'s measurements
     long last_cache;                                     // bytes of the largest cache
-    bool run[BLOCKS];                                    // the blocks to run, [10.1] first
+    bool run[BLOCKS];                                    // the blocks to run, [P10.1] first
 } run_options;
 
 // A child's failure, said; false then.
@@ -321,7 +321,7 @@ static bool write_machine(const run_options *o) {
     return close_data_file(PROGRAM, f, o->data_dir, name);
 }
 
-// The peaks alone, for the shares of the blocks after [10.1] when it is
+// The peaks alone, for the shares of the blocks after [P10.1] when it is
 // not run itself: false when a measurement failed.
 static bool measure_peaks(run_options *o) {
     machine_arg one = {1, 0}, every = {parallel_threads(), 0};
@@ -331,7 +331,7 @@ static bool measure_peaks(run_options *o) {
     return true;
 }
 
-// [10.1]: false when a measurement failed.
+// [P10.1]: false when a measurement failed.
 static bool machine_block(FILE *out, run_options *o) {
     print_cell(out, BLOCK_LABELS[0], "the machine's ceilings");
     if (!print_caches(out, o)) return false;
@@ -361,14 +361,14 @@ static bool machine_block(FILE *out, run_options *o) {
     return o->data_dir ? write_machine(o) : true;
 }
 
-// A row of [10.2]: each count's formula, and its value under it.
+// A row of [P10.2]: each count's formula, and its value under it.
 static void count_row(FILE *out, const char *pass, const char *ops_formula, double ops, const char *naive_formula,
                       double naive, const char *tiled_formula, double tiled) {
     fprintf(out, "%-10s %-14s %-27s %s\n", pass, ops_formula, naive_formula, tiled_formula);
     fprintf(out, "%-10s = %-12.3g = %-25.3g = %.3g\n", "", ops, naive, tiled);
 }
 
-// [10.2]: the counts at COUNT_N, from the formulas of the chapter. Bytes
+// [P10.2]: the counts at COUNT_N, from the formulas of the chapter. Bytes
 // are 4 a float; "naive" counts the n x n arrays' passes, "tiled" the
 // reads of blocks that come from the caches once the inputs are there.
 static void counting_block(FILE *out) {
@@ -396,7 +396,7 @@ static void counting_block(FILE *out) {
             attention_flops(COUNT_N, D, false, false) / (4 * (4 * n * n + 4 * n * d)));
 }
 
-// One row of [10.3]'s table, and of its figure's data.
+// One row of [P10.3]'s table, and of its figure's data.
 typedef struct {
     int n;
     measured naive, tiled;  // naive.status -2: not run, over the budget
@@ -432,7 +432,7 @@ static bool write_sizes(const run_options *o, const size_row *rows, int count) {
     return close_data_file(PROGRAM, f, o->data_dir, name);
 }
 
-// [10.3]: false when a measurement failed.
+// [P10.3]: false when a measurement failed.
 static bool sizes_block(FILE *out, const run_options *o) {
     print_cell(out, BLOCK_LABELS[2], "the forward pass against n (one head, d = 64)");
     fprintf(out, "naive attention stops where its n x n weights would pass --max-memory (%lld MB);\n"
@@ -463,7 +463,7 @@ static bool sizes_block(FILE *out, const run_options *o) {
     return o->data_dir ? write_sizes(o, rows, count) : true;
 }
 
-// Two lines of [10.4]: naive (when its arrays fit) and tiled attention, a
+// Two lines of [P10.4]: naive (when its arrays fit) and tiled attention, a
 // pass on all threads (against the peak of all cores) or on one thread
 // (timed by its processor time, against one core's peak).
 static bool pass_lines(FILE *out, const run_options *o, int n, int pass, bool one_thread) {
@@ -486,7 +486,7 @@ static bool pass_lines(FILE *out, const run_options *o, int n, int pass, bool on
     return true;
 }
 
-// [10.4]: the causal forward pass and the backward passes at n = COUNT_N
+// [P10.4]: the causal forward pass and the backward passes at n = COUNT_N
 // (or --max-n, when smaller), on all threads, then on one.
 static bool passes_block(FILE *out, const run_options *o) {
     int n = o->max_n < COUNT_N ? (int)o->max_n : COUNT_N;
@@ -505,7 +505,7 @@ static bool passes_block(FILE *out, const run_options *o) {
     return true;
 }
 
-// ---------------------------------------------------------------- [10.5] training
+// ---------------------------------------------------------------- [P10.5] training
 
 static bool training_block(FILE *out, const run_options *o) {
     attention_training r;
@@ -518,7 +518,7 @@ static bool training_block(FILE *out, const run_options *o) {
     return true;
 }
 
-// [10.6]: the steps of chapters 7, 8 and 9 against [10.1]'s peak of all cores.
+// [P10.6]: the steps of chapters 7, 8 and 9 against [P10.1]'s peak of all cores.
 static bool mfu_block(FILE *out, const run_options *o) {
     mfu_table t;
     char err[256];
@@ -538,7 +538,7 @@ static long long machine_memory_mb(void) {
     return pages > 0 && size > 0 ? (long long)pages * size / (1 << 20) : 0;
 }
 
-// Reads --blocks' list ("10.5,10.6": labels, each once at most) into
+// Reads --blocks' list ("P10.5,P10.6": labels, each once at most) into
 // o->run; false, with the reason said, when a label is not a block's.
 static bool parse_blocks(const char *list, run_options *o) {
     for (int i = 0; i < BLOCKS; i++) o->run[i] = false;
@@ -580,12 +580,12 @@ int main(int argc, char **argv) {
              "  --max-memory MB  naive attention runs only where its n x n weights fit in MB\n"
              "                   (default %lld: an eighth of this machine's memory, %lld MB;\n"
              "                   at most half of it)\n"
-             "  --steps N        training steps of each model in [10.5], and those timed\n"
-             "                   of each in [10.6] (default %d)\n"
+             "  --steps N        training steps of each model in [P10.5], and those timed\n"
+             "                   of each in [P10.6] (default %d)\n"
              "  --blocks LIST    only these blocks, their labels joined by commas, in any\n"
-             "                   order: --blocks 10.5,10.6 (default: all of them)\n"
+             "                   order: --blocks P10.5,P10.6 (default: all of them)\n"
              "  --seed N         random seed of the inputs, and of the models and batches of\n"
-             "                   [10.5] and [10.6] (default %d)\n"
+             "                   [P10.5] and [P10.6] (default %d)\n"
              "  --data DIR       also write the figure data (chapter10-*.dat) into DIR\n"
              "  --help           this message\n",
              MAX_N, MIN_N, o.max_memory_mb, memory, TRAINING_STEPS, DEFAULT_SEED);
@@ -608,9 +608,9 @@ int main(int argc, char **argv) {
     o.seed = opts.seed;
     o.data_dir = opts.data_dir;
     double started = now_seconds();
-    puts("Chapter 10 follows no notebook: its blocks are this program's own, [10.1] to [10.6].\n"
+    puts("Chapter 10 follows no notebook: its blocks are this program's own, [P10.1] to [P10.6].\n"
          "Times are the best of repetitions; shares are of the peak of all the cores used.");
-    // the shares of [10.3], [10.4] and [10.6] are of [10.1]'s peaks
+    // the shares of [P10.3], [P10.4] and [P10.6] are of [P10.1]'s peaks
     bool ok = o.run[0] ? machine_block(stdout, &o) : !(o.run[2] || o.run[3] || o.run[5]) || measure_peaks(&o);
     if (ok && o.run[1]) counting_block(stdout);
     ok = ok && (!o.run[2] || sizes_block(stdout, &o)) && (!o.run[3] || passes_block(stdout, &o)) &&

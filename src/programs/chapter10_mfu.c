@@ -1,4 +1,4 @@
-// chapter10_mfu.c: [10.6]; see chapter10_mfu.h.
+// chapter10_mfu.c: [P10.6]; see chapter10_mfu.h.
 #define _POSIX_C_SOURCE 200809L
 #include "chapter10_mfu.h"
 
@@ -184,7 +184,7 @@ int mfu_run(mfu_table *t, int steps, double peak, uint64_t seed, char *err, size
                               {"ch. 9 GPT", threads < CH9_SHARDS ? threads : CH9_SHARDS,
                                {0, 0}, 0}}};
     if (steps < 1 || steps > TRAINING_MAX_STEPS) {
-        snprintf(err, errlen, "[10.6]: %d steps, not 1 to %d", steps, TRAINING_MAX_STEPS);
+        snprintf(err, errlen, "[P10.6]: %d steps, not 1 to %d", steps, TRAINING_MAX_STEPS);
         return -1;
     }
     int status = run_ch7(t, steps, seed);
@@ -199,7 +199,7 @@ double mfu_rate(const mfu_row *r) { return r->cost.flops / r->seconds; }
 double mfu_share(const mfu_table *t, const mfu_row *r) { return mfu_rate(r) / t->peak; }
 
 void mfu_print(FILE *out, const mfu_table *t) {
-    print_cell(out, "10.6", "the training steps of chapters 7, 8 and 9 against the peak");
+    print_cell(out, "P10.6", "the training steps of chapters 7, 8 and 9 against the peak");
     fprintf(out, "ch. 7: softmax attention, GloVe's width %d trained, %d chunks of %d tokens\n"
             "  (%d distinct words in the batch)\n", IMDB_EMBED_DIM, CH7_B, IMDB_CHUNK, t->words);
     fprintf(out, "ch. 8: encoder-decoder, %d + %d layers of width %d, on %d reversals\n"

@@ -1,7 +1,7 @@
-// chapter10_mfu.h: chapter 10's [10.6]: the training steps of chapters 7,
+// chapter10_mfu.h: chapter 10's [P10.6]: the training steps of chapters 7,
 // 8 and 9 timed at the sizes of their book runs, and set against the
 // machine's peak: each step's model FLOPs (models/step_flops.h, its matrix
-// products) over its time, as a share of the peak of all cores ([10.1]'s),
+// products) over its time, as a share of the peak of all cores ([P10.1]'s),
 // its MFU. The models are built and their batches made here, from the
 // random seed (no data needed):
 //   chapter 7: the softmax attention classifier of the fixed run (GloVe's
@@ -37,7 +37,7 @@ typedef struct {
 
 typedef struct {
     int steps;
-    double peak;        // FLOP/s: the peak of all cores, [10.1]'s
+    double peak;        // FLOP/s: the peak of all cores, [P10.1]'s
     int threads;        // the threads the program runs with
     int words;          // chapter 7's batch: its distinct words
     int src_rows, tgt_rows;  // chapter 8's batch: the rows its step computes

@@ -1,4 +1,4 @@
-// chapter10_training.c: [10.5]; see chapter10_training.h.
+// chapter10_training.c: [P10.5]; see chapter10_training.h.
 #define _POSIX_C_SOURCE 200809L
 #include "chapter10_training.h"
 
@@ -69,7 +69,7 @@ int attention_training_run(attention_training *r, int steps, uint64_t seed, char
 }
 
 void attention_training_print(FILE *out, const attention_training *r) {
-    print_cell(out, "10.5", "chapter 9's model trained with each attention");
+    print_cell(out, "P10.5", "chapter 9's model trained with each attention");
     fprintf(out, "4 blocks of width 128, 4 heads, context %d (%d tiles of %d), batch %d; the\n"
             "same starting values and batches; losses in nats\n", T, T / ATTN_TILE, ATTN_TILE, B);
     fputs(" step       naive       tiled  difference\n", out);

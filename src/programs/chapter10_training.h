@@ -1,8 +1,8 @@
-// chapter10_training.h: chapter 10's [10.5]: chapter 9's GPT (4 blocks of
+// chapter10_training.h: chapter 10's [P10.5]: chapter 9's GPT (4 blocks of
 // width 128, 4 heads) trained for a few steps twice from the same starting
 // values on the same batches, once with its attention computed the naive
 // way (the weights of every head in memory) and once with the tiled
-// kernels of [10.3] and [10.4] (nothing T x T kept). The context is 256
+// kernels of [P10.3] and [P10.4] (nothing T x T kept). The context is 256
 // characters, four tiles of 64, so that the tiled passes run their running
 // maximum across tiles and skip the tiles above the diagonal; the text is
 // made here (no data needed): windows that count up by a stride, with

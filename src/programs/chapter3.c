@@ -1,13 +1,13 @@
 // chapter3.c: queries, keys and values.
 //
 // Three sources, three parts, each printing what its source prints:
-//   part 1, blocks [G1]-[G8] and [3.1]-[3.2]: the worked example of "An illustrated guide to
-//     Attention Mechanism" (three inputs, three 4x3 weight matrices, every
+//   part 1, blocks [G1]-[G8] and [P3.1]-[P3.2]: the worked example of "An illustrated guide
+//     to Attention Mechanism" (three inputs, three 4x3 weight matrices, every
 //     number small enough to check by hand); its steps 1-8 are [G1]-[G8],
-//     [3.1] and [3.2] are the program's own (the exact softmax, and scaling by sqrt(d_k)).
-//   part 2, blocks [T19]-[T22] and [3.3]-[3.4]: "Parametrised Self-Attention" of the notebook
+//     [P3.1] and [P3.2] are the program's own (the exact softmax, and scaling by sqrt(d_k)).
+//   part 2, blocks [T19]-[T22] and [P3.3]-[P3.4]: "Parametrised Self-Attention" of the notebook
 //     "Attention and Transformers", continuing chapter 1's cells; [T19]-[T22]
-//     are the notebook's, [3.3] and [3.4] the program's own (what its U matrices mix,
+//     are the notebook's, [P3.3] and [P3.4] the program's own (what its U matrices mix,
 //     and the standard form q = x W_q).
 //   part 3, cells [S2]-[S7]: the notebook "Studying the mechanism of
 //     self-attention", its cells 2 to 7: a toy tokenizer, an
@@ -279,7 +279,7 @@ static void worked_example_print(const worked_example *w, FILE *f) {
         print_list(f, w->outputs_article + j * d_k, d_k, 1);
     }
 
-    print_cell(f, "3.1", "the outputs with the exact softmax, "
+    print_cell(f, "P3.1", "the outputs with the exact softmax, "
                      "softmax @ values");
     print_tensor(f, w->outputs_exact, 2, shape_nk);
     for (int j = 0; j < n; j++) {
@@ -291,7 +291,7 @@ static void worked_example_print(const worked_example *w, FILE *f) {
     fputs("With the softmax rounded honestly, output 1 would be ", f);
     print_list(f, w->outputs_rounded, d_k, 1);
 
-    print_cell(f, "3.2", "scaled by sqrt(d_k), softmax(attn_scores / "
+    print_cell(f, "P3.2", "scaled by sqrt(d_k), softmax(attn_scores / "
                       "sqrt(3), dim=-1)");
     fputs("attn_scores / sqrt(3)\n", f);
     print_tensor(f, w->scores_scaled, 2, shape_nn);
@@ -485,7 +485,7 @@ static void parametrised_print(const parametrised *p, FILE *f) {
                       "context_weighted_embeddings_param[3])");
     print_bool(f, p->z3_matches);
 
-    print_cell(f, "3.3", "reverse the tokens; do the outputs just "
+    print_cell(f, "P3.3", "reverse the tokens; do the outputs just "
                       "reverse?");
     fputs("U form, q = U_q x: ", f);
     print_bool(f, p->u_form_follows_tokens);
@@ -496,7 +496,7 @@ static void parametrised_print(const parametrised *p, FILE *f) {
     fputs("z[7][:5]          ", f);
     print_tensor(f, p->z + (n - 1) * d, 1, shape_5);
 
-    print_cell(f, "3.4", "the standard form, q = x W_q with W_q of shape "
+    print_cell(f, "P3.4", "the standard form, q = x W_q with W_q of shape "
                       "(d, d_k)");
     fputs("W_q: ", f);
     print_size(f, 2, shape_dk);
@@ -783,7 +783,7 @@ static void chapter3_print(const chapter3 *c, FILE *f) {
           "\"Attention and Transformers\" (T).\n"
           "[S2]-[S7]: cells 2 to 7 of the notebook \"Studying the mechanism of\n"
           "self-attention\" (S).\n"
-          "[3.1]-[3.4]: this program's own blocks.\n", f);
+          "[P3.1]-[P3.4]: this program's own blocks.\n", f);
     worked_example_print(&c->worked, f);
     parametrised_print(&c->param, f);
     module_example_print(&c->module, f);

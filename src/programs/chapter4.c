@@ -1,13 +1,13 @@
 // chapter4.c: multi-head attention, the notebook's form and PyTorch's.
 //
 // Two parts, each printing what its source prints:
-//   part 1, cells [T23]-[T24] and [4.1]-[4.4]: "Multi-Head Attention" of the
+//   part 1, cells [T23]-[T24] and [P4.1]-[P4.4]: "Multi-Head Attention" of the
 //     notebook "Attention and Transformers", continuing chapter 3's cells
 //     [T19]-[T22] on chapter 1's sentence; [T23] and [T24] are the notebook's,
-//     [4.1]-[4.4] are the program's own and show what its functions get wrong.
-//   part 2, cells [4.5]-[4.11]: multi-head attention as "Attention Is All You
+//     [P4.1]-[P4.4] are the program's own and show what its functions get wrong.
+//   part 2, cells [P4.5]-[P4.11]: multi-head attention as "Attention Is All You
 //     Need" and torch.nn.MultiheadAttention define it, from a fresh
-//     torch.manual_seed, so that cells [4.6]-[4.10] print what the chapter's
+//     torch.manual_seed, so that cells [P4.6]-[P4.10] print what the chapter's
 //     PyTorch twin (tests/reference/chapter4_twin.py) prints.
 //
 // Dimension legend:
@@ -69,21 +69,21 @@ typedef struct {
     notebook_mha mh;                         // cell [T24]'s weights
     float mh_out[N_TOKENS * EMBEDDING_DIM];  // (n, d) its output
     float mh_heads[N_TOKENS * NOTEBOOK_HEADS * EMBEDDING_DIM]; // (n, h d)
-    // [4.1]: the same draws with causal_masking=True, as written and with
+    // [P4.1]: the same draws with causal_masking=True, as written and with
     // the flag passed on to the heads
     notebook_mha mh_causal;
     float mh_causal_out[N_TOKENS * EMBEDDING_DIM];
     float mh_passed_on_out[N_TOKENS * EMBEDDING_DIM];
-    // [4.2]: the same call once more, right after cell [T24]
+    // [P4.2]: the same call once more, right after cell [T24]
     notebook_mha mh_again;
     float mh_again_out[N_TOKENS * EMBEDDING_DIM];
-    // [4.3]: q, k, v cut into two heads of width 16; head 0's weights divided
+    // [P4.3]: q, k, v cut into two heads of width 16; head 0's weights divided
     // by sqrt(32), as attention() does, and by sqrt(16)
     float narrow_weights[N_TOKENS * N_TOKENS];
     float narrow_weights_dk[N_TOKENS * N_TOKENS];
-    // [4.4]: the sentence reversed, with cell [T24]'s draws
+    // [P4.4]: the sentence reversed, with cell [T24]'s draws
     float mh_reversed_out[N_TOKENS * EMBEDDING_DIM];
-    // what [4.1], [4.2] and [4.4] report
+    // what [P4.1], [P4.2] and [P4.4] report
     bool causal_flag_ignored;       // mh_causal_out has mh_out's bits
     float calls_differ_by;          // largest |mh_again_out - mh_out|
     bool reversed_follows_tokens;   // mh_reversed_out is mh_out reversed
@@ -156,7 +156,7 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
                                    p->x, p->x, false);
 
     //> causal-ignored
-    // [4.1] Draw cell [T24]'s weights again (restore the generator) and ask
+    // [P4.1] Draw cell [T24]'s weights again (restore the generator) and ask
     // for causal masking: nothing changes. Passing the flag on would.
     g = before_24;
     status |= notebook_multi_head_attention(p->mh_causal_out, &p->mh_causal,
@@ -165,13 +165,13 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
                                    p->x, p->x, p->x, true);
     //< causal-ignored
 
-    // [4.2] The same call again, as running cell [T24] twice would.
+    // [P4.2] The same call again, as running cell [T24] twice would.
     g = after_24;
     status |= notebook_multi_head_attention(p->mh_again_out, &p->mh_again,
                                             p->x, p->x, p->x, false, &g);
 
     //> narrow-heads
-    // [4.3] Head 0 of two heads of width 16: attention() still divides by
+    // [P4.3] Head 0 of two heads of width 16: attention() still divides by
     // sqrt(EMBEDDING_DIM) = sqrt(32); scaled dot-product attention divides
     // by sqrt(d_k) = sqrt(16).
     float q0[N_TOKENS * HEAD_DIM], k0[N_TOKENS * HEAD_DIM];
@@ -186,7 +186,7 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
                       HEAD_DIM);
     //< narrow-heads
 
-    // [4.4] The reversed sentence through cell [T24]'s own weights.
+    // [P4.4] The reversed sentence through cell [T24]'s own weights.
     float x_reversed[N_TOKENS * EMBEDDING_DIM];
     reverse_rows(x_reversed, p->x, n, d);
     status |= notebook_mha_forward(p->mh_reversed_out, NULL, NULL, &p->mh,
@@ -226,13 +226,13 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     fputs("multi_head_attn_out[0]\n", f);
     print_tensor(f, p->mh_out, 1, shape_d);
 
-    print_cell(f, "4.1", "the same draws with causal_masking=True");
+    print_cell(f, "P4.1", "the same draws with causal_masking=True");
     fputs("the same bits as without it: ", f);
     print_bool(f, p->causal_flag_ignored);
     fputs("with the flag passed on to the heads, row 0 would be\n", f);
     print_tensor(f, p->mh_passed_on_out, 1, shape_d);
 
-    print_cell(f, "4.2", "the same call once more, on the same input");
+    print_cell(f, "P4.2", "the same call once more, on the same input");
     fputs("multi_head_attn_out[0] of the second call\n", f);
     print_tensor(f, p->mh_again_out, 1, shape_d);
     fprintf(f, "largest difference between the two calls: %.4f\n",
@@ -241,13 +241,13 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     char title[96];
     snprintf(title, sizeof title, "attention() on a head of width %d still divides by sqrt(%d)",
              HEAD_DIM, EMBEDDING_DIM);
-    print_cell(f, "4.3", title);
+    print_cell(f, "P4.3", title);
     fprintf(f, "row 0 of its weights, scores / sqrt(%d)\n", EMBEDDING_DIM);
     print_tensor(f, p->narrow_weights, 1, shape_n);
     fprintf(f, "row 0 with scores / sqrt(%d), as scaled dot-product attention has it\n", HEAD_DIM);
     print_tensor(f, p->narrow_weights_dk, 1, shape_n);
 
-    print_cell(f, "4.4", "reverse the tokens; do the outputs just "
+    print_cell(f, "P4.4", "reverse the tokens; do the outputs just "
                       "reverse?");
     print_bool(f, p->reversed_follows_tokens);
 }
@@ -266,7 +266,7 @@ typedef struct {
     float out_causal[N_TOKENS * EMBEDDING_DIM];  // (n, d) with the mask
     float weights_causal[N_TOKENS * N_TOKENS];
     float head_weights_causal[HEADS * N_TOKENS * N_TOKENS];
-    float out_small_heads[N_TOKENS * EMBEDDING_DIM]; // (n, d) [4.11]
+    float out_small_heads[N_TOKENS * EMBEDDING_DIM]; // (n, d) [P4.11]
     bool small_heads_same;                       // out_small_heads has out's bits
 } standard_part;
 
@@ -363,7 +363,7 @@ static void standard_part_print(const standard_part *s, FILE *f) {
     const int shape_w[] = { 3 * d, d }, shape_b[] = { 3 * d };
     const int shape_o[] = { d, d };
 
-    print_cell(f, "4.5", "nn.MultiheadAttention(32, 2) and (32, 3)");
+    print_cell(f, "P4.5", "nn.MultiheadAttention(32, 2) and (32, 3)");
     fputs("in_proj_weight: ", f);
     print_size(f, 2, shape_w);
     fputs("in_proj_bias: ", f);
@@ -375,24 +375,24 @@ static void standard_part_print(const standard_part *s, FILE *f) {
     fprintf(f, "with %d heads: error: %s\n", NOTEBOOK_HEADS,
             mha_status_text(s->three_heads));
 
-    print_cell(f, "4.6", "out, weights = mha(x, x, x); print(out)");
+    print_cell(f, "P4.6", "out, weights = mha(x, x, x); print(out)");
     print_tensor_fixed(f, s->out, 3, shape_1nd);
 
-    print_cell(f, "4.7", "print(weights): averaged over the heads");
+    print_cell(f, "P4.7", "print(weights): averaged over the heads");
     print_tensor_fixed(f, s->weights, 3, shape_1nn);
 
-    print_cell(f, "4.8", "mha(x, x, x, average_attn_weights=False): each "
+    print_cell(f, "P4.8", "mha(x, x, x, average_attn_weights=False): each "
                       "head's weights");
     print_tensor_fixed(f, s->head_weights, 3, shape_hnn);
 
-    print_cell(f, "4.9", "out, weights = mha(x, x, x, attn_mask=causal); "
+    print_cell(f, "P4.9", "out, weights = mha(x, x, x, attn_mask=causal); "
                       "print(out)");
     print_tensor_fixed(f, s->out_causal, 3, shape_1nd);
 
-    print_cell(f, "4.10", "print(weights): with the causal mask");
+    print_cell(f, "P4.10", "print(weights): with the causal mask");
     print_tensor_fixed(f, s->weights_causal, 3, shape_1nn);
 
-    print_cell(f, "4.11", "heads one by one, and the cost of h heads");
+    print_cell(f, "P4.11", "heads one by one, and the cost of h heads");
     fprintf(f, "%d heads, each with its own nn.Linear(%d, %d), give the same bits: ", HEADS, d,
             HEAD_DIM);
     print_bool(f, s->small_heads_same);
@@ -429,7 +429,7 @@ static int chapter4_run(chapter4 *c, uint64_t seed) {
 static void chapter4_print(const chapter4 *c, FILE *f) {
     fputs("[T23]-[T24]: cells 23 and 24, \"Multi-Head Attention\", of the notebook\n"
           "\"Attention and Transformers\" (T).\n"
-          "[4.1]-[4.11]: this program's own blocks; [4.6]-[4.10] print what\n"
+          "[P4.1]-[P4.11]: this program's own blocks; [P4.6]-[P4.10] print what\n"
           "tests/reference/chapter4_twin.py prints.\n", f);
     notebook_part_print(&c->notebook, f);
     standard_part_print(&c->standard, f);

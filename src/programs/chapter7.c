@@ -13,7 +13,7 @@
 //   [H69] chunks of 32 token ids
 //   [H142] the models: the baseline, the notebook's attention, softmax attention
 //   [H141] the training loop, one line per epoch, evaluated on the test set
-//   [7.1] the results of every run in one table (not in the notebook, whose
+//   [P7.1] the results of every run in one table (not in the notebook, whose
 //         training was interrupted before it printed anything)
 //
 // Sizes: V vocabulary (10,002), d embedding width (100), L chunk length
@@ -261,7 +261,7 @@ int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_
     imdb_task *t = &s->imdb;
     imdb_task_init(t);
     fputs("[H60]-[H142]: cells of the notebook \"How and Why does Self Attention Work?\" (H),\n"
-          "in the order it runs them; [7.1]: this program's own block.\n", out);
+          "in the order it runs them; [P7.1]: this program's own block.\n", out);
     float words[2 * EMBED_DIM];  // [H136]'s two words
     bool found[2];
     if (cell_60_split(t, o, out, err, errlen) < 0 || cell_62_samples(t, out, err, errlen) < 0 ||
@@ -499,11 +499,11 @@ static void show_attended_keys(const run_result *r, const float *w, const ch7_st
     fputs(listed ? "\n" : " none\n", out);
 }
 
-// [7.1] the results of every model trained, one line each: the first
+// [P7.1] the results of every model trained, one line each: the first
 // epoch, the best epoch (by chunk accuracy) and the last; then what each
 // softmax model attends to in the heatmap's chunk.
 void print_results_block(const run_result *results, int n, const ch7_state *s, FILE *out) {
-    print_cell(out, "7.1", "results");
+    print_cell(out, "P7.1", "results");
     int w = 7;  // the loss column: as wide as the widest loss and a space
     for (int i = 0; i < n; i++)
         if (results[i].epochs > 0) {

@@ -41,7 +41,7 @@ typedef struct {
 #define FEW_WORDS 10
 #define RARE_COUNT 5
 #define MAX_RUNS 3
-// [7.1]: what a softmax model attends to in the heatmap's chunk: the keys
+// [P7.1]: what a softmax model attends to in the heatmap's chunk: the keys
 // with the TOP_KEYS largest column sums, the queries that put ONE_KEY_WEIGHT
 // or more on one key, in lines of at most LIST_LINE characters
 #define TOP_KEYS 5
@@ -78,7 +78,7 @@ int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_
 // [H142] the models, [H141] their training (results gets one entry per model
 // trained, *nresults how many, each softmax model's with its attention over
 // the heatmap's chunk; with --data, their figure data; 0, or -1 with the
-// reason in err) and [7.1] the results, with the keys those models attend
+// reason in err) and [P7.1] the results, with the keys those models attend
 // to most.
 void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out);
 int cell_141_training(run_result *results, int *nresults, ch7_state *s,

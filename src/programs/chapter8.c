@@ -2,23 +2,23 @@
 // encoder-decoder model of chapter 5's layers learns to reverse sequences
 // of digits, once with sinusoidal positions and once without.
 //
-// Chapter 8 follows no notebook; its blocks are numbered [8.1] to [8.13]
-// (chapter 8, blocks 1 to 13), numbers no notebook cell of the other
-// chapters uses:
-//   [8.1] the sinusoidal encoding
-//   [8.2] reverse a source: the encoder's outputs, without and with positions
-//   [8.3] the model: sizes and parameters
-//   [8.4] the first training steps' losses (what the PyTorch twin prints)
-//   [8.5] training with positions: the loss curve
-//   [8.6] exact match on held-out sequences, with positions
-//   [8.7] a few decoded examples
-//   [8.8] training without positions: the loss curve
-//   [8.9] exact match without positions
-//   [8.10] why: without positions the model cannot see the order
-//   [8.11] the trained cross-attention of one example
-//   [8.12] a transformer encoder on IMDb against chapter 7's single head
-//         (chapter8_imdb.c), unless --no-imdb
-//   [8.13] time and memory
+// Chapter 8 follows no notebook; its blocks are labelled [P8.1] to [P8.13]
+// (P for the program, chapter 8, blocks 1 to 13), labels no notebook cell,
+// section, figure or table can take:
+//   [P8.1] the sinusoidal encoding
+//   [P8.2] reverse a source: the encoder's outputs, without and with positions
+//   [P8.3] the model: sizes and parameters
+//   [P8.4] the first training steps' losses (what the PyTorch twin prints)
+//   [P8.5] training with positions: the loss curve
+//   [P8.6] exact match on held-out sequences, with positions
+//   [P8.7] a few decoded examples
+//   [P8.8] training without positions: the loss curve
+//   [P8.9] exact match without positions
+//   [P8.10] why: without positions the model cannot see the order
+//   [P8.11] the trained cross-attention of one example
+//   [P8.12] a transformer encoder on IMDb against chapter 7's single head
+//          (chapter8_imdb.c), unless --no-imdb
+//   [P8.13] time and memory
 //
 // Dimension legend:
 //   V    vocabulary (13: PAD, BOS, EOS, ten digits)
@@ -61,14 +61,14 @@
 #define WARMUP 100             // steps of linear warm-up
 #define DEFAULT_STEPS 600
 #define DEFAULT_TEST 4000
-#define FIRST_STEPS 5          // the losses [8.4] prints in full
-#define N_CURVE 12             // the points of the loss curves [8.5], [8.8]
-#define SPIKE_NEAR 10          // [8.5], [8.8]: the steps up to the largest loss,
+#define FIRST_STEPS 5          // the losses [P8.4] prints in full
+#define N_CURVE 12             // the points of the loss curves [P8.5], [P8.8]
+#define SPIKE_NEAR 10          // [P8.5], [P8.8]: the steps up to the largest loss,
 #define SPIKE_GAP 20           //   and SPIKE_FAR steps that end SPIKE_GAP steps
 #define SPIKE_FAR 50           //   before those: the gradient's norm over each
-#define N_EXAMPLES 8           // [8.7]
+#define N_EXAMPLES 8           // [P8.7]
 #define N_SINUSOID 64          // positions in the figure's table
-#define EXAMPLE_LEN 8          // the length of the example of [8.11]
+#define EXAMPLE_LEN 8          // the length of the example of [P8.11]
 
 enum { S = REVERSAL_SRC_LEN, T = REVERSAL_TGT_LEN, N_MAX = REVERSAL_N_MAX };
 
@@ -91,15 +91,15 @@ typedef struct {
     int steps, test_size;
     float pe[T * D_MODEL];         // the sinusoidal table the model adds
     real pe_real[T * D_MODEL];
-    double reverse_gap[2];         // [8.2] without, with positions
-    int reverse_index;             // the test sequence [8.2] reverses
+    double reverse_gap[2];         // [P8.2] without, with positions
+    int reverse_index;             // the test sequence [P8.2] reverses
     reversal_batch test;           // the held-out sequences
     reversal_seen seen;            // every training sequence
-    run with, without;             // [8.5]-[8.7], [8.8]-[8.10]
-    double order_gap;              // [8.10] logits of a source and its reverse
-    int32_t reverse_out[T];        // [8.10] the reverse decoded without positions
-    int example;                   // the test sequence of [8.11]
-    float cross[T * S];            // [8.11] (n + 1, n) its cross-attention
+    run with, without;             // [P8.5]-[P8.7], [P8.8]-[P8.10]
+    double order_gap;              // [P8.10] logits of a source and its reverse
+    int32_t reverse_out[T];        // [P8.10] the reverse decoded without positions
+    int example;                   // the test sequence of [P8.11]
+    float cross[T * S];            // [P8.11] (n + 1, n) its cross-attention
     float cross_none[T * S];       // the same, of the model without positions
     float self[S * S];             // its encoder self-attention, (n, n)
 } chapter8;
@@ -235,7 +235,7 @@ static int first_of_length(const reversal_batch *test, int n) {
     return -1;
 }
 
-// [8.2]: the untrained models, without and with positions, on the first
+// [P8.2]: the untrained models, without and with positions, on the first
 // ten-digit test sequence and its reverse. Returns 0 or -1.
 static int order_before_training(chapter8 *c) {
     c->reverse_index = first_of_length(&c->test, N_MAX);
@@ -252,7 +252,7 @@ static int order_before_training(chapter8 *c) {
     return 0;
 }
 
-// [8.10]: the largest difference between the trained model's logits for a
+// [P8.10]: the largest difference between the trained model's logits for a
 // source and for it reversed, at every target position, teacher-forced on
 // the same target: without positions nothing in the model depends on the
 // source's order.
@@ -270,8 +270,8 @@ static double logits_gap(seq2seq_model *m, const reversal_batch *test, int i) {
     return gap;
 }
 
-// [8.10]: the model without positions decodes the reverse of the source
-// [8.2] reversed.
+// [P8.10]: the model without positions decodes the reverse of the source
+// [P8.2] reversed.
 static void decode_reverse(chapter8 *c) {
     int i = c->reverse_index, n = c->test.lengths[i];
     const int32_t *src = c->test.src + (size_t)i * S;
@@ -292,7 +292,7 @@ static void mean_of_heads(float *out, const real *att, int per_head, int rows, i
         }
 }
 
-// [8.11]: the trained models' attention on one example of EXAMPLE_LEN
+// [P8.11]: the trained models' attention on one example of EXAMPLE_LEN
 // digits, averaged over the heads: the last decoder layer's
 // cross-attention (n + 1, n), of the model with positions and of the one
 // without, and the first encoder layer's self-attention (n, n) of the
@@ -371,7 +371,7 @@ static void output_text(char *text, const int32_t *out) {
 }
 
 static void print_sinusoids(const chapter8 *c, FILE *f) {
-    print_cell(f, "8.1", "the sinusoidal encoding: PE(pos, 2i) = sin(pos w_i), "
+    print_cell(f, "P8.1", "the sinusoidal encoding: PE(pos, 2i) = sin(pos w_i), "
                        "PE(pos, 2i+1) = cos(pos w_i)");
     fputs("width d = 64; w_i = 10000^(-2i/64) for i = 0, 1, 2, 4, 8, 16, 31:\n", f);
     const int pairs[7] = { 0, 1, 2, 4, 8, 16, 31 };
@@ -384,7 +384,7 @@ static void print_sinusoids(const chapter8 *c, FILE *f) {
 
 static void print_order(const chapter8 *c, FILE *f) {
     char text[3 * N_MAX];
-    print_cell(f, "8.2", "reverse a source: do the untrained encoder's outputs just "
+    print_cell(f, "P8.2", "reverse a source: do the untrained encoder's outputs just "
                        "come out reversed?");
     digits_text(text, &c->test, c->reverse_index);
     fprintf(f, "the source %s and its reverse, the same weights; the largest\n"
@@ -404,7 +404,7 @@ static size_t params_named(const seq2seq_model *m, const char *prefix) {
 
 static void print_model(const chapter8 *c, FILE *f) {
     const seq2seq_model *m = &c->with.model;
-    print_cell(f, "8.3", "the model: nn.Embedding(13, 64), 2 + 2 layers (64, 4 heads, 256), "
+    print_cell(f, "P8.3", "the model: nn.Embedding(13, 64), 2 + 2 layers (64, 4 heads, 256), "
                        "nn.Linear(64, 13)");
     fputs("parameters\n", f);
     const char *groups[] = { "embedding.", "enc.0.", "enc.1.", "dec.0.", "dec.1.", "generator." };
@@ -422,7 +422,7 @@ static void print_model(const chapter8 *c, FILE *f) {
 }
 
 static void print_first_losses(const chapter8 *c, FILE *f) {
-    print_cell(f, "8.4", "the losses of the first steps (tests/reference/chapter8_twin.py "
+    print_cell(f, "P8.4", "the losses of the first steps (tests/reference/chapter8_twin.py "
                        "prints them too)");
     fputs("step  with positions  without\n", f);
     for (int s = 0; s < FIRST_STEPS && s < c->steps; s++)
@@ -540,7 +540,7 @@ static void print_accuracy(const run *r, const chapter8 *c, const char *cell, FI
 //< accuracy-table
 
 static void print_examples(const chapter8 *c, FILE *f) {
-    print_cell(f, "8.7", "a few held-out sequences, decoded greedily by both models");
+    print_cell(f, "P8.7", "a few held-out sequences, decoded greedily by both models");
     fprintf(f, "%-20s  %-20s  %s\n", "source", "with positions", "without");
     for (int i = 0; i < N_EXAMPLES && i < c->test.B; i++) {
         char src[3 * N_MAX], a[3 * T + 16], b[3 * T + 16];
@@ -554,7 +554,7 @@ static void print_examples(const chapter8 *c, FILE *f) {
 static void print_why(const chapter8 *c, FILE *f) {
     char text[3 * N_MAX], a[3 * T + 16], b[3 * T + 16];
     int i = c->reverse_index;
-    print_cell(f, "8.10", "why: without positions the trained model cannot see the order");
+    print_cell(f, "P8.10", "why: without positions the trained model cannot see the order");
     digits_text(text, &c->test, i);
     fprintf(f, "the source %s and its reverse, the same target fed in: the largest\n"
             "difference between the logits the model without positions gives them: %.1e\n",
@@ -569,7 +569,7 @@ static void print_why(const chapter8 *c, FILE *f) {
 static void print_cross(const chapter8 *c, FILE *f) {
     int i = c->example, n = c->test.lengths[i];
     const int *digits = c->test.digits + (size_t)i * N_MAX;
-    print_cell(f, "8.11", "the trained cross-attention of one example, the last decoder "
+    print_cell(f, "P8.11", "the trained cross-attention of one example, the last decoder "
                        "layer, mean of the heads");
     fputs("a row for each token the decoder writes (the digits reversed, then EOS), "
           "a column\nfor each source digit:\n      ", f);
@@ -598,23 +598,23 @@ static void print_cross(const chapter8 *c, FILE *f) {
 static void print_time_and_memory(FILE *out, double seconds) {
     struct rusage use;
     double mb = getrusage(RUSAGE_SELF, &use) == 0 ? (double)use.ru_maxrss / 1024 : 0;
-    print_cell(out, "8.13", "time and memory");
+    print_cell(out, "P8.13", "time and memory");
     fprintf(out, "the whole run took %.0f s (threads: %d); peak memory %.0f MB\n", seconds,
             parallel_threads(), mb);
 }
 
 static void chapter8_print(const chapter8 *c, FILE *f) {
-    fputs("Chapter 8 follows no notebook: its blocks are this program's own, [8.1] to [8.13].\n",
+    fputs("Chapter 8 follows no notebook: its blocks are this program's own, [P8.1] to [P8.13].\n",
           f);
     print_sinusoids(c, f);
     print_order(c, f);
     print_model(c, f);
     print_first_losses(c, f);
-    print_curve(&c->with, c, "8.5", f);
-    print_accuracy(&c->with, c, "8.6", f);
+    print_curve(&c->with, c, "P8.5", f);
+    print_accuracy(&c->with, c, "P8.6", f);
     print_examples(c, f);
-    print_curve(&c->without, c, "8.8", f);
-    print_accuracy(&c->without, c, "8.9", f);
+    print_curve(&c->without, c, "P8.8", f);
+    print_accuracy(&c->without, c, "P8.9", f);
     print_why(c, f);
     print_cross(c, f);
 }
@@ -685,7 +685,7 @@ static const char USAGE[] =
     "                        generator seeded N + 1, the held-out sequences from\n"
     "                        one seeded N + 2 (default 1)\n"
     "  --data DIR            also write the figure data (chapter8-*.dat) into DIR\n"
-    "  --no-imdb             leave out the IMDb block [8.12], which needs the data\n"
+    "  --no-imdb             leave out the IMDb block [P8.12], which needs the data\n"
     "                        that make data fetches (--imdb, --glove and the\n"
     "                        --imdb-* options are refused beside it)\n"
     "  --imdb FILE           the IMDb reviews (default " IMDB_CELL_IMDB ")\n"

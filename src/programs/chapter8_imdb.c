@@ -180,12 +180,12 @@ static bool imdb_inputs_readable(const imdb_cell_options *io) {
     return true;
 }
 
-// [8.12]: the IMDb cell of chapter8_imdb.c with the command line's
+// [P8.12]: the IMDb cell of chapter8_imdb.c with the command line's
 // settings, on the data imdb_cell_load read before the other cells.
 int imdb_block(FILE *out, imdb_task *s, const imdb_cell_options *io, double load_seconds) {
     char err[1024];
-    print_cell(out, "8.12", "a full encoder layer with positions against chapter 7's single head, "
-                         "on IMDb");
+    print_cell(out, "P8.12", "a full encoder layer with positions against chapter 7's single "
+                          "head, on IMDb");
     if (imdb_cell_train(out, s, io, load_seconds, err, sizeof err) == 0) return 0;
     fprintf(stderr, "chapter8: error: %s\n", err);
     return -1;

@@ -58,7 +58,7 @@ int imdb_cell_load(imdb_task *s, const imdb_cell_options *o, char *err, size_t e
 int imdb_cell_train(FILE *out, imdb_task *s, const imdb_cell_options *o, double load_seconds,
                     char *err, size_t errlen);
 
-// [8.12]: the IMDb cell with the command line's settings, on the data
+// [P8.12]: the IMDb cell with the command line's settings, on the data
 // imdb_check_inputs read before the other cells. Returns 0, or -1 said on
 // stderr.
 int imdb_block(FILE *out, imdb_task *s, const imdb_cell_options *io, double load_seconds);

@@ -5,17 +5,17 @@
 // writes text, with and without its cache of keys and values.
 //
 // Chapter 9 follows no notebook; its blocks are the program's own:
-//   [9.1] the data: the novels, the vocabulary, the split
-//   [9.2] the yardsticks: bigram, gzip -9, xz -9 and fair xz, bits per character
-//   [9.3] the model: sizes and parameters
-//   [9.4] the first losses (what tests/reference/chapter9_twin.py prints)
-//   [9.5] training: the held-out loss at regular steps
-//   [9.6] the whole held-out novel, against fair xz
-//   [9.7] attention: each head over one held-out sentence (chapter9_attention.c)
-//   [9.8] samples at three temperatures
-//   [9.9] generation with and without the cache
-//   [9.10] time
-// With --load FILE the model is read instead of trained: [9.4] and [9.5]
+//   [P9.1] the data: the novels, the vocabulary, the split
+//   [P9.2] the yardsticks: bigram, gzip -9, xz -9 and fair xz, bits per character
+//   [P9.3] the model: sizes and parameters
+//   [P9.4] the first losses (what tests/reference/chapter9_twin.py prints)
+//   [P9.5] training: the held-out loss at regular steps
+//   [P9.6] the whole held-out novel, against fair xz
+//   [P9.7] attention: each head over one held-out sentence (chapter9_attention.c)
+//   [P9.8] samples at three temperatures
+//   [P9.9] generation with and without the cache
+//   [P9.10] time
+// With --load FILE the model is read instead of trained: [P9.4] and [P9.5]
 // are left out.
 //
 // Dimension legend:
@@ -63,12 +63,12 @@ enum { B = 32, T = 64, D = 128, HEADS = 4, LAYERS = 4, SHARDS = 2,
 typedef struct {
     uint64_t seed;
     long steps;               // 0: --load, no training
-    long eval_chars;          // characters of the held-out novel [9.6] scores (0: all)
-    int eval_batches;         // random held-out batches each loss of [9.5] averages
+    long eval_chars;          // characters of the held-out novel [P9.6] scores (0: all)
+    int eval_batches;         // random held-out batches each loss of [P9.5] averages
     const char *rdb, *load, *save, *prompt;
     long tokens, top_k;
     double temperature;       // < 0: the three of TEMPERATURES
-    bool compressors;         // run gzip and xz for [9.2]
+    bool compressors;         // run gzip and xz for [P9.2]
 } settings;
 
 static const double TEMPERATURES[3] = { 0.5, 0.8, 1.0 };
@@ -78,18 +78,18 @@ typedef struct {
     austen_corpus corpus;
     gpt_model *m;
     lr_schedule schedule;
-    double bigram_bits;         // [9.2] the bigram's cost of the held-out novel
-    austen_compression comp;    // [9.2], when s.compressors
+    double bigram_bits;         // [P9.2] the bigram's cost of the held-out novel
+    austen_compression comp;    // [P9.2], when s.compressors
     double *losses;             // (steps) each step's training loss, nats
     int n_evals;
     long eval_step[N_EVALS + 2];
     double eval_nats[N_EVALS + 2];  // the held-out loss on s.eval_batches batches
-    double held_out;            // [9.6] nats per character of the held-out novel
+    double held_out;            // [P9.6] nats per character of the held-out novel
     long held_out_count;        // characters it scored
     double train_seconds;
-    double gen_seconds[2];      // [9.9] without, with the cache
-    bool same_tokens;           // [9.9] both gave the same tokens
-    attention_view att;         // [9.7] the heads over one held-out sentence
+    double gen_seconds[2];      // [P9.9] without, with the cache
+    bool same_tokens;           // [P9.9] both gave the same tokens
+    attention_view att;         // [P9.7] the heads over one held-out sentence
 } chapter9;
 
 static double bits(double nats) { return nats / log(2.0); }
@@ -212,7 +212,7 @@ static int model_setup(chapter9 *c, char *err, size_t errlen) {
     return 0;
 }
 
-// The yardsticks of [9.2]: the bigram counted on the training novels, and
+// The yardsticks of [P9.2]: the bigram counted on the training novels, and
 // the compressors unless s.compressors is false. 0, or -1 with err.
 static int yardsticks(chapter9 *c, char *err, size_t errlen) {
     const austen_corpus *a = &c->corpus;
@@ -258,7 +258,7 @@ static void chapter9_free(chapter9 *c) {
 // ------------------------------------------------------------------ printing
 static void print_data(const chapter9 *c, FILE *f) {
     const austen_corpus *a = &c->corpus;
-    print_cell(f, "9.1", "the data: Jane Austen's six novels, one held out");
+    print_cell(f, "P9.1", "the data: Jane Austen's six novels, one held out");
     fprintf(f, "training text: the five others, %zu characters\n", a->n_train);
     fprintf(f, "held out: %s, %zu characters\n", a->held_out, a->n_val);
     fprintf(f, "vocabulary: %d characters (ids 0 to %d)\n", a->vocab.size, a->vocab.size - 1);
@@ -266,7 +266,8 @@ static void print_data(const chapter9 *c, FILE *f) {
 
 static void print_yardsticks(const chapter9 *c, FILE *f) {
     const austen_compression *k = &c->comp;
-    print_cell(f, "9.2", "the yardsticks: what each costs the held-out novel, bits per character");
+    print_cell(f, "P9.2",
+               "the yardsticks: what each costs the held-out novel, bits per character");
     fprintf(f, "uniform over %d characters  %.3f\n", c->corpus.vocab.size,
             log2((double)c->corpus.vocab.size));
     fprintf(f, "bigram (add-one)            %.3f\n", c->bigram_bits);
@@ -282,7 +283,7 @@ static void print_yardsticks(const chapter9 *c, FILE *f) {
 
 static void print_model(const chapter9 *c, FILE *f) {
     const gpt_config *g = &c->m->cfg;
-    print_cell(f, "9.3", "the model: a character-level GPT");
+    print_cell(f, "P9.3", "the model: a character-level GPT");
     fprintf(f, "V %d, context T %d, width d %d, heads %d, blocks %d, MLP %d\n", g->V, g->T,
             g->d, g->h, g->L, 4 * g->d);
     fprintf(f, "parameters: %zu (the output layer is the token embedding)\n", c->m->n_params);
@@ -296,7 +297,7 @@ static void print_model(const chapter9 *c, FILE *f) {
 
 static void print_first_losses(const chapter9 *c, FILE *f) {
     long n = c->s.steps < FIRST_LOSSES ? c->s.steps : FIRST_LOSSES;
-    print_cell(f, "9.4", "the first steps' training losses, nats");
+    print_cell(f, "P9.4", "the first steps' training losses, nats");
     for (long i = 0; i < n; i++)
         fprintf(f, "%2ld %.6f%s", i + 1, c->losses[i], i % 5 == 4 || i == n - 1 ? "\n" : "   ");
 }
@@ -306,7 +307,7 @@ static void print_training(const chapter9 *c, FILE *f) {
     snprintf(title, sizeof title,
              "training: the held-out loss on %d random batch%s of the held-out novel",
              c->s.eval_batches, c->s.eval_batches == 1 ? "" : "es");
-    print_cell(f, "9.5", title);
+    print_cell(f, "P9.5", title);
     fputs(" step    nats  bits per character\n", f);
     for (int i = 0; i < c->n_evals; i++)
         fprintf(f, "%5ld  %.4f  %.4f\n", c->eval_step[i], c->eval_nats[i],
@@ -329,7 +330,7 @@ static int versus(double model_bits, double xz_fair_bits) {
 
 static void print_held_out(const chapter9 *c, FILE *f) {
     double b = bits(c->held_out), fair = c->comp.xz_fair_bits;
-    print_cell(f, "9.6", "the held-out novel, every character scored once");
+    print_cell(f, "P9.6", "the held-out novel, every character scored once");
     fprintf(f, "%s, %ld characters: %.4f nats, %.3f bits per character\n", c->corpus.held_out,
             c->held_out_count, c->held_out, b);
     if (!c->s.compressors) return;
@@ -364,7 +365,7 @@ static int sample(chapter9 *c, char *text, const int32_t *prompt, int n_prompt, 
     return 0;
 }
 
-// [9.8] and [9.9]. Returns 0, or -1 with the reason in err.
+// [P9.8] and [P9.9]. Returns 0, or -1 with the reason in err.
 static int generate(chapter9 *c, FILE *f, char *err, size_t errlen) {
     int32_t prompt[MAX_PROMPT];
     long n = austen_encode(&c->corpus.vocab, prompt, c->s.prompt, strlen(c->s.prompt));
@@ -374,7 +375,7 @@ static int generate(chapter9 *c, FILE *f, char *err, size_t errlen) {
     char *text = malloc(4 * room + 1);
     if (!out || !text) return free(out), free(text), snprintf(err, errlen, "out of memory"), -1;
     bool one = c->s.temperature >= 0;
-    print_cell(f, "9.8", "samples, each from the prompt and the random seed");
+    print_cell(f, "P9.8", "samples, each from the prompt and the random seed");
     fprintf(f, "prompt \"%s\", seed %llu, drawn among ", c->s.prompt,
             (unsigned long long)c->s.seed);
     if (c->s.top_k > 0 && c->s.top_k < c->m->cfg.V) fprintf(f, "the %ld likeliest\n", c->s.top_k);
@@ -385,7 +386,7 @@ static int generate(chapter9 *c, FILE *f, char *err, size_t errlen) {
         fprintf(f, "--- temperature %g:\n", t);
         print_lines(f, text);
     }
-    print_cell(f, "9.9", "the last sample again, with the cache and without");
+    print_cell(f, "P9.9", "the last sample again, with the cache and without");
     for (int cache = 1; cache >= 0; cache--) {
         double a = now_seconds();
         sample(c, text, prompt, (int)n, one ? c->s.temperature : TEMPERATURES[2], cache,
@@ -461,7 +462,7 @@ static const char USAGE[] =
     "  --top-k K          draw among the K most likely characters (default 0: all)\n"
     "  --eval-chars N     score only the first N characters of the held-out novel\n"
     "                     (default all)\n"
-    "  --eval-batches N   random held-out batches each loss of [9.5] averages\n"
+    "  --eval-batches N   random held-out batches each loss of [P9.5] averages\n"
     "                     (default 20)\n"
     "  --no-compressors   leave out gzip and xz (they take seconds)\n"
     "  --rdb FILE         the novels (default " RDB_PATH ")\n"
@@ -484,7 +485,7 @@ static bool inputs_readable(const settings *s, const char *data_dir) {
 }
 
 static void chapter9_print_run(const chapter9 *c, FILE *f) {
-    fputs("Chapter 9 follows no notebook: its blocks are this program's own, [9.1] to [9.10].\n",
+    fputs("Chapter 9 follows no notebook: its blocks are this program's own, [P9.1] to [P9.10].\n",
           f);
     print_data(c, f);
     print_yardsticks(c, f);
@@ -494,7 +495,7 @@ static void chapter9_print_run(const chapter9 *c, FILE *f) {
         print_training(c, f);
     }
     print_held_out(c, f);
-    attention_print(f, &c->att, &c->corpus.vocab, c->corpus.held_out, "9.7");
+    attention_print(f, &c->att, &c->corpus.vocab, c->corpus.held_out, "P9.7");
 }
 
 int main(int argc, char **argv) {
@@ -541,7 +542,7 @@ int main(int argc, char **argv) {
     if (status == 0 && s.save) status = gpt_save(c->m, s.save, err, sizeof err);
     if (status == 0 && opts.data_dir && chapter9_write_data(c, opts.data_dir) != 0) status = -2;
     if (status == 0) {
-        print_cell(stdout, "9.10", "time");
+        print_cell(stdout, "P9.10", "time");
         fprintf(stdout, "training %.0f s, the whole run %.0f s (threads: %d)\n",
                 c->train_seconds, now_seconds() - started, parallel_threads());
     } else if (status == -1) {

@@ -98,8 +98,8 @@ printf '%s\n' 'I saw Mr. Smith at 3 p.m. He said "no." Then he left...' \
 # and chapter 10's too (its ceilings measured, each kernel timed for 0.2 s
 # at least, then two models trained a step, then the steps of three timed),
 # too long to repeat for each of their hundred-odd allocations. Chapter 10
-# runs as three cases (--blocks): its measurements, [10.5]'s training and
-# [10.6]'s steps, so that a call reached in one part fails without the runs
+# runs as three cases (--blocks): its measurements, [P10.5]'s training and
+# [P10.6]'s steps, so that a call reached in one part fails without the runs
 # of the others before it.
 cases="chapter1|chapter1 --data DATA|-|DATA
 chapter1-timing|chapter1 --timing --data DATA|-|DATA
@@ -113,9 +113,9 @@ chapter8|chapter8 --steps 3 --test-size 8 --imdb $in/reviews.json --glove $in/gl
 chapter7|chapter7 --imdb $in/reviews.json --glove $in/glove100.txt --epochs 1 --data DATA|-|DATA
 chapter9|chapter9 --rdb $in/austen.rdb --steps 1 --eval-batches 1 --tokens 5 --save OUT --data DATA|-|DATA|sites
 chapter9-load|chapter9 --rdb $in/austen.rdb --load $in/austen-model.bin --tokens 5 --temperature 0 --top-k 3 --no-compressors|-|-|sites
-chapter10-kernels-timing|chapter10 --max-n 512 --max-memory 1 --blocks 10.1,10.2,10.3,10.4 --data DATA|-|DATA|sites
-chapter10-training-timing|chapter10 --steps 1 --blocks 10.5|-|-|sites
-chapter10-mfu-timing|chapter10 --steps 1 --blocks 10.6 --data DATA|-|DATA|sites
+chapter10-kernels-timing|chapter10 --max-n 512 --max-memory 1 --blocks P10.1,P10.2,P10.3,P10.4 --data DATA|-|DATA|sites
+chapter10-training-timing|chapter10 --steps 1 --blocks P10.5|-|-|sites
+chapter10-mfu-timing|chapter10 --steps 1 --blocks P10.6 --data DATA|-|DATA|sites
 chapter7-tokenize|chapter7 --tokenize|$in/lines.txt|-
 chapter7-convert|chapter7 --convert-glove $in/wink.json OUT|-|OUT
 chapter7-convert-link|chapter7 --convert-glove $in/wink.json LINK|-|LINK"

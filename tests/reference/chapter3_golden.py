@@ -83,7 +83,7 @@ def part2(out):
     section(out, "param_u_v", u_v)
     section(out, "param_weights", attn_weights_param_norm)
     section(out, "param_z", z)
-    # block [3.4]: the standard form
+    # block [P3.4]: the standard form
     w_q = nn.Linear(32, 16, bias=False)
     w_k = nn.Linear(32, 16, bias=False)
     w_v = nn.Linear(32, 16, bias=False)

@@ -45,7 +45,7 @@ attn_scores = querys @ keys.T
 print("query 1 with keys 1, 2, 3: " + str([int(s) for s in attn_scores[0]]))
 print(attn_scores)
 
-print("[3.1] the outputs with the exact softmax, softmax @ values")
+print("[P3.1] the outputs with the exact softmax, softmax @ values")
 attn_scores_softmax = F.softmax(attn_scores, dim=-1)
 outputs = attn_scores_softmax @ values
 print(outputs)
@@ -58,7 +58,7 @@ rounded = attn_scores_softmax.round(decimals=1)
 print("With the softmax rounded honestly, output 1 would be ", end="")
 show_list((rounded @ values)[0], 1)
 
-print("[3.2] scaled by sqrt(d_k), softmax(attn_scores / sqrt(3), dim=-1)")
+print("[P3.2] scaled by sqrt(d_k), softmax(attn_scores / sqrt(3), dim=-1)")
 print("attn_scores / sqrt(3)")
 print(attn_scores / math.sqrt(3))
 print("softmax")

@@ -1,6 +1,6 @@
 # chapter8_twin.py: chapter 8's reversal model in torch.nn, from the same
 # initial weights and the same batches as ./chapter8, printing the losses of
-# the first training steps with positions and without, as block [8.4].
+# the first training steps with positions and without, as block [P8.4].
 #
 #   python3 chapter8_twin.py [--seed N] [--steps N]
 #   python3 chapter8_twin.py --evaluate [--seed N] [--steps N] [--no-positions]
@@ -150,10 +150,10 @@ def main():
     p.add_argument("--evaluate", action="store_true")
     a = p.parse_args()
     torch.set_num_threads(1)
-    if not a.evaluate:                    # both models, as block [8.4]
+    if not a.evaluate:                    # both models, as block [P8.4]
         _, with_pe = train(a.seed, a.steps, positions=True)
         _, without = train(a.seed, a.steps, positions=False)
-        print("[8.4] the losses of the first steps")
+        print("[P8.4] the losses of the first steps")
         print("step  with positions  without")
         for step, (l1, l2) in enumerate(zip(with_pe, without)):
             print(f"{step + 1:4d}  {l1:14.6f}  {l2:.6f}")

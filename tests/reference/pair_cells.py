@@ -6,7 +6,7 @@
 
 Both outputs are made of blocks that start with a header line
 `[LABEL] title` (a notebook cell such as [T23], or a block of the program's
-own such as [8.4]). Every block the twin prints is paired with the C
+own such as [P8.4]). Every block the twin prints is paired with the C
 program's block of the same label, and every number in the two bodies is
 read (the header lines are left out: their titles may differ), in order,
 along with the words True and False. When the twin's block prints tensors,
@@ -29,7 +29,7 @@ import os
 import re
 import sys
 
-HEADER = re.compile(r"^\[([A-Z]\d+|\d+\.\d+|\d+)\] (.*)$")
+HEADER = re.compile(r"^\[([A-Z]\d+|P\d+\.\d+|\d+)\] (.*)$")
 # A number that is not part of a name (x_0, W_q, d_k) nor of another number.
 NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
 TRUTH = re.compile(r"\b(True|False)\b")
