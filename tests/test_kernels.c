@@ -21,6 +21,7 @@
 #include "layers/embedding.h"
 #include "kernels/gemm_fast.h"
 #include "layers/layernorm.h"
+#include "layers/linear.h"
 #include "layers/mean.h"
 #include "layers/multihead_attention.h"
 #include "core/rng.h"
@@ -110,6 +111,93 @@ START_TEST(gemm_fast_agrees_with_the_reference) {
 END_TEST
 
 // ---------------------------------------------------------------- attention
+
+// gemm_fast_rows_from: each row of c starts from a row (or 0), never from
+// what c held, with the bits of setting the rows first and adding the
+// product, whole or in slices of rows, at every level.
+START_TEST(gemm_from_a_row_writes_what_setting_the_rows_and_adding_gives) {
+    torch_rng g;
+    rng_seed(&g, 2);
+    simd_level lv[3];
+    int nl = levels(lv);
+    for (size_t t = 0; t < sizeof SHAPES / sizeof *SHAPES; t++) {
+        int n = SHAPES[t][0], k = SHAPES[t][1], m = SHAPES[t][2];
+        float *a = random_floats(&g, (long)n * k, -1, 1);
+        float *b = random_floats(&g, (long)k * m, -1, 1), *row = random_floats(&g, m, -1, 1);
+        float *junk = random_floats(&g, (long)n * m, 1e6f, 2e6f);  // what c held
+        for (gemm_layout layout = GEMM_AB; layout <= GEMM_ATB; layout++)
+            for (int l = 0; l < nl; l++)
+                for (int zero = 0; zero <= 1; zero++) {
+                    float *want = calloc((size_t)n * m, sizeof *want);
+                    ck_assert_ptr_nonnull(want);
+                    for (int i = 0; i < n && !zero; i++)
+                        memcpy(want + (long)i * m, row, m * sizeof *row);
+                    gemm_fast_rows(lv[l], want, a, b, n, k, m, layout, 0, n);
+                    float *got = copy_of(junk, (long)n * m), *rows = copy_of(junk, (long)n * m);
+                    gemm_fast_rows_from(lv[l], got, zero ? NULL : row, a, b, n, k, m, layout, 0,
+                                        n);
+                    for (int i = 0; i < n; i++)  // a row at a time
+                        gemm_fast_rows_from(lv[l], rows, zero ? NULL : row, a, b, n, k, m,
+                                            layout, i, i + 1);
+                    ck_assert_msg(memcmp(got, want, (size_t)n * m * sizeof *got) == 0 &&
+                                      memcmp(rows, want, (size_t)n * m * sizeof *got) == 0,
+                                  "%s, layout %d, (%d, %d, %d), %s: not the bits of the rows "
+                                  "set and the product added", simd_name(lv[l]), layout, n, k,
+                                  m, zero ? "from 0" : "from a row");
+                    free(want);
+                    free(got);
+                    free(rows);
+                }
+        // no terms: c is the start row
+        float *none = copy_of(junk, (long)n * m);
+        gemm_fast_rows_from(lv[nl - 1], none, row, a, b, n, 0, m, GEMM_AB, 0, n);
+        for (long i = 0; i < (long)n * m; i++) ck_assert_float_eq(none[i], row[i % m]);
+        free(none);
+        free(a);
+        free(b);
+        free(row);
+        free(junk);
+    }
+}
+END_TEST
+
+// linear_forward and linear_backward_write write their outputs: the numbers
+// out and dinp held before do not count, and linear_backward_write's dinp is
+// what linear_backward adds into a cleared one, to the bit, at every level.
+START_TEST(linear_layers_write_what_they_are_asked_for) {
+    torch_rng g;
+    rng_seed(&g, 3);
+    simd_level lv[3];
+    int nl = levels(lv);
+    const int n = 37, in = 300, out = 45;  // in > 256: two slices of the copied weight
+    float *x = random_floats(&g, (long)n * in, -1, 1);
+    float *w = random_floats(&g, (long)in * out, -1, 1);
+    float *bias = random_floats(&g, out, -1, 1), *dy = random_floats(&g, (long)n * out, -1, 1);
+    float *junk = random_floats(&g, (long)n * (in > out ? in : out), 1e6f, 2e6f);
+    for (int l = 0; l < nl; l++)
+        for (weight_layout layout = WEIGHT_OUT_IN; layout <= WEIGHT_IN_OUT; layout++) {
+            use_level(lv[l]);
+            float *y1 = calloc((size_t)n * out, sizeof *y1), *y2 = copy_of(junk, (long)n * out);
+            ck_assert_ptr_nonnull(y1);
+            linear_forward(y1, x, w, bias, n, in, out, layout);
+            linear_forward(y2, x, w, bias, n, in, out, layout);
+            ck_assert_mem_eq(y1, y2, (size_t)n * out * sizeof *y1);
+            float *dx1 = calloc((size_t)n * in, sizeof *dx1), *dx2 = copy_of(junk, (long)n * in);
+            float *dw1 = calloc((size_t)in * out, sizeof *dw1), *dw2 = calloc((size_t)in * out, 4);
+            float *db1 = calloc(out, sizeof *db1), *db2 = calloc(out, sizeof *db2);
+            ck_assert(dx1 && dw1 && dw2 && db1 && db2);
+            linear_backward(dx1, dw1, db1, dy, x, w, n, in, out, layout);
+            linear_backward_write(dx2, dw2, db2, dy, x, w, n, in, out, layout);
+            ck_assert_msg(memcmp(dx1, dx2, (size_t)n * in * sizeof *dx1) == 0 &&
+                              memcmp(dw1, dw2, (size_t)in * out * sizeof *dw1) == 0 &&
+                              memcmp(db1, db2, (size_t)out * sizeof *db1) == 0,
+                          "%s, layout %d: linear_backward_write differs", simd_name(lv[l]), layout);
+            free(y1), free(y2), free(dx1), free(dx2), free(dw1), free(dw2), free(db1), free(db2);
+        }
+    use_best_level();
+    free(x), free(w), free(bias), free(dy), free(junk);
+}
+END_TEST
 
 START_TEST(attention_fast_agrees_with_the_reference) {
     torch_rng g;
@@ -581,6 +669,8 @@ int main(void) {
     TCase *tc = tcase_create("kernels");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, gemm_fast_agrees_with_the_reference);
+    tcase_add_test(tc, gemm_from_a_row_writes_what_setting_the_rows_and_adding_gives);
+    tcase_add_test(tc, linear_layers_write_what_they_are_asked_for);
     tcase_add_test(tc, attention_fast_agrees_with_the_reference);
     tcase_add_test(tc, multihead_attention_fast_agrees_with_the_reference);
     tcase_add_test(tc, query_against_transposed_keys_gives_the_same_bits);

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define INLINE TARGET static inline __attribute__((always_inline))
@@ -37,17 +38,20 @@ INLINE void store_vec(float *p, vec x, int partial, int w) {
 // all R NV vectors of sums, kept in registers. a(r, p) = a[r a_i + p a_p].
 // R, NV and PART are constants where it is called: the loops over them are
 // unrolled, and nothing is decided inside the loop over p. With ZERO the
-// sums start from 0 instead of c's numbers (c is written, not read).
-INLINE void gemm_block(float *c, long ldc, const float *a, long a_i, long a_p,
-                       const float *b, long ldb, int k, int R, int NV, int PART, int w_last,
-                       int ZERO) {
+// sums start from 0 instead of c's numbers, and with start (not NULL) from
+// the numbers of that one row, the same for every row (c is then written,
+// not read).
+INLINE void gemm_block(float *c, long ldc, const float *start, const float *a, long a_i,
+                       long a_p, const float *b, long ldb, int k, int R, int NV, int PART,
+                       int w_last, int ZERO) {
     vec acc[GEMM_ROWS][2];
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 2
         for (int v = 0; v < NV; v++)
-            acc[r][v] = ZERO ? vec_set(0)
-                             : load_vec(c + r * ldc + v * VEC, PART && v == NV - 1, w_last);
+            acc[r][v] = ZERO    ? vec_set(0)
+                        : start ? load_vec(start + v * VEC, PART && v == NV - 1, w_last)
+                                : load_vec(c + r * ldc + v * VEC, PART && v == NV - 1, w_last);
     for (int p = 0; p < k; p++) {
         const float *bp = b + p * ldb, *ap = a + p * a_p;
         vec bv[2];
@@ -70,30 +74,39 @@ INLINE void gemm_block(float *c, long ldc, const float *a, long a_i, long a_p,
 //< gemm-block
 
 // All n rows, GEMM_ROWS at a time, then 2 and 1, for one shape of columns.
-INLINE void gemm_rows(float *c, long ldc, const float *a, long a_i, long a_p, const float *b, long ldb,
-                      int n, int k, int NV, int PART, int w_last, int ZERO) {
+INLINE void gemm_rows(float *c, long ldc, const float *start, const float *a, long a_i, long a_p,
+                      const float *b, long ldb, int n, int k, int NV, int PART, int w_last,
+                      int ZERO) {
     int i = 0;
     for (; i + GEMM_ROWS <= n; i += GEMM_ROWS)
-        gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, GEMM_ROWS, NV, PART, w_last, ZERO);
-    for (; i + 2 <= n; i += 2) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 2, NV, PART, w_last, ZERO);
-    for (; i < n; i++) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 1, NV, PART, w_last, ZERO);
+        gemm_block(c + i * ldc, ldc, start, a + i * a_i, a_i, a_p, b, ldb, k, GEMM_ROWS, NV, PART, w_last, ZERO);
+    for (; i + 2 <= n; i += 2) gemm_block(c + i * ldc, ldc, start, a + i * a_i, a_i, a_p, b, ldb, k, 2, NV, PART, w_last, ZERO);
+    for (; i < n; i++) gemm_block(c + i * ldc, ldc, start, a + i * a_i, a_i, a_p, b, ldb, k, 1, NV, PART, w_last, ZERO);
 }
 
-// Columns [0, w) (w <= 2 VEC) of c, all n rows, by the shape of the columns.
+// Columns [0, w) (w <= 2 VEC) of c, all n rows, by the shape of the columns;
+// each row's sums start from start's numbers when start is not NULL.
+INLINE void gemm_columns_from(float *c, long ldc, const float *start, const float *a, long a_i,
+                              long a_p, const float *b, long ldb, int n, int k, int w, int ZERO) {
+    if (w == 2 * VEC) gemm_rows(c, ldc, start, a, a_i, a_p, b, ldb, n, k, 2, 0, VEC, ZERO);
+    else if (w > VEC) gemm_rows(c, ldc, start, a, a_i, a_p, b, ldb, n, k, 2, 1, w - VEC, ZERO);
+    else if (w == VEC) gemm_rows(c, ldc, start, a, a_i, a_p, b, ldb, n, k, 1, 0, VEC, ZERO);
+    else gemm_rows(c, ldc, start, a, a_i, a_p, b, ldb, n, k, 1, 1, w, ZERO);
+}
+
 INLINE void gemm_columns(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,
                          long ldb, int n, int k, int w, int ZERO) {
-    if (w == 2 * VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 2, 0, VEC, ZERO);
-    else if (w > VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 2, 1, w - VEC, ZERO);
-    else if (w == VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 1, 0, VEC, ZERO);
-    else gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 1, 1, w, ZERO);
+    gemm_columns_from(c, ldc, NULL, a, a_i, a_p, b, ldb, n, k, w, ZERO);
 }
 
 // Replaces the inner loops of gemm_reference (gemm_reference.c): rows [0, n) of c
 // and w <= 2 VEC of its columns, c(i, j) = c[i ldc + j],
-// += a(i, p) b[p ldb + j] with a(i, p) = a[i a_i + p a_p].
-TARGET void KERNEL(gemm_panel)(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,
-                               long ldb, int n, int k, int w) {
-    gemm_columns(c, ldc, a, a_i, a_p, b, ldb, n, k, w, 0);
+// += a(i, p) b[p ldb + j] with a(i, p) = a[i a_i + p a_p]; with start not
+// NULL, c(i, j) = start[j] + the same terms (c written, not read: what
+// setting each row of c to start first would give, to the bit).
+TARGET void KERNEL(gemm_panel)(float *c, long ldc, const float *start, const float *a, long a_i,
+                               long a_p, const float *b, long ldb, int n, int k, int w) {
+    gemm_columns_from(c, ldc, start, a, a_i, a_p, b, ldb, n, k, w, 0);
 }
 
 // Replaces gemm_panel for a single row of c, eight vectors of columns at
