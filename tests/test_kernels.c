@@ -17,6 +17,8 @@
 
 #include "layers/adam.h"
 #include "layers/adamw.h"
+#include "layers/grad_clip.h"
+#include "kernels/parallel.h"
 #include "layers/attention_head.h"
 #include "layers/embedding.h"
 #include "kernels/gemm_fast.h"
@@ -601,6 +603,38 @@ END_TEST
 // for: after adam_catch_up, the same bits as adam_step on every number.
 // The lazy run writes each step's gradients as a training step does: into
 // the rows it has just caught up (the table keeps the others until then).
+// AdamW and clipping on enough parameters for the threads to share them:
+// the same bits on one thread and on two, and clipping scales every
+// gradient by the one factor.
+START_TEST(adamw_and_clipping_give_the_same_bits_on_any_threads) {
+    enum { N = 70001, STEPS = 3 };
+    torch_rng g;
+    rng_seed(&g, 6);
+    float *p0 = random_floats(&g, N, -1, 1), *g0 = random_floats(&g, N, -1, 1);
+    float *want = NULL, *want_g = NULL;
+    for (int threads = 1; threads <= 2; threads++) {
+        parallel_set_threads(threads);
+        adamw_state s;
+        ck_assert_int_eq(adamw_init(&s, N, 0.1), 0);
+        ck_assert_int_eq(adamw_decay(&s, 1000, 40000), 0);
+        float *p = copy_of(p0, N), *grads = copy_of(g0, N);
+        double norm = grad_clip(grads, N, 1.0);
+        for (long i = 0; i < N; i++)  // the norm is about sqrt(N / 3): every one clipped
+            ck_assert_float_eq(grads[i], g0[i] * (float)(1.0 / (norm + 1e-6)));
+        for (int t = 0; t < STEPS; t++) adamw_step(&s, p, grads, 1e-2);
+        if (threads == 1) {
+            want = p, want_g = grads;
+        } else {
+            ck_assert_msg(memcmp(p, want, N * sizeof *p) == 0, "AdamW on two threads differs");
+            ck_assert_msg(memcmp(grads, want_g, N * sizeof *p) == 0, "clipping differs");
+            free(p), free(grads);
+        }
+        adamw_free(&s);
+    }
+    free(p0), free(g0), free(want), free(want_g);
+}
+END_TEST
+
 START_TEST(lazy_rows_give_the_bits_of_the_dense_step) {
     enum { DENSE = 13, ROWS = 40, WIDTH = 21, N = DENSE + ROWS * WIDTH, STEPS = ADAM_LAZY_STEPS + 300 };
     simd_level lv[3];
@@ -681,6 +715,7 @@ int main(void) {
     tcase_add_test(tc, embedding_and_mean_give_the_same_bits);
     tcase_add_test(tc, adam_step_rows_gives_the_bits_of_adam_step);
     tcase_add_test(tc, adamw_step_gives_the_same_bits_with_every_level);
+    tcase_add_test(tc, adamw_and_clipping_give_the_same_bits_on_any_threads);
     tcase_add_test(tc, lazy_rows_give_the_bits_of_the_dense_step);
     tcase_add_test(tc, lazy_rows_refuse_what_does_not_fit);
     suite_add_tcase(s, tc);

@@ -650,7 +650,9 @@ INLINE vec gelu_sigmoid_vec(vec x, vec *rest) {
 
 // Replaces the loops of gelu_forward and gelu_backward (layers/gelu.c),
 // to a few units in the last place (vec_exp for exp): out = x s for the n
-// numbers (out may be inp); dinp += dout (s + 2 x s (1 - s) du/dx).
+// numbers (out may be inp); dinp += dout (s + 2 x s (1 - s) du/dx), or with
+// add 0 dinp = 0 + the same (dinp not read: the bits of adding into a
+// cleared dinp; dinp may be dout).
 TARGET void KERNEL(gelu_forward)(float *out, const float *inp, long n) {
     for (long i = 0; i < n; i += VEC) {
         int w = n - i < VEC ? (int)(n - i) : VEC;
@@ -659,7 +661,8 @@ TARGET void KERNEL(gelu_forward)(float *out, const float *inp, long n) {
     }
 }
 
-TARGET void KERNEL(gelu_backward)(float *dinp, const float *dout, const float *inp, long n) {
+TARGET void KERNEL(gelu_backward)(float *dinp, const float *dout, const float *inp, long n,
+                                  int add) {
     for (long i = 0; i < n; i += VEC) {
         int w = n - i < VEC ? (int)(n - i) : VEC;
         vec x = load_part(inp + i, w), rest, s = gelu_sigmoid_vec(x, &rest);
@@ -667,6 +670,7 @@ TARGET void KERNEL(gelu_backward)(float *dinp, const float *dout, const float *i
                             vec_fma(vec_mul(vec_set(3 * 0.044715f), x), x, vec_set(1)));
         vec two_x_s = vec_mul(vec_mul(vec_set(2), x), s);
         vec slope = vec_fma(vec_mul(two_x_s, rest), du_dx, s);
-        store_part(dinp + i, vec_fma(load_part(dout + i, w), slope, load_part(dinp + i, w)), w);
+        vec before = add ? load_part(dinp + i, w) : vec_set(0);
+        store_part(dinp + i, vec_fma(load_part(dout + i, w), slope, before), w);
     }
 }

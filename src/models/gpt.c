@@ -148,8 +148,7 @@ static void carve_acts(arena *r, gpt_model *m) {
     a->dlogits = carve(r, N * c->V);
     a->dx = carve(r, N * d);
     a->dln = carve(r, N * d);
-    a->dfc = carve(r, N * 4 * d);
-    a->dgelu = carve(r, N * 4 * d);
+    a->dh = carve(r, N * 4 * d);
     gpt_kv_cache *kv = &m->kv;
     const size_t kv_size = (size_t)c->L * c->T * d;
     kv->k = carve(r, kv_size);
@@ -446,14 +445,13 @@ static void block_backward(gpt_model *m, int l, const shard *s) {
     gpt_block_acts *b = &m->a.blocks[l];
     gpt_acts *a = &m->a;
     real *dx = ROWS(a->dx, d), *dln = ROWS(a->dln, d);
-    real *dfc = ROWS(a->dfc, 4 * d), *dgelu = ROWS(a->dgelu, 4 * d), *ln1 = ROWS(b->ln1, d);
-    // out = mid + c_proj(gelu(c_fc(ln_2(mid)))); dgelu and dln written, not cleared and
-    // added to
-    linear_backward_write(dgelu, g->proj_w, g->proj_b, dx, ROWS(b->gelu, 4 * d), p->proj_w, N,
+    real *dh = ROWS(a->dh, 4 * d), *ln1 = ROWS(b->ln1, d);
+    // out = mid + c_proj(gelu(c_fc(ln_2(mid)))); dh (the gradient of gelu's output, then of
+    // its input, in place) and dln written, not cleared and added to
+    linear_backward_write(dh, g->proj_w, g->proj_b, dx, ROWS(b->gelu, 4 * d), p->proj_w, N,
                           4 * d, d, WEIGHT_OUT_IN);
-    memset(dfc, 0, nf * sizeof(real));
-    gelu_backward(dfc, dgelu, ROWS(b->fc, 4 * d), nf);
-    linear_backward_write(dln, g->fc_w, g->fc_b, dfc, ROWS(b->ln2, d), p->fc_w, N, d, 4 * d,
+    gelu_backward_write(dh, dh, ROWS(b->fc, 4 * d), nf);
+    linear_backward_write(dln, g->fc_w, g->fc_b, dh, ROWS(b->ln2, d), p->fc_w, N, d, 4 * d,
                           WEIGHT_OUT_IN);
     // the residual path: dx, the gradient of out, is mid's too, and collects ln_2's
     layernorm_backward(dx, g->ln2_w, g->ln2_b, dln, ROWS(b->mid, d), ROWS(b->ln2_mean, 1),
