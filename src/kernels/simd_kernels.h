@@ -573,50 +573,75 @@ TARGET void KERNEL(layer_norm_rows)(float *out, float *mean, float *rstd, const 
     }
 }
 
+// One row of layer_norm_backward_rows over w <= LN_BLOCK columns: gs = g =
+// dout gain and gxs = g xhat, xhat = (x - mu) s, a vector at a time, and
+// dgain += dout xhat, dbias += dout (each NULL or not).
+INLINE void ln_backward_columns(float *gs, float *gxs, float *dgain, float *dbias,
+                                const float *dy, const float *x, vec mu, vec s,
+                                const float *gain, int w) {
+    for (int j = 0; j < w; j += VEC) {
+        int m = w - j;
+        vec dyv = load_part(dy + j, m);
+        vec xhat = vec_mul(vec_sub(load_part(x + j, m), mu), s);
+        vec g = vec_mul(dyv, load_part(gain + j, m));
+        store_part(gs + j, g, m);
+        store_part(gxs + j, vec_mul(g, xhat), m);
+        if (dgain) store_part(dgain + j, vec_add(load_part(dgain + j, m), vec_mul(dyv, xhat)), m);
+        if (dbias) store_part(dbias + j, vec_add(load_part(dbias + j, m), dyv), m);
+    }
+}
+
 // Replaces the loops of layernorm_backward (layernorm.c), with the same
 // bits: xhat, g = dout gain and g xhat a vector at a time (kept for a
 // block of up to 256 columns), their sums then taken one by one in the
 // order of the columns as there, dgain and dbias a vector at a time (each
 // column's own sum over the rows, in the order of the rows), and dinp.
+// LN_ROWS rows at a time: a row's sums one by one are chains of additions,
+// each waiting for the one before, and the rows' chains side by side keep
+// the adder busy.
+enum { LN_ROWS = 4, LN_BLOCK = 256 };
+
 TARGET void KERNEL(layer_norm_backward_rows)(float *dinp, float *dgain, float *dbias,
                                              const float *dout, const float *inp,
                                              const float *mean, const float *rstd,
                                              const float *gain, int n, int d) {
-    enum { BLOCK = 256 };
-    float gs[BLOCK], gxs[BLOCK];
-    for (int r = 0; r < n; r++) {
-        const float *x = inp + (long)r * d, *dy = dout + (long)r * d;
-        vec mu = vec_set(mean[r]), s = vec_set(rstd[r]);
-        float g_mean = 0, gx_mean = 0;
-        for (int j0 = 0; j0 < d; j0 += BLOCK) {
-            int w = d - j0 < BLOCK ? d - j0 : BLOCK;
-            for (int j = 0; j < w; j += VEC) {
-                int m = w - j;
-                vec dyv = load_part(dy + j0 + j, m);
-                vec xhat = vec_mul(vec_sub(load_part(x + j0 + j, m), mu), s);
-                vec g = vec_mul(dyv, load_part(gain + j0 + j, m));
-                store_part(gs + j, g, m);
-                store_part(gxs + j, vec_mul(g, xhat), m);
-                if (dgain)
-                    store_part(dgain + j0 + j, vec_add(load_part(dgain + j0 + j, m), vec_mul(dyv, xhat)), m);
-                if (dbias) store_part(dbias + j0 + j, vec_add(load_part(dbias + j0 + j, m), dyv), m);
+    float gs[LN_ROWS][LN_BLOCK], gxs[LN_ROWS][LN_BLOCK];
+    for (int r0 = 0; r0 < n; r0 += LN_ROWS) {
+        int R = n - r0 < LN_ROWS ? n - r0 : LN_ROWS;
+        float g_mean[LN_ROWS] = {0}, gx_mean[LN_ROWS] = {0};  // mean(g), mean(g xhat)
+        for (int j0 = 0; j0 < d; j0 += LN_BLOCK) {
+            int w = d - j0 < LN_BLOCK ? d - j0 : LN_BLOCK;
+            for (int i = 0; i < LN_ROWS; i++) {
+                long at = (long)(r0 + i) * d + j0;
+                if (i < R)
+                    ln_backward_columns(gs[i], gxs[i], dgain ? dgain + j0 : NULL,
+                                        dbias ? dbias + j0 : NULL, dout + at, inp + at,
+                                        vec_set(mean[r0 + i]), vec_set(rstd[r0 + i]),
+                                        gain + j0, w);
+                else  // no row: sums of zeros, not used
+                    for (int j = 0; j < w; j++) gs[i][j] = gxs[i][j] = 0;
             }
-            for (int j = 0; j < w; j++) {
-                g_mean += gs[j];
-                gx_mean += gxs[j];
-            }
+            for (int j = 0; j < w; j++)
+#pragma GCC unroll 4
+                for (int i = 0; i < LN_ROWS; i++) {
+                    g_mean[i] += gs[i][j];
+                    gx_mean[i] += gxs[i][j];
+                }
         }
-        g_mean /= d;
-        gx_mean /= d;
-        if (!dinp) continue;
-        float *dx = dinp + (long)r * d;
-        vec gm = vec_set(g_mean), gxm = vec_set(gx_mean);
-        for (int j = 0; j < d; j += VEC) {
-            int m = d - j;
-            vec xhat = vec_mul(vec_sub(load_part(x + j, m), mu), s);
-            vec t = vec_sub(vec_sub(vec_mul(load_part(dy + j, m), load_part(gain + j, m)), gm),
-                            vec_mul(xhat, gxm));
-            store_part(dx + j, vec_add(load_part(dx + j, m), vec_mul(s, t)), m);
+        for (int i = 0; i < R && dinp; i++) {
+            const long r = r0 + i;
+            const float *x = inp + r * d, *dy = dout + r * d;
+            float *dx = dinp + r * d;
+            vec mu = vec_set(mean[r]), s = vec_set(rstd[r]);
+            vec gm = vec_set(g_mean[i] / d), gxm = vec_set(gx_mean[i] / d);
+            for (int j = 0; j < d; j += VEC) {
+                int m = d - j;
+                vec xhat = vec_mul(vec_sub(load_part(x + j, m), mu), s);
+                vec t = vec_sub(vec_sub(vec_mul(load_part(dy + j, m), load_part(gain + j, m)),
+                                        gm),
+                                vec_mul(xhat, gxm));
+                store_part(dx + j, vec_add(load_part(dx + j, m), vec_mul(s, t)), m);
+            }
         }
     }
 }
