@@ -349,10 +349,21 @@ TARGET void KERNEL(adam_missed_steps)(float *p, float *m, float *v, long n, cons
 //
 //   nq, nk   the head's queries and keys, dk its columns
 
-// t (dk, nk) = the head's columns of x (nk rows, ld apart), transposed.
+// t (dk, nk) = the head's columns of x (nk rows, ld apart), transposed:
+// VEC x VEC blocks loaded row by row and transposed in registers, what is
+// left one number at a time, a column of t after the other.
 INLINE void head_transposed(float *t, const float *x, long ld, int nk, int dk) {
-    for (int j = 0; j < nk; j++)
-        for (int c = 0; c < dk; c++) t[(long)c * nk + j] = x[j * ld + c];
+    int j0 = 0;
+    for (; j0 + VEC <= nk; j0 += VEC)
+        for (int c0 = 0; c0 + VEC <= dk; c0 += VEC) {
+            vec block[VEC];
+            for (int i = 0; i < VEC; i++) block[i] = vec_load(x + (j0 + i) * ld + c0);
+            vec_transpose(block);  // block[i]: column c0 + i of rows j0 .. j0 + VEC
+            for (int i = 0; i < VEC; i++) vec_store(t + (long)(c0 + i) * nk + j0, block[i]);
+        }
+    int c_whole = dk / VEC * VEC;  // the blocks' columns, of the rows before j0
+    for (int c = 0; c < dk; c++)
+        for (int j = c < c_whole ? j0 : 0; j < nk; j++) t[(long)c * nk + j] = x[j * ld + c];
 }
 
 // y (n, w), rows ldy apart, = x b: x(i, p) = x[i x_i + p x_p] is (n, m),
