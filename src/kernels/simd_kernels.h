@@ -259,8 +259,22 @@ TARGET void KERNEL(mean_backward_rows)(float *dinp, const float *dout, int B, in
 
 // Replaces the bias loop of linear_backward (linear.c), with the same bits:
 // out[j] += x[0, j] + x[1, j] + ..., in the order of the rows. x is (rows, d).
+// Four vectors of columns at a time: four chains of additions side by side,
+// where one would wait for each addition before the next.
 TARGET void KERNEL(add_column_sums)(float *out, const float *x, int rows, int d) {
-    for (int j = 0; j < d; j += VEC) {
+    int j = 0;
+    for (; j + 4 * VEC <= d; j += 4 * VEC) {
+        vec sum[4];
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; v++) sum[v] = vec_load(out + j + v * VEC);
+        for (int t = 0; t < rows; t++)
+#pragma GCC unroll 4
+            for (int v = 0; v < 4; v++)
+                sum[v] = vec_add(sum[v], vec_load(x + (long)t * d + j + v * VEC));
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; v++) vec_store(out + j + v * VEC, sum[v]);
+    }
+    for (; j < d; j += VEC) {
         vec sum = load_part(out + j, d - j);
         for (int t = 0; t < rows; t++) sum = vec_add(sum, load_part(x + (long)t * d + j, d - j));
         store_part(out + j, sum, d - j);
