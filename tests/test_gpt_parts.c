@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "golden.h"
+#include "simd_levels.h"
 #include "skip.h"
 #include "suite.h"
 #include "tmpfile.h"
@@ -75,6 +76,37 @@ START_TEST(gelu_matches_pytorch) {
     for (int i = 0; i < N; i++) ck_assert_float_eq(x[i], y[i]);
     free(x);
     free(dout);
+}
+END_TEST
+
+// gelu_backward_write: what gelu_backward adds into a cleared array, to the
+// bit, whatever the array held, also in place (dinp = dout), at every level.
+START_TEST(gelu_backward_write_gives_the_bits_of_adding_to_zero) {
+    enum { N = 1000 };  // not a whole number of vectors
+    float *x = malloc(N * sizeof *x), *dout = malloc(N * sizeof *dout);
+    float *want = malloc(N * sizeof *want), *got = malloc(N * sizeof *got);
+    ck_assert(x && dout && want && got);
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i - N / 2) / 100;
+        dout[i] = (float)((i * 37) % 101 - 50) / 25;
+    }
+    simd_level lv[3];
+    int nl = levels(lv);
+    for (int l = 0; l < nl; l++) {
+        use_level(lv[l]);
+        memset(want, 0, N * sizeof *want);
+        gelu_backward(want, dout, x, N);
+        for (int i = 0; i < N; i++) got[i] = 1e6f + (float)i;  // what it held
+        gelu_backward_write(got, dout, x, N);
+        ck_assert_msg(memcmp(got, want, N * sizeof *got) == 0, "%s: not the bits of adding",
+                      simd_name(lv[l]));
+        memcpy(got, dout, N * sizeof *got);
+        gelu_backward_write(got, got, x, N);
+        ck_assert_msg(memcmp(got, want, N * sizeof *got) == 0, "%s: in place differs",
+                      simd_name(lv[l]));
+    }
+    use_best_level();
+    free(x), free(dout), free(want), free(got);
 }
 END_TEST
 
@@ -386,6 +418,7 @@ int main(void) {
     Suite *s = suite_create("gpt_parts");
     TCase *tc = tcase_create("parts");
     tcase_add_test(tc, gelu_matches_pytorch);
+    tcase_add_test(tc, gelu_backward_write_gives_the_bits_of_adding_to_zero);
     tcase_add_test(tc, schedule_matches_nanogpt_shape);
     tcase_add_test(tc, clipping_matches_pytorch);
     tcase_add_test(tc, adamw_ten_steps_match_pytorch);

@@ -17,10 +17,13 @@
 
 #include "layers/adam.h"
 #include "layers/adamw.h"
+#include "layers/grad_clip.h"
+#include "kernels/parallel.h"
 #include "layers/attention_head.h"
 #include "layers/embedding.h"
 #include "kernels/gemm_fast.h"
 #include "layers/layernorm.h"
+#include "layers/linear.h"
 #include "layers/mean.h"
 #include "layers/multihead_attention.h"
 #include "core/rng.h"
@@ -110,6 +113,99 @@ START_TEST(gemm_fast_agrees_with_the_reference) {
 END_TEST
 
 // ---------------------------------------------------------------- attention
+
+// gemm_fast_rows_from: each row of c starts from a row (or 0), never from
+// what c held, with the bits of setting the rows first and adding the
+// product, whole or in slices of rows, at every level.
+START_TEST(gemm_from_a_row_writes_what_setting_the_rows_and_adding_gives) {
+    torch_rng g;
+    rng_seed(&g, 2);
+    simd_level lv[3];
+    int nl = levels(lv);
+    for (size_t t = 0; t < sizeof SHAPES / sizeof *SHAPES; t++) {
+        int n = SHAPES[t][0], k = SHAPES[t][1], m = SHAPES[t][2];
+        float *a = random_floats(&g, (long)n * k, -1, 1);
+        float *b = random_floats(&g, (long)k * m, -1, 1), *row = random_floats(&g, m, -1, 1);
+        float *junk = random_floats(&g, (long)n * m, 1e6f, 2e6f);  // what c held
+        for (gemm_layout layout = GEMM_AB; layout <= GEMM_ATB; layout++)
+            for (int l = 0; l < nl; l++)
+                for (int zero = 0; zero <= 1; zero++) {
+                    float *want = calloc((size_t)n * m, sizeof *want);
+                    ck_assert_ptr_nonnull(want);
+                    for (int i = 0; i < n && !zero; i++)
+                        memcpy(want + (long)i * m, row, m * sizeof *row);
+                    gemm_fast_rows(lv[l], want, a, b, n, k, m, layout, 0, n);
+                    float *got = copy_of(junk, (long)n * m), *rows = copy_of(junk, (long)n * m);
+                    gemm_fast_rows_from(lv[l], got, zero ? NULL : row, a, b, n, k, m, layout, 0,
+                                        n);
+                    for (int i = 0; i < n; i++)  // a row at a time
+                        gemm_fast_rows_from(lv[l], rows, zero ? NULL : row, a, b, n, k, m,
+                                            layout, i, i + 1);
+                    ck_assert_msg(memcmp(got, want, (size_t)n * m * sizeof *got) == 0 &&
+                                      memcmp(rows, want, (size_t)n * m * sizeof *got) == 0,
+                                  "%s, layout %d, (%d, %d, %d), %s: not the bits of the rows "
+                                  "set and the product added", simd_name(lv[l]), layout, n, k,
+                                  m, zero ? "from 0" : "from a row");
+                    free(want);
+                    free(got);
+                    free(rows);
+                }
+        // no terms: c is the start row
+        float *none = copy_of(junk, (long)n * m);
+        gemm_fast_rows_from(lv[nl - 1], none, row, a, b, n, 0, m, GEMM_AB, 0, n);
+        for (long i = 0; i < (long)n * m; i++) ck_assert_float_eq(none[i], row[i % m]);
+        free(none);
+        free(a);
+        free(b);
+        free(row);
+        free(junk);
+    }
+}
+END_TEST
+
+// linear_forward and linear_backward_write write their outputs: the numbers
+// out and dinp held before do not count, and linear_backward_write's dinp is
+// what linear_backward adds into a cleared one, to the bit, at every level.
+START_TEST(linear_layers_write_what_they_are_asked_for) {
+    torch_rng g;
+    rng_seed(&g, 3);
+    simd_level lv[3];
+    int nl = levels(lv);
+    // in > 256: two slices of the copied weight; out: blocks of four vectors and a rest
+    const int n = 37, in = 300, out = 150;
+    float *x = random_floats(&g, (long)n * in, -1, 1);
+    float *w = random_floats(&g, (long)in * out, -1, 1);
+    float *bias = random_floats(&g, out, -1, 1), *dy = random_floats(&g, (long)n * out, -1, 1);
+    float *junk = random_floats(&g, (long)n * (in > out ? in : out), 1e6f, 2e6f);
+    float *db0 = NULL;  // the bias's gradient at the first level: every level's bits
+    for (int l = 0; l < nl; l++)
+        for (weight_layout layout = WEIGHT_OUT_IN; layout <= WEIGHT_IN_OUT; layout++) {
+            use_level(lv[l]);
+            float *y1 = calloc((size_t)n * out, sizeof *y1), *y2 = copy_of(junk, (long)n * out);
+            ck_assert_ptr_nonnull(y1);
+            linear_forward(y1, x, w, bias, n, in, out, layout);
+            linear_forward(y2, x, w, bias, n, in, out, layout);
+            ck_assert_mem_eq(y1, y2, (size_t)n * out * sizeof *y1);
+            float *dx1 = calloc((size_t)n * in, sizeof *dx1), *dx2 = copy_of(junk, (long)n * in);
+            float *dw1 = calloc((size_t)in * out, sizeof *dw1), *dw2 = calloc((size_t)in * out, 4);
+            float *db1 = calloc(out, sizeof *db1), *db2 = calloc(out, sizeof *db2);
+            ck_assert(dx1 && dw1 && dw2 && db1 && db2);
+            linear_backward(dx1, dw1, db1, dy, x, w, n, in, out, layout);
+            linear_backward_write(dx2, dw2, db2, dy, x, w, n, in, out, layout);
+            ck_assert_msg(memcmp(dx1, dx2, (size_t)n * in * sizeof *dx1) == 0 &&
+                              memcmp(dw1, dw2, (size_t)in * out * sizeof *dw1) == 0 &&
+                              memcmp(db1, db2, (size_t)out * sizeof *db1) == 0,
+                          "%s, layout %d: linear_backward_write differs", simd_name(lv[l]), layout);
+            if (!db0) db0 = copy_of(db1, out);
+            ck_assert_msg(memcmp(db1, db0, (size_t)out * sizeof *db1) == 0,
+                          "%s: the bias's gradient differs from %s's", simd_name(lv[l]),
+                          simd_name(lv[0]));
+            free(y1), free(y2), free(dx1), free(dx2), free(dw1), free(dw2), free(db1), free(db2);
+        }
+    use_best_level();
+    free(x), free(w), free(bias), free(dy), free(junk), free(db0);
+}
+END_TEST
 
 START_TEST(attention_fast_agrees_with_the_reference) {
     torch_rng g;
@@ -513,6 +609,38 @@ END_TEST
 // for: after adam_catch_up, the same bits as adam_step on every number.
 // The lazy run writes each step's gradients as a training step does: into
 // the rows it has just caught up (the table keeps the others until then).
+// AdamW and clipping on enough parameters for the threads to share them:
+// the same bits on one thread and on two, and clipping scales every
+// gradient by the one factor.
+START_TEST(adamw_and_clipping_give_the_same_bits_on_any_threads) {
+    enum { N = 70001, STEPS = 3 };
+    torch_rng g;
+    rng_seed(&g, 6);
+    float *p0 = random_floats(&g, N, -1, 1), *g0 = random_floats(&g, N, -1, 1);
+    float *want = NULL, *want_g = NULL;
+    for (int threads = 1; threads <= 2; threads++) {
+        parallel_set_threads(threads);
+        adamw_state s;
+        ck_assert_int_eq(adamw_init(&s, N, 0.1), 0);
+        ck_assert_int_eq(adamw_decay(&s, 1000, 40000), 0);
+        float *p = copy_of(p0, N), *grads = copy_of(g0, N);
+        double norm = grad_clip(grads, N, 1.0);
+        for (long i = 0; i < N; i++)  // the norm is about sqrt(N / 3): every one clipped
+            ck_assert_float_eq(grads[i], g0[i] * (float)(1.0 / (norm + 1e-6)));
+        for (int t = 0; t < STEPS; t++) adamw_step(&s, p, grads, 1e-2);
+        if (threads == 1) {
+            want = p, want_g = grads;
+        } else {
+            ck_assert_msg(memcmp(p, want, N * sizeof *p) == 0, "AdamW on two threads differs");
+            ck_assert_msg(memcmp(grads, want_g, N * sizeof *p) == 0, "clipping differs");
+            free(p), free(grads);
+        }
+        adamw_free(&s);
+    }
+    free(p0), free(g0), free(want), free(want_g);
+}
+END_TEST
+
 START_TEST(lazy_rows_give_the_bits_of_the_dense_step) {
     enum { DENSE = 13, ROWS = 40, WIDTH = 21, N = DENSE + ROWS * WIDTH, STEPS = ADAM_LAZY_STEPS + 300 };
     simd_level lv[3];
@@ -581,6 +709,8 @@ int main(void) {
     TCase *tc = tcase_create("kernels");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, gemm_fast_agrees_with_the_reference);
+    tcase_add_test(tc, gemm_from_a_row_writes_what_setting_the_rows_and_adding_gives);
+    tcase_add_test(tc, linear_layers_write_what_they_are_asked_for);
     tcase_add_test(tc, attention_fast_agrees_with_the_reference);
     tcase_add_test(tc, multihead_attention_fast_agrees_with_the_reference);
     tcase_add_test(tc, query_against_transposed_keys_gives_the_same_bits);
@@ -591,6 +721,7 @@ int main(void) {
     tcase_add_test(tc, embedding_and_mean_give_the_same_bits);
     tcase_add_test(tc, adam_step_rows_gives_the_bits_of_adam_step);
     tcase_add_test(tc, adamw_step_gives_the_same_bits_with_every_level);
+    tcase_add_test(tc, adamw_and_clipping_give_the_same_bits_on_any_threads);
     tcase_add_test(tc, lazy_rows_give_the_bits_of_the_dense_step);
     tcase_add_test(tc, lazy_rows_refuse_what_does_not_fit);
     suite_add_tcase(s, tc);

@@ -18,4 +18,11 @@
 // reference otherwise.
 void gemm(real *c, const real *a, const real *b, int n, int k, int m, gemm_layout layout);
 
+// c = start + the product: every row of c starts from the row start (m
+// numbers), or from 0 when start is NULL, and adds the product as gemm
+// does; c's numbers are never read. The same bits as setting each row of c
+// and calling gemm, without the pass that sets them.
+void gemm_from(real *c, const real *start, const real *a, const real *b, int n, int k, int m,
+               gemm_layout layout);
+
 #endif

@@ -24,6 +24,8 @@
 // sums in flight instead of two; each entry is still summed in that order.
 #include "kernels/gemm_fast.h"
 
+#include <string.h>
+
 // The k-slice of the transposed b that GEMM_ABT copies out at a time (32 KB
 // of float for a panel of 32 columns).
 #define PACK_K 256
@@ -31,20 +33,46 @@
 #ifdef SIMD_X86
 // Rows [0, n) and columns [0, w) of c, c(i, j) = c[i ldc + j], += the
 // product of a(i, p) = a[i a_i + p a_p] and b(p, j) = b[p ldb + j].
-static void panel(simd_level level, float *c, long ldc, const float *a, long a_i, long a_p,
-                  const float *b, long ldb, int n, int k, int w) {
-    if (level == SIMD_AVX512) gemm_panel_avx512(c, ldc, a, a_i, a_p, b, ldb, n, k, w);
-    else gemm_panel_avx2(c, ldc, a, a_i, a_p, b, ldb, n, k, w);
+static void panel(simd_level level, float *c, long ldc, const float *start, const float *a,
+                  long a_i, long a_p, const float *b, long ldb, int n, int k, int w) {
+    if (level == SIMD_AVX512) gemm_panel_avx512(c, ldc, start, a, a_i, a_p, b, ldb, n, k, w);
+    else gemm_panel_avx2(c, ldc, start, a, a_i, a_p, b, ldb, n, k, w);
 }
 #endif
 
-//> gemm-fast
+// Rows [i0, i1) of c set to start (m numbers), or to 0 when start is NULL.
+static void set_rows(float *c, const float *start, int m, int i0, int i1) {
+    for (long i = i0; i < i1; i++)
+        if (start) memcpy(c + i * m, start, (size_t)m * sizeof *c);
+        else memset(c + i * m, 0, (size_t)m * sizeof *c);
+}
+
 void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b,
                     int n, int k, int m, gemm_layout layout, int i0, int i1) {
-    if (i1 <= i0 || k <= 0 || m <= 0) return;
+    gemm_fast_rows_from(level, c, c, a, b, n, k, m, layout, i0, i1);
+}
+
+//> gemm-fast
+void gemm_fast_rows_from(simd_level level, float *c, const float *start, const float *a,
+                         const float *b, int n, int k, int m, gemm_layout layout, int i0,
+                         int i1) {
+    if (i1 <= i0 || m <= 0) return;
 #ifdef SIMD_X86
-    if (level != SIMD_NONE) {
+    bool panels = level != SIMD_NONE;
+#else
+    bool panels = false;
+#endif
+    if (start != c && (k <= 0 || !panels || (i1 - i0 == 1 && layout != GEMM_ABT))) {
+        set_rows(c, start, m, i0, i1);  // where no panel starts the sums: the rows first
+        start = c;
+    }
+    if (k <= 0) return;
+#ifdef SIMD_X86
+    if (panels) {
         int W = simd_panel_width(level);
+        static const float zeros[32];
+        // each panel's rows start from c's numbers (NULL), start's or zeros
+        const float *from = start == c ? NULL : start ? start : zeros;
         c += (long)i0 * m;
         // a(i, p): a[i k + p] for GEMM_AB and GEMM_ABT, a[p n + i] for GEMM_ATB
         const float *ai = layout == GEMM_ATB ? a + i0 : a + (long)i0 * k;
@@ -55,8 +83,9 @@ void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b,
                 SIMD_RUN(level, gemm_row, c + j, ai, a_p, b + j, m, k);
         for (; j < m; j += W) {  // a panel of W columns of c
             int w = m - j < W ? m - j : W;
+            const float *from_j = from == NULL ? NULL : from == zeros ? zeros : from + j;
             if (layout != GEMM_ABT) {
-                panel(level, c + j, m, ai, a_i, a_p, b + j, m, i1 - i0, k, w);
+                panel(level, c + j, m, from_j, ai, a_i, a_p, b + j, m, i1 - i0, k, w);
                 continue;
             }
             // b is (m, k): copy the panel's columns of b^T out, PACK_K rows
@@ -67,14 +96,15 @@ void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b,
                 int kk = k - p0 < PACK_K ? k - p0 : PACK_K;
                 // bt(p, jj) = b(j + jj, p0 + p)
                 SIMD_RUN(level, pack_transposed, bt, b + (long)j * k + p0, k, kk, w);
-                panel(level, c + j, m, ai + p0, a_i, a_p, bt, W, i1 - i0, kk, w);
+                panel(level, c + j, m, p0 == 0 ? from_j : NULL, ai + p0, a_i, a_p, bt, W,
+                      i1 - i0, kk, w);
             }
         }
         return;
     }
 #endif
     (void)level;
-    // The portable code: the reference on the rows asked for.
+    // The portable code: the reference on the rows asked for (set above).
     if (layout != GEMM_ATB) {
         gemm_reference(c + (long)i0 * m, a + (long)i0 * k, b, i1 - i0, k, m, layout);
     } else if (i0 == 0 && i1 == n) {

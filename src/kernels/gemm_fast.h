@@ -16,4 +16,12 @@
 void gemm_fast_rows(simd_level level, float *c, const float *a, const float *b,
                     int n, int k, int m, gemm_layout layout, int i0, int i1);
 
+// The same with each row of c starting from the row start (m numbers), or
+// from 0 when start is NULL, in place of c's numbers (start == c: c's own,
+// gemm_fast_rows): the bits of setting the rows first and adding the
+// product, without reading c.
+void gemm_fast_rows_from(simd_level level, float *c, const float *start, const float *a,
+                         const float *b, int n, int k, int m, gemm_layout layout, int i0,
+                         int i1);
+
 #endif

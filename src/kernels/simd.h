@@ -55,8 +55,8 @@ const char *simd_name(simd_level level);
 // when simd_supported(SIMD_AVX2). What each computes, and the reference
 // code it replaces, is said where it is written.
 #define SIMD_KERNELS(isa)                                                                          \
-    void gemm_panel_##isa(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,  \
-                          long ldb, int n, int k, int w);                                          \
+    void gemm_panel_##isa(float *c, long ldc, const float *start, const float *a, long a_i,       \
+                          long a_p, const float *b, long ldb, int n, int k, int w);                \
     void gemm_row_##isa(float *c, const float *a, long a_p, const float *b, long ldb, int k);      \
     void pack_transposed_##isa(float *bt, const float *b, long ldb, int k, int w);                 \
     void scale_##isa(float *x, long n, float s);                                                   \
@@ -90,7 +90,7 @@ const char *simd_name(simd_level level);
                                         const float *rstd, const float *gain, int n, int d);     \
     void add_arrays_##isa(float *y, const float *a, const float *b, long n);                       \
     void gelu_forward_##isa(float *out, const float *inp, long n);                                 \
-    void gelu_backward_##isa(float *dinp, const float *dout, const float *inp, long n);
+    void gelu_backward_##isa(float *dinp, const float *dout, const float *inp, long n, int add);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 

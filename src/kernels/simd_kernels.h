@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define INLINE TARGET static inline __attribute__((always_inline))
@@ -37,17 +38,20 @@ INLINE void store_vec(float *p, vec x, int partial, int w) {
 // all R NV vectors of sums, kept in registers. a(r, p) = a[r a_i + p a_p].
 // R, NV and PART are constants where it is called: the loops over them are
 // unrolled, and nothing is decided inside the loop over p. With ZERO the
-// sums start from 0 instead of c's numbers (c is written, not read).
-INLINE void gemm_block(float *c, long ldc, const float *a, long a_i, long a_p,
-                       const float *b, long ldb, int k, int R, int NV, int PART, int w_last,
-                       int ZERO) {
+// sums start from 0 instead of c's numbers, and with start (not NULL) from
+// the numbers of that one row, the same for every row (c is then written,
+// not read).
+INLINE void gemm_block(float *c, long ldc, const float *start, const float *a, long a_i,
+                       long a_p, const float *b, long ldb, int k, int R, int NV, int PART,
+                       int w_last, int ZERO) {
     vec acc[GEMM_ROWS][2];
 #pragma GCC unroll 8
     for (int r = 0; r < R; r++)
 #pragma GCC unroll 2
         for (int v = 0; v < NV; v++)
-            acc[r][v] = ZERO ? vec_set(0)
-                             : load_vec(c + r * ldc + v * VEC, PART && v == NV - 1, w_last);
+            acc[r][v] = ZERO    ? vec_set(0)
+                        : start ? load_vec(start + v * VEC, PART && v == NV - 1, w_last)
+                                : load_vec(c + r * ldc + v * VEC, PART && v == NV - 1, w_last);
     for (int p = 0; p < k; p++) {
         const float *bp = b + p * ldb, *ap = a + p * a_p;
         vec bv[2];
@@ -70,30 +74,39 @@ INLINE void gemm_block(float *c, long ldc, const float *a, long a_i, long a_p,
 //< gemm-block
 
 // All n rows, GEMM_ROWS at a time, then 2 and 1, for one shape of columns.
-INLINE void gemm_rows(float *c, long ldc, const float *a, long a_i, long a_p, const float *b, long ldb,
-                      int n, int k, int NV, int PART, int w_last, int ZERO) {
+INLINE void gemm_rows(float *c, long ldc, const float *start, const float *a, long a_i, long a_p,
+                      const float *b, long ldb, int n, int k, int NV, int PART, int w_last,
+                      int ZERO) {
     int i = 0;
     for (; i + GEMM_ROWS <= n; i += GEMM_ROWS)
-        gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, GEMM_ROWS, NV, PART, w_last, ZERO);
-    for (; i + 2 <= n; i += 2) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 2, NV, PART, w_last, ZERO);
-    for (; i < n; i++) gemm_block(c + i * ldc, ldc, a + i * a_i, a_i, a_p, b, ldb, k, 1, NV, PART, w_last, ZERO);
+        gemm_block(c + i * ldc, ldc, start, a + i * a_i, a_i, a_p, b, ldb, k, GEMM_ROWS, NV, PART, w_last, ZERO);
+    for (; i + 2 <= n; i += 2) gemm_block(c + i * ldc, ldc, start, a + i * a_i, a_i, a_p, b, ldb, k, 2, NV, PART, w_last, ZERO);
+    for (; i < n; i++) gemm_block(c + i * ldc, ldc, start, a + i * a_i, a_i, a_p, b, ldb, k, 1, NV, PART, w_last, ZERO);
 }
 
-// Columns [0, w) (w <= 2 VEC) of c, all n rows, by the shape of the columns.
+// Columns [0, w) (w <= 2 VEC) of c, all n rows, by the shape of the columns;
+// each row's sums start from start's numbers when start is not NULL.
+INLINE void gemm_columns_from(float *c, long ldc, const float *start, const float *a, long a_i,
+                              long a_p, const float *b, long ldb, int n, int k, int w, int ZERO) {
+    if (w == 2 * VEC) gemm_rows(c, ldc, start, a, a_i, a_p, b, ldb, n, k, 2, 0, VEC, ZERO);
+    else if (w > VEC) gemm_rows(c, ldc, start, a, a_i, a_p, b, ldb, n, k, 2, 1, w - VEC, ZERO);
+    else if (w == VEC) gemm_rows(c, ldc, start, a, a_i, a_p, b, ldb, n, k, 1, 0, VEC, ZERO);
+    else gemm_rows(c, ldc, start, a, a_i, a_p, b, ldb, n, k, 1, 1, w, ZERO);
+}
+
 INLINE void gemm_columns(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,
                          long ldb, int n, int k, int w, int ZERO) {
-    if (w == 2 * VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 2, 0, VEC, ZERO);
-    else if (w > VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 2, 1, w - VEC, ZERO);
-    else if (w == VEC) gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 1, 0, VEC, ZERO);
-    else gemm_rows(c, ldc, a, a_i, a_p, b, ldb, n, k, 1, 1, w, ZERO);
+    gemm_columns_from(c, ldc, NULL, a, a_i, a_p, b, ldb, n, k, w, ZERO);
 }
 
 // Replaces the inner loops of gemm_reference (gemm_reference.c): rows [0, n) of c
 // and w <= 2 VEC of its columns, c(i, j) = c[i ldc + j],
-// += a(i, p) b[p ldb + j] with a(i, p) = a[i a_i + p a_p].
-TARGET void KERNEL(gemm_panel)(float *c, long ldc, const float *a, long a_i, long a_p, const float *b,
-                               long ldb, int n, int k, int w) {
-    gemm_columns(c, ldc, a, a_i, a_p, b, ldb, n, k, w, 0);
+// += a(i, p) b[p ldb + j] with a(i, p) = a[i a_i + p a_p]; with start not
+// NULL, c(i, j) = start[j] + the same terms (c written, not read: what
+// setting each row of c to start first would give, to the bit).
+TARGET void KERNEL(gemm_panel)(float *c, long ldc, const float *start, const float *a, long a_i,
+                               long a_p, const float *b, long ldb, int n, int k, int w) {
+    gemm_columns_from(c, ldc, start, a, a_i, a_p, b, ldb, n, k, w, 0);
 }
 
 // Replaces gemm_panel for a single row of c, eight vectors of columns at
@@ -246,8 +259,22 @@ TARGET void KERNEL(mean_backward_rows)(float *dinp, const float *dout, int B, in
 
 // Replaces the bias loop of linear_backward (linear.c), with the same bits:
 // out[j] += x[0, j] + x[1, j] + ..., in the order of the rows. x is (rows, d).
+// Four vectors of columns at a time: four chains of additions side by side,
+// where one would wait for each addition before the next.
 TARGET void KERNEL(add_column_sums)(float *out, const float *x, int rows, int d) {
-    for (int j = 0; j < d; j += VEC) {
+    int j = 0;
+    for (; j + 4 * VEC <= d; j += 4 * VEC) {
+        vec sum[4];
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; v++) sum[v] = vec_load(out + j + v * VEC);
+        for (int t = 0; t < rows; t++)
+#pragma GCC unroll 4
+            for (int v = 0; v < 4; v++)
+                sum[v] = vec_add(sum[v], vec_load(x + (long)t * d + j + v * VEC));
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; v++) vec_store(out + j + v * VEC, sum[v]);
+    }
+    for (; j < d; j += VEC) {
         vec sum = load_part(out + j, d - j);
         for (int t = 0; t < rows; t++) sum = vec_add(sum, load_part(x + (long)t * d + j, d - j));
         store_part(out + j, sum, d - j);
@@ -336,10 +363,21 @@ TARGET void KERNEL(adam_missed_steps)(float *p, float *m, float *v, long n, cons
 //
 //   nq, nk   the head's queries and keys, dk its columns
 
-// t (dk, nk) = the head's columns of x (nk rows, ld apart), transposed.
+// t (dk, nk) = the head's columns of x (nk rows, ld apart), transposed:
+// VEC x VEC blocks loaded row by row and transposed in registers, what is
+// left one number at a time, a column of t after the other.
 INLINE void head_transposed(float *t, const float *x, long ld, int nk, int dk) {
-    for (int j = 0; j < nk; j++)
-        for (int c = 0; c < dk; c++) t[(long)c * nk + j] = x[j * ld + c];
+    int j0 = 0;
+    for (; j0 + VEC <= nk; j0 += VEC)
+        for (int c0 = 0; c0 + VEC <= dk; c0 += VEC) {
+            vec block[VEC];
+            for (int i = 0; i < VEC; i++) block[i] = vec_load(x + (j0 + i) * ld + c0);
+            vec_transpose(block);  // block[i]: column c0 + i of rows j0 .. j0 + VEC
+            for (int i = 0; i < VEC; i++) vec_store(t + (long)(c0 + i) * nk + j0, block[i]);
+        }
+    int c_whole = dk / VEC * VEC;  // the blocks' columns, of the rows before j0
+    for (int c = 0; c < dk; c++)
+        for (int j = c < c_whole ? j0 : 0; j < nk; j++) t[(long)c * nk + j] = x[j * ld + c];
 }
 
 // y (n, w), rows ldy apart, = x b: x(i, p) = x[i x_i + p x_p] is (n, m),
@@ -560,50 +598,75 @@ TARGET void KERNEL(layer_norm_rows)(float *out, float *mean, float *rstd, const 
     }
 }
 
+// One row of layer_norm_backward_rows over w <= LN_BLOCK columns: gs = g =
+// dout gain and gxs = g xhat, xhat = (x - mu) s, a vector at a time, and
+// dgain += dout xhat, dbias += dout (each NULL or not).
+INLINE void ln_backward_columns(float *gs, float *gxs, float *dgain, float *dbias,
+                                const float *dy, const float *x, vec mu, vec s,
+                                const float *gain, int w) {
+    for (int j = 0; j < w; j += VEC) {
+        int m = w - j;
+        vec dyv = load_part(dy + j, m);
+        vec xhat = vec_mul(vec_sub(load_part(x + j, m), mu), s);
+        vec g = vec_mul(dyv, load_part(gain + j, m));
+        store_part(gs + j, g, m);
+        store_part(gxs + j, vec_mul(g, xhat), m);
+        if (dgain) store_part(dgain + j, vec_add(load_part(dgain + j, m), vec_mul(dyv, xhat)), m);
+        if (dbias) store_part(dbias + j, vec_add(load_part(dbias + j, m), dyv), m);
+    }
+}
+
 // Replaces the loops of layernorm_backward (layernorm.c), with the same
 // bits: xhat, g = dout gain and g xhat a vector at a time (kept for a
 // block of up to 256 columns), their sums then taken one by one in the
 // order of the columns as there, dgain and dbias a vector at a time (each
 // column's own sum over the rows, in the order of the rows), and dinp.
+// LN_ROWS rows at a time: a row's sums one by one are chains of additions,
+// each waiting for the one before, and the rows' chains side by side keep
+// the adder busy.
+enum { LN_ROWS = 4, LN_BLOCK = 256 };
+
 TARGET void KERNEL(layer_norm_backward_rows)(float *dinp, float *dgain, float *dbias,
                                              const float *dout, const float *inp,
                                              const float *mean, const float *rstd,
                                              const float *gain, int n, int d) {
-    enum { BLOCK = 256 };
-    float gs[BLOCK], gxs[BLOCK];
-    for (int r = 0; r < n; r++) {
-        const float *x = inp + (long)r * d, *dy = dout + (long)r * d;
-        vec mu = vec_set(mean[r]), s = vec_set(rstd[r]);
-        float g_mean = 0, gx_mean = 0;
-        for (int j0 = 0; j0 < d; j0 += BLOCK) {
-            int w = d - j0 < BLOCK ? d - j0 : BLOCK;
-            for (int j = 0; j < w; j += VEC) {
-                int m = w - j;
-                vec dyv = load_part(dy + j0 + j, m);
-                vec xhat = vec_mul(vec_sub(load_part(x + j0 + j, m), mu), s);
-                vec g = vec_mul(dyv, load_part(gain + j0 + j, m));
-                store_part(gs + j, g, m);
-                store_part(gxs + j, vec_mul(g, xhat), m);
-                if (dgain)
-                    store_part(dgain + j0 + j, vec_add(load_part(dgain + j0 + j, m), vec_mul(dyv, xhat)), m);
-                if (dbias) store_part(dbias + j0 + j, vec_add(load_part(dbias + j0 + j, m), dyv), m);
+    float gs[LN_ROWS][LN_BLOCK], gxs[LN_ROWS][LN_BLOCK];
+    for (int r0 = 0; r0 < n; r0 += LN_ROWS) {
+        int R = n - r0 < LN_ROWS ? n - r0 : LN_ROWS;
+        float g_mean[LN_ROWS] = {0}, gx_mean[LN_ROWS] = {0};  // mean(g), mean(g xhat)
+        for (int j0 = 0; j0 < d; j0 += LN_BLOCK) {
+            int w = d - j0 < LN_BLOCK ? d - j0 : LN_BLOCK;
+            for (int i = 0; i < LN_ROWS; i++) {
+                long at = (long)(r0 + i) * d + j0;
+                if (i < R)
+                    ln_backward_columns(gs[i], gxs[i], dgain ? dgain + j0 : NULL,
+                                        dbias ? dbias + j0 : NULL, dout + at, inp + at,
+                                        vec_set(mean[r0 + i]), vec_set(rstd[r0 + i]),
+                                        gain + j0, w);
+                else  // no row: sums of zeros, not used
+                    for (int j = 0; j < w; j++) gs[i][j] = gxs[i][j] = 0;
             }
-            for (int j = 0; j < w; j++) {
-                g_mean += gs[j];
-                gx_mean += gxs[j];
-            }
+            for (int j = 0; j < w; j++)
+#pragma GCC unroll 4
+                for (int i = 0; i < LN_ROWS; i++) {
+                    g_mean[i] += gs[i][j];
+                    gx_mean[i] += gxs[i][j];
+                }
         }
-        g_mean /= d;
-        gx_mean /= d;
-        if (!dinp) continue;
-        float *dx = dinp + (long)r * d;
-        vec gm = vec_set(g_mean), gxm = vec_set(gx_mean);
-        for (int j = 0; j < d; j += VEC) {
-            int m = d - j;
-            vec xhat = vec_mul(vec_sub(load_part(x + j, m), mu), s);
-            vec t = vec_sub(vec_sub(vec_mul(load_part(dy + j, m), load_part(gain + j, m)), gm),
-                            vec_mul(xhat, gxm));
-            store_part(dx + j, vec_add(load_part(dx + j, m), vec_mul(s, t)), m);
+        for (int i = 0; i < R && dinp; i++) {
+            const long r = r0 + i;
+            const float *x = inp + r * d, *dy = dout + r * d;
+            float *dx = dinp + r * d;
+            vec mu = vec_set(mean[r]), s = vec_set(rstd[r]);
+            vec gm = vec_set(g_mean[i] / d), gxm = vec_set(gx_mean[i] / d);
+            for (int j = 0; j < d; j += VEC) {
+                int m = d - j;
+                vec xhat = vec_mul(vec_sub(load_part(x + j, m), mu), s);
+                vec t = vec_sub(vec_sub(vec_mul(load_part(dy + j, m), load_part(gain + j, m)),
+                                        gm),
+                                vec_mul(xhat, gxm));
+                store_part(dx + j, vec_add(load_part(dx + j, m), vec_mul(s, t)), m);
+            }
         }
     }
 }
@@ -637,7 +700,9 @@ INLINE vec gelu_sigmoid_vec(vec x, vec *rest) {
 
 // Replaces the loops of gelu_forward and gelu_backward (layers/gelu.c),
 // to a few units in the last place (vec_exp for exp): out = x s for the n
-// numbers (out may be inp); dinp += dout (s + 2 x s (1 - s) du/dx).
+// numbers (out may be inp); dinp += dout (s + 2 x s (1 - s) du/dx), or with
+// add 0 dinp = 0 + the same (dinp not read: the bits of adding into a
+// cleared dinp; dinp may be dout).
 TARGET void KERNEL(gelu_forward)(float *out, const float *inp, long n) {
     for (long i = 0; i < n; i += VEC) {
         int w = n - i < VEC ? (int)(n - i) : VEC;
@@ -646,7 +711,8 @@ TARGET void KERNEL(gelu_forward)(float *out, const float *inp, long n) {
     }
 }
 
-TARGET void KERNEL(gelu_backward)(float *dinp, const float *dout, const float *inp, long n) {
+TARGET void KERNEL(gelu_backward)(float *dinp, const float *dout, const float *inp, long n,
+                                  int add) {
     for (long i = 0; i < n; i += VEC) {
         int w = n - i < VEC ? (int)(n - i) : VEC;
         vec x = load_part(inp + i, w), rest, s = gelu_sigmoid_vec(x, &rest);
@@ -654,6 +720,7 @@ TARGET void KERNEL(gelu_backward)(float *dinp, const float *dout, const float *i
                             vec_fma(vec_mul(vec_set(3 * 0.044715f), x), x, vec_set(1)));
         vec two_x_s = vec_mul(vec_mul(vec_set(2), x), s);
         vec slope = vec_fma(vec_mul(two_x_s, rest), du_dx, s);
-        store_part(dinp + i, vec_fma(load_part(dout + i, w), slope, load_part(dinp + i, w)), w);
+        vec before = add ? load_part(dinp + i, w) : vec_set(0);
+        store_part(dinp + i, vec_fma(load_part(dout + i, w), slope, before), w);
     }
 }

@@ -30,11 +30,19 @@ void gelu_forward(real *out, const real *inp, size_t n) {
     }
 }
 
+// gelu'(x) = s + 2 x s (1 - s) du/dx.
+static inline real gelu_slope(real x) {
+    real rest, s = gelu_sigmoid(x, &rest);  // rest = 1 - s
+    real du_dx = (real)GELU_SCALE * (1 + 3 * (real)GELU_CUBIC * x * x);
+    return s + 2 * x * s * rest * du_dx;
+}
+
 void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
-    if (FAST_KERNEL(gelu_backward, dinp, dout, inp, (long)n)) return;
-    for (size_t i = 0; i < n; i++) {
-        real x = inp[i], rest, s = gelu_sigmoid(x, &rest);  // rest = 1 - s
-        real du_dx = (real)GELU_SCALE * (1 + 3 * (real)GELU_CUBIC * x * x);
-        dinp[i] += dout[i] * (s + 2 * x * s * rest * du_dx);
-    }
+    if (FAST_KERNEL(gelu_backward, dinp, dout, inp, (long)n, 1)) return;
+    for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * gelu_slope(inp[i]);
+}
+
+void gelu_backward_write(real *dinp, const real *dout, const real *inp, size_t n) {
+    if (FAST_KERNEL(gelu_backward, dinp, dout, inp, (long)n, 0)) return;  // dinp not read
+    for (size_t i = 0; i < n; i++) dinp[i] = 0 + dout[i] * gelu_slope(inp[i]);  // as from 0
 }

@@ -36,4 +36,8 @@ void gelu_forward(real *out, const real *inp, size_t n);
 // (its input, not its output). dinp may be dout.
 void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n);
 
+// The same with dinp written, not added to: the bits gelu_backward adds
+// into a cleared dinp, without the pass that clears it. dinp may be dout.
+void gelu_backward_write(real *dinp, const real *dout, const real *inp, size_t n);
+
 #endif

@@ -6,7 +6,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include <tgmath.h>
 
 #include "kernels/gemm.h"
@@ -17,13 +16,9 @@
 // layout says; bias is (out) or NULL.
 void linear_forward(real *out, const real *inp, const real *weight, const real *bias, int n,
                     int in, int out_width, weight_layout layout) {
-    for (int t = 0; t < n; t++) {  // every row starts as the bias (or 0) ...
-        real *row = out + (long)t * out_width;
-        if (bias) memcpy(row, bias, (size_t)out_width * sizeof *out);
-        else memset(row, 0, (size_t)out_width * sizeof *out);
-    }
-    // ... plus inp weight^T, or inp weight
-    gemm(out, inp, weight, n, in, out_width, layout == WEIGHT_OUT_IN ? GEMM_ABT : GEMM_AB);
+    // every row starts as the bias (or 0), plus inp weight^T, or inp weight
+    gemm_from(out, bias, inp, weight, n, in, out_width,
+              layout == WEIGHT_OUT_IN ? GEMM_ABT : GEMM_AB);
 }
 //< linear
 
@@ -42,6 +37,14 @@ void linear_backward(real *dinp, real *dweight, real *dbias, const real *dout, c
             for (int j = 0; j < out_width; j++) dbias[j] += dout[(long)t * out_width + j];
 }
 //< linear-backward
+
+void linear_backward_write(real *dinp, real *dweight, real *dbias, const real *dout,
+                           const real *inp, const real *weight, int n, int in, int out_width,
+                           weight_layout layout) {
+    gemm_from(dinp, NULL, dout, weight, n, out_width, in,
+              layout == WEIGHT_OUT_IN ? GEMM_AB : GEMM_ABT);
+    linear_backward(NULL, dweight, dbias, dout, inp, weight, n, in, out_width, layout);
+}
 int linear_init(torch_rng *g, real *weight, real *bias, int in, int out_width) {
 #ifdef ATTN_REAL_IS_FLOAT
     rng_linear_init(g, weight, bias, in, out_width);

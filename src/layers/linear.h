@@ -39,6 +39,13 @@ void linear_forward(real *out, const real *inp, const real *weight, const real *
 void linear_backward(real *dinp, real *dweight, real *dbias, const real *dout, const real *inp,
                      const real *weight, int n, int in, int out_width, weight_layout layout);
 
+// linear_backward with dinp (not NULL) written, not added to: the bits
+// linear_backward adds into a cleared dinp, without the pass that clears
+// it. dweight and dbias are added to as there.
+void linear_backward_write(real *dinp, real *dweight, real *dbias, const real *dout,
+                           const real *inp, const real *weight, int n, int in, int out_width,
+                           weight_layout layout);
+
 // nn.Linear(in, out)'s starting values, drawn from g as PyTorch draws them
 // (core/rng.h's rng_linear_init: the weight kaiming-uniform, then the bias
 // uniform): weight is (out, in), bias (out) or NULL. Returns 0, or -1 when

@@ -147,10 +147,8 @@ static void carve_acts(arena *r, gpt_model *m) {
     a->logits = carve(r, N * c->V);
     a->dlogits = carve(r, N * c->V);
     a->dx = carve(r, N * d);
-    a->dmid = carve(r, N * d);
     a->dln = carve(r, N * d);
-    a->dfc = carve(r, N * 4 * d);
-    a->dgelu = carve(r, N * 4 * d);
+    a->dh = carve(r, N * 4 * d);
     gpt_kv_cache *kv = &m->kv;
     const size_t kv_size = (size_t)c->L * c->T * d;
     kv->k = carve(r, kv_size);
@@ -446,29 +444,26 @@ static void block_backward(gpt_model *m, int l, const shard *s) {
     const gpt_block *p = &m->p.blocks[l], *g = &s->g->blocks[l];
     gpt_block_acts *b = &m->a.blocks[l];
     gpt_acts *a = &m->a;
-    real *dx = ROWS(a->dx, d), *dmid = ROWS(a->dmid, d), *dln = ROWS(a->dln, d);
-    real *dfc = ROWS(a->dfc, 4 * d), *dgelu = ROWS(a->dgelu, 4 * d), *ln1 = ROWS(b->ln1, d);
-    // out = mid + c_proj(gelu(c_fc(ln_2(mid))))
-    memset(dgelu, 0, nf * sizeof(real));
-    linear_backward(dgelu, g->proj_w, g->proj_b, dx, ROWS(b->gelu, 4 * d), p->proj_w, N, 4 * d,
-                    d, WEIGHT_OUT_IN);
-    memset(dfc, 0, nf * sizeof(real));
-    gelu_backward(dfc, dgelu, ROWS(b->fc, 4 * d), nf);
-    memset(dln, 0, nd * sizeof(real));
-    linear_backward(dln, g->fc_w, g->fc_b, dfc, ROWS(b->ln2, d), p->fc_w, N, d, 4 * d,
-                    WEIGHT_OUT_IN);
-    memcpy(dmid, dx, nd * sizeof(real));  // the residual path
-    layernorm_backward(dmid, g->ln2_w, g->ln2_b, dln, ROWS(b->mid, d), ROWS(b->ln2_mean, 1),
+    real *dx = ROWS(a->dx, d), *dln = ROWS(a->dln, d);
+    real *dh = ROWS(a->dh, 4 * d), *ln1 = ROWS(b->ln1, d);
+    // out = mid + c_proj(gelu(c_fc(ln_2(mid)))); dh (the gradient of gelu's output, then of
+    // its input, in place) and dln written, not cleared and added to
+    linear_backward_write(dh, g->proj_w, g->proj_b, dx, ROWS(b->gelu, 4 * d), p->proj_w, N,
+                          4 * d, d, WEIGHT_OUT_IN);
+    gelu_backward_write(dh, dh, ROWS(b->fc, 4 * d), nf);
+    linear_backward_write(dln, g->fc_w, g->fc_b, dh, ROWS(b->ln2, d), p->fc_w, N, d, 4 * d,
+                          WEIGHT_OUT_IN);
+    // the residual path: dx, the gradient of out, is mid's too, and collects ln_2's
+    layernorm_backward(dx, g->ln2_w, g->ln2_b, dln, ROWS(b->mid, d), ROWS(b->ln2_mean, 1),
                        ROWS(b->ln2_rstd, 1), p->ln2_w, N, d);
-    // mid = in + attn(ln_1(in))
+    // mid = in + attn(ln_1(in)): dx, mid's gradient, is in's too, and collects ln_1's
     memset(dln, 0, nd * sizeof(real));
     if (m->cfg.attention == GPT_ATTENTION_TILED)
-        mha_tiled_backward(dln, &g->attn, &b->attn[s->k], dmid, ln1, &p->attn, true, s->B, s->n,
+        mha_tiled_backward(dln, &g->attn, &b->attn[s->k], dx, ln1, &p->attn, true, s->B, s->n,
                            d, m->cfg.h);
     else
-        mha_backward(dln, dln, &g->attn, &b->attn[s->k], dmid, ln1, ln1, &p->attn, s->B, s->n,
+        mha_backward(dln, dln, &g->attn, &b->attn[s->k], dx, ln1, ln1, &p->attn, s->B, s->n,
                      s->n, d, m->cfg.h, NULL, NULL);
-    memcpy(dx, dmid, nd * sizeof(real));
     layernorm_backward(dx, g->ln1_w, g->ln1_b, dln, stream(m, l, s), ROWS(b->ln1_mean, 1),
                        ROWS(b->ln1_rstd, 1), p->ln1_w, N, d);
 }
@@ -485,9 +480,8 @@ static void shard_backward(gpt_model *m, const shard *s) {
         cross_entropy_row_backward(a->dlogits + r * V, a->logits + r * V, a->targets[r], V,
                                    a->lse[r], m->B * m->n);
     // the tied weight: its gradient as the output layer ...
-    memset(dln, 0, (size_t)N * d * sizeof(real));
-    linear_backward(dln, s->g->wte, NULL, dlogits, ROWS(a->lnf, d), m->p.wte, N, d, V,
-                    WEIGHT_OUT_IN);
+    linear_backward_write(dln, s->g->wte, NULL, dlogits, ROWS(a->lnf, d), m->p.wte, N, d, V,
+                          WEIGHT_OUT_IN);
     memset(dx, 0, (size_t)N * d * sizeof(real));
     layernorm_backward(dx, s->g->lnf_w, s->g->lnf_b, dln, stream(m, c->L, s),
                        ROWS(a->lnf_mean, 1), ROWS(a->lnf_rstd, 1), m->p.lnf_w, N, d);

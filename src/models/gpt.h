@@ -108,8 +108,9 @@ typedef struct {
     double *lse, *loss;               // (B, T) each position's log-sum-exp of its logits
                                       // and loss, when the pass had targets
     real *dlogits;                    // (B, T, V)
-    real *dx, *dmid, *dln;            // (B, T, d) each: backward scratch
-    real *dgelu, *dfc;                // (B, T, 4d) each: backward scratch
+    real *dx, *dln;                   // (B, T, d) each: backward scratch
+    real *dh;                         // (B, T, 4d) backward scratch: the MLP's hidden
+                                      // layer's gradient
     real *arena;                      // the one allocation the arrays above are carved from
 } gpt_acts;
 
