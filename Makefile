@@ -163,7 +163,7 @@ book: setup-book
 
 $(BOOK_PDF): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(FIGURES) $(wildcard book/*) $(LIB_SRCS) $(LIB_HDRS) $(CHAPTER_SRCS) $(PROGRAM_PARTS) | $(BUILD)/book
 	pandoc book/metadata.yaml $(CHAPTER_MDS) \
-	  --lua-filter=book/crossref.lua --lua-filter=book/quote.lua --lua-filter=book/aside.lua --citeproc \
+	  --lua-filter=book/crossref.lua --lua-filter=book/quote.lua --lua-filter=book/aside.lua --lua-filter=book/index.lua --citeproc \
 	  --metadata=source-dir:src --metadata=output-dir:$(BUILD)/out \
 	  --resource-path=$(BUILD)/figures \
 	  --include-in-header=book/header.tex \

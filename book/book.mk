@@ -69,7 +69,7 @@ html: setup-book
 # resource it cannot embed) fail the build.
 $(BOOK_HTML): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(SVG_FIGURES) $(wildcard book/*) $(LIB_SRCS) $(LIB_HDRS) $(CHAPTER_SRCS) $(PROGRAM_PARTS) | $(BUILD)/book
 	pandoc book/metadata.yaml $(CHAPTER_MDS) \
-	  --lua-filter=book/crossref.lua --lua-filter=book/quote.lua --lua-filter=book/aside.lua --citeproc \
+	  --lua-filter=book/crossref.lua --lua-filter=book/quote.lua --lua-filter=book/aside.lua --lua-filter=book/index.lua --citeproc \
 	  --metadata=source-dir:src --metadata=output-dir:$(BUILD)/out \
 	  --resource-path=$(BUILD)/figures \
 	  --number-sections --toc --toc-depth=2 --highlight-style=tango \

@@ -4,9 +4,10 @@
 #
 # pdflatex runs in the directory of BOOK.tex, with the figures on TEXINPUTS,
 # until the table of contents, the list of figures and the references are
-# stable (at most four runs). Then book/check.sh reads its log (no listing
-# line too wide for the page, no overfull line in the text, no undefined
-# reference) and the PDF's fonts (every one embedded).
+# stable (at most four runs), with makeindex after each run (the index's
+# pages). Then book/check.sh reads its log (no listing line too wide for the
+# page, no overfull line in the text, no undefined reference) and the PDF's
+# fonts (every one embedded).
 set -eu
 tex=$1
 pdf=$2
@@ -22,6 +23,11 @@ while :; do
           -halt-on-error -file-line-error "$base.tex" > "$base.pdflatex.out" 2>&1); then
     echo "latex: pdflatex failed on $tex (run $run); the end of its log:" >&2
     tail -n 30 "$dir/$base.log" >&2
+    exit 1
+  fi
+  # the index: makeindex sorts what this run wrote (base.idx) for the next
+  if [ -f "$dir/$base.idx" ] && ! (cd "$dir" && makeindex -q "$base.idx"); then
+    echo "latex: makeindex failed on $dir/$base.idx" >&2
     exit 1
   fi
   grep -q -e 'Rerun to get' -e 'Label(s) may have changed' "$dir/$base.log" || [ $run -lt 2 ] || break
