@@ -539,25 +539,14 @@ static long long machine_memory_mb(void) {
 }
 
 // Reads --blocks' list ("P10.5,P10.6": labels, each once at most) into
-// o->run; false, with the reason said, when a label is not a block's.
+// o->run (core/cli.h's parse_name_list); false, with the reason said, when
+// an item is empty, no block's label, or named twice.
 static bool parse_blocks(const char *list, run_options *o) {
-    for (int i = 0; i < BLOCKS; i++) o->run[i] = false;
-    const char *p = list;
-    for (;;) {
-        size_t len = strcspn(p, ",");
-        int found = -1;
-        for (int i = 0; i < BLOCKS; i++)
-            if (strlen(BLOCK_LABELS[i]) == len && strncmp(p, BLOCK_LABELS[i], len) == 0) found = i;
-        if (found < 0 || o->run[found]) {
-            fprintf(stderr, PROGRAM ": error: --blocks: \"%.*s\" is %s (the blocks: %s to %s, as in \"%s,%s\")\n",
-                    (int)len, p, found < 0 ? "not a block's label" : "named twice", BLOCK_LABELS[0],
-                    BLOCK_LABELS[BLOCKS - 1], BLOCK_LABELS[BLOCKS - 2], BLOCK_LABELS[BLOCKS - 1]);
-            return false;
-        }
-        o->run[found] = true;
-        if (p[len] == '\0') return true;
-        p += len + 1;
-    }
+    if (parse_name_list(list, BLOCK_LABELS, BLOCKS, o->run)) return true;
+    fprintf(stderr, PROGRAM ": error: --blocks needs block labels separated by commas, none empty or "
+            "repeated: %s to %s, as in \"%s,%s\"\n", BLOCK_LABELS[0], BLOCK_LABELS[BLOCKS - 1],
+            BLOCK_LABELS[BLOCKS - 2], BLOCK_LABELS[BLOCKS - 1]);
+    return false;
 }
 
 int main(int argc, char **argv) {
