@@ -15,13 +15,15 @@ printf '//> deep\nint deep;\n//< deep\n' > "$dir/src/programs/only.h"
 
 failures=0
 # expect pass|fail WHAT SNIPPET...: a page quoting each SNIPPET (and the
-# output block $output, when set)
+# output block $output and the lines $extra, when set)
 output=
+extra=
 expect() {
   want=$1 what=$2; shift 2
   page=$dir/page.md; : > "$page"
   for s in "$@"; do printf '```{.c snippet="%s"}\n```\n\n' "$s" >> "$page"; done
   [ -z "$output" ] || printf '```{.output %s}\n```\n' "$output" >> "$page"
+  [ -z "$extra" ] || printf '%s\n' "$extra" >> "$page"
   if (cd "$dir" && pandoc page.md --lua-filter="$filter" --metadata=source-dir:src \
         --metadata=output-dir:out -t native -o /dev/null) 2> "$dir/err"; then got=pass
   elif grep -q 'quote\.lua: ' "$dir/err"; then got=fail
@@ -57,6 +59,18 @@ for case in 'pass|cells by label|program="prog" cells="T3 P4.2"' \
   expect "${case%%|*}" "output: $(printf '%s' "$case" | cut -d'|' -f2)" $all
 done
 output=
+# A script quoted whole, or the part between its '#> name' and '#< name'.
+printf 'import torch\n#> model\nx = 1\n#< model\n#> open\ny = 2\n' > "$dir/twin.py"
+for case in 'pass|a script whole|file="twin.py"' \
+            'pass|a part of a script|file="twin.py" part="model"' \
+            'fail|a part the script lacks|file="twin.py" part="train"' \
+            'fail|a part never closed|file="twin.py" part="open"' \
+            'fail|a script that does not exist|file="gone.py"'; do
+  extra=$(printf '```{.python %s}\n```' "${case##*|}")
+  # shellcheck disable=SC2086
+  expect "${case%%|*}" "script: $(printf '%s' "$case" | cut -d'|' -f2)" $all
+done
+extra=
 rm -rf "$dir/src"; mkdir -p "$dir/src"
 expect fail "a source folder with no files" nn/step.c:step
 [ "$failures" = 0 ] || { echo "quote-check: book/quote.lua let $failures case(s) through" >&2; exit 1; }

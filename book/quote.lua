@@ -32,7 +32,10 @@
 --   ```
 -- becomes the whole of that file, its path taken from the directory the book
 -- is built in: a script the book prints in full, such as a chapter's PyTorch
--- twin.
+-- twin. With part="name" it becomes only the lines between `#> name` and
+-- `#< name` in that file (a script's markers are comment lines starting
+-- `#> ` and `#< `, dropped wherever the script is quoted): a chapter shows
+-- the part of a twin that teaches, an appendix the whole.
 --
 --   # Sentiment on IMDb {chapter=7}
 -- numbers that chapter 7, whatever comes before it, so that the book's
@@ -307,11 +310,33 @@ local function program_output(program, cells)
   return result
 end
 
+-- A script named by file=, whole or the part between `#> name` and
+-- `#< name`, without its marker lines.
+local function script_lines(path, part)
+  local marker = "^%s*#[<>] "
+  local out, inside, found = {}, part == nil, part == nil
+  local open_pat = part and "^%s*#> " .. escape(part) .. "%s*$"
+  local close_pat = part and "^%s*#< " .. escape(part) .. "%s*$"
+  for _, l in ipairs(lines_of(read_file(path))) do
+    if part and l:match(close_pat) then
+      if not inside then error("quote.lua: '#< " .. part .. "' before its '#> ' in " .. path) end
+      inside = false; break
+    elseif part and l:match(open_pat) then inside = true; found = true
+    elseif inside and not l:match(marker) then out[#out + 1] = l
+    end
+  end
+  if not found then error("quote.lua: no marker '#> " .. part .. "' in " .. path) end
+  if part and inside then error("quote.lua: marker '" .. part .. "' in " .. path .. " is never closed") end
+  return table.concat(dedent(trim_blank_edges(out)), "\n")
+end
+
 function CodeBlock(el)
   local path = el.attributes["file"]
   if path then
-    local text = table.concat(trim_blank_edges(lines_of(read_file(path))), "\n")
-    return pandoc.CodeBlock(check_widths(text, max_code_line, path), {class = el.classes[1]})
+    local part = el.attributes["part"]
+    local what = part and (path .. ":" .. part) or path
+    return pandoc.CodeBlock(check_widths(script_lines(path, part), max_code_line, what),
+                            {class = el.classes[1]})
   end
   local spec = el.attributes["snippet"]
   if spec then
