@@ -19,6 +19,7 @@
 #include "layers/linear.h"
 #include "core/rng.h"
 #include "models/sentiment.h"
+#include "models/sentiment_reference.h"
 
 // A model as sentiment_init builds it: n_words words of width d, queries
 // of width d_k, room for batches of `batch` chunks of `length` tokens
@@ -433,6 +434,86 @@ START_TEST(only_the_transformer_sees_order) {
 }
 END_TEST
 
+// The plain forms of chapter 7 (sentiment_reference.c: every token
+// projected, every gradient written, Adam on every parameter) against the
+// library's (the batch's words projected once, a lazy table), on random
+// parameters and random batches in which words repeat: the same logits,
+// attention weights and gradients to rounding, and after STEPS training
+// steps the same parameters, but for softmax attention's key bias, whose
+// gradient is rounding noise that Adam may turn into a step of up to lr
+// either way (see one_step_equals_pytorch).
+START_TEST(plain_forms_agree_with_the_fast_ones) {
+    enum { WORDS = 60, BATCH = 6, STEPS = 20 };
+    const double lr = 1e-3;
+    bool frozen = _i % 2;
+    model_kind kind = (model_kind)(_i / 2);
+    torch_rng g;
+    rng_seed(&g, 14);
+    static float table[WORDS * D];
+    rng_randn(&g, table, WORDS * D);
+    sentiment_model m[2];  // [0] the library's, [1] the plain forms'
+    for (int r = 0; r < 2; r++) {
+        torch_rng init;
+        rng_seed(&init, 15);
+        build(&m[r], kind, table, WORDS, D, DK, L, BATCH, frozen, &init);
+        for (size_t i = 0; i < m[r].n_dense; i++) m[r].param_block[i] += 0.01f * (float)(i % 5);
+    }
+    int32_t X[BATCH * L], Y[BATCH];
+    for (int i = 0; i < BATCH * L; i++) X[i] = (int32_t)(rng_next_u32(&g) % WORDS);
+    for (int b = 0; b < BATCH; b++) Y[b] = (int32_t)(rng_next_u32(&g) % 2);
+    sentiment_forward(&m[0], X, BATCH);
+    ck_assert_int_eq(sentiment_forward_reference(&m[1], X, BATCH), 0);
+    for (int b = 0; b < BATCH; b++)
+        ck_assert_msg(fabsf(m[0].a.z[b] - m[1].a.z[b]) <= 1e-5f * (1 + fabsf(m[1].a.z[b])),
+                      "%s: logit %d %.9g, plainly %.9g", KIND_NAMES[kind], b, m[0].a.z[b],
+                      m[1].a.z[b]);
+    if (kind != MODEL_BASELINE)
+        for (int i = 0; i < BATCH * L * L; i++)
+            ck_assert_float_eq_tol(m[0].a.w[i], m[1].a.w[i], 1e-6f);
+    real loss[2] = {sentiment_backward(&m[0], X, Y, BATCH),
+                    sentiment_backward_reference(&m[1], X, Y, BATCH)};
+    ck_assert_float_eq_tol(loss[0], loss[1], 1e-6f);
+    double worst = 0;
+    for (size_t i = 0; i < m[0].n_params; i++) {
+        double diff = fabs((double)m[0].grad_block[i] - m[1].grad_block[i]);
+        ck_assert_msg(diff <= 1e-5 * (1 + fabs(m[1].grad_block[i])),
+                      "%s: gradient [%zu] %.9g, plainly %.9g", KIND_NAMES[kind], i,
+                      m[0].grad_block[i], m[1].grad_block[i]);
+        worst = fmax(worst, diff);
+    }
+    ck_assert_double_gt(fabs(m[1].g.wo[0]), 1e-4);  // a gradient that is not nothing
+    // training, from the same start
+    for (int r = 0; r < 2; r++) sentiment_free(&m[r]);
+    for (int r = 0; r < 2; r++) {
+        torch_rng init;
+        rng_seed(&init, 15);
+        build(&m[r], kind, table, WORDS, D, DK, L, BATCH, frozen, &init);
+    }
+    for (int step = 0; step < STEPS; step++) {
+        for (int i = 0; i < BATCH * L; i++) X[i] = (int32_t)(rng_next_u32(&g) % WORDS);
+        for (int b = 0; b < BATCH; b++) Y[b] = (int32_t)(rng_next_u32(&g) % 2);
+        int correct[2];
+        loss[0] = sentiment_train_step(&m[0], lr, X, Y, BATCH, &correct[0]);
+        loss[1] = sentiment_train_step_reference(&m[1], lr, X, Y, BATCH, &correct[1]);
+        ck_assert_float_eq_tol(loss[0], loss[1], 1e-4f);
+        ck_assert_int_eq(correct[0], correct[1]);
+    }
+    sentiment_catch_up(&m[0]);
+    const real *bk = kind == MODEL_SOFTMAX_ATTENTION ? m[0].p.bk : NULL;
+    for (size_t i = 0; i < m[0].n_params; i++) {
+        double diff = fabs((double)m[0].param_block[i] - m[1].param_block[i]);
+        bool noise = bk && m[0].param_block + i >= bk && m[0].param_block + i < bk + DK;
+        ck_assert_msg(diff <= (noise ? 2 * STEPS * lr : 1e-4),
+                      "%s: parameter [%zu] %.9g after %d steps, plainly %.9g", KIND_NAMES[kind], i,
+                      m[0].param_block[i], STEPS, m[1].param_block[i]);
+    }
+    ck_assert(frozen == (memcmp(m[1].p.embedding, table, sizeof table) == 0));
+    printf("%s, embedding %s: the plain forms' largest difference in a gradient %.2g\n",
+           KIND_NAMES[kind], frozen ? "frozen" : "trained", worst);
+    for (int r = 0; r < 2; r++) sentiment_free(&m[r]);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sentiment");
     TCase *tc = tcase_create("sentiment");
@@ -452,6 +533,7 @@ int main(void) {
     tcase_add_test(training, short_training_lowers_the_loss);
     tcase_add_test(training, the_same_seed_gives_the_same_bits);
     tcase_add_test(training, lazy_embedding_trains_as_the_dense_one);
+    tcase_add_loop_test(training, plain_forms_agree_with_the_fast_ones, 0, 6);
     suite_add_tcase(s, training);
     return run_suite(s);
 }

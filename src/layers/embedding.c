@@ -16,8 +16,12 @@ void embedding_forward(real *out, const int32_t *ids, const real *table, int n, 
 }
 //< embedding-forward
 
-void embedding_backward(real *dtable, const real *dout, const int32_t *ids, int n, int d) {
-    if (FAST_KERNEL(scatter_add_rows, dtable, dout, ids, n, d)) return;  // with vectors
+// The gradient of a lookup: each position's gradient is added into its
+// token's row, so that a token used twice collects both. embedding_backward
+// runs this loop, or the scatter_add_rows kernel (simd_kernels.h), which
+// gives the same bits.
+static void embedding_backward_loops(real *dtable, const real *dout, const int32_t *ids, int n,
+                                     int d) {
     for (int t = 0; t < n; t++) {
         real *row = dtable + (long)ids[t] * d;
         const real *g = dout + (long)t * d;
@@ -25,3 +29,8 @@ void embedding_backward(real *dtable, const real *dout, const int32_t *ids, int 
     }
 }
 //< embedding
+
+void embedding_backward(real *dtable, const real *dout, const int32_t *ids, int n, int d) {
+    if (!FAST_KERNEL(scatter_add_rows, dtable, dout, ids, n, d))
+        embedding_backward_loops(dtable, dout, ids, n, d);
+}

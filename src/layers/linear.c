@@ -1,7 +1,7 @@
 // linear.c: the fully connected layer, forward and backward, and flax's
 // lecun_normal for its kernel. Dimension legend in linear.h. The bias loop
-// is the readable code; the kernel FAST_KERNEL names (simd_kernels.h) the
-// fast one, same bits.
+// of add_column_sums_to is the readable code; the kernel FAST_KERNEL names
+// (simd_kernels.h) the fast one, same bits.
 #include "layers/linear.h"
 
 #include <math.h>
@@ -22,6 +22,14 @@ void linear_forward(real *out, const real *inp, const real *weight, const real *
 }
 //< linear
 
+// dbias[j] += the sum over the n rows of dout[t][j]: the add_column_sums
+// kernel (simd_kernels.h), a vector at a time, or the loop; the same bits.
+static void add_column_sums_to(real *dbias, const real *dout, int n, int out_width) {
+    if (!FAST_KERNEL(add_column_sums, dbias, dout, n, out_width))
+        for (int t = 0; t < n; t++)
+            for (int j = 0; j < out_width; j++) dbias[j] += dout[(long)t * out_width + j];
+}
+
 //> linear-backward
 void linear_backward(real *dinp, real *dweight, real *dbias, const real *dout, const real *inp,
                      const real *weight, int n, int in, int out_width, weight_layout layout) {
@@ -32,9 +40,7 @@ void linear_backward(real *dinp, real *dweight, real *dbias, const real *dout, c
         if (dinp) gemm(dinp, dout, weight, n, out_width, in, GEMM_ABT);        // (N, in)
         if (dweight) gemm(dweight, inp, dout, in, n, out_width, GEMM_ATB);     // (in, out)
     }
-    if (dbias && !FAST_KERNEL(add_column_sums, dbias, dout, n, out_width))  // vectors, or:
-        for (int t = 0; t < n; t++)
-            for (int j = 0; j < out_width; j++) dbias[j] += dout[(long)t * out_width + j];
+    if (dbias) add_column_sums_to(dbias, dout, n, out_width);  // (out): dout summed over rows
 }
 //< linear-backward
 

@@ -40,9 +40,14 @@ static bool is_transformer(const sentiment_model *m) { return m->kind == MODEL_T
 // Whether the model projects the batch's distinct words (all but the baseline).
 static bool projects_words(const sentiment_model *m) { return m->kind != MODEL_BASELINE; }
 
-// The classifier's input width: what the last Dense layer sees.
-static int classifier_input_width(const sentiment_model *m) {
+int sentiment_classifier_width(const sentiment_model *m) {
     return projects_words(m) ? m->d_k : m->d;
+}
+
+int sentiment_correct(const sentiment_model *m, const int32_t *labels, int B) {
+    int right = 0;
+    for (int b = 0; b < B; b++) right += (m->a.z[b] > 0) == (labels[b] == 1);
+    return right;
 }
 
 // Lays out the views of one block: q, k, v kernels and biases (or the
@@ -60,7 +65,7 @@ static size_t lay_out(sentiment_params *p, real *block, const sentiment_model *m
     if (is_transformer(m))
         at += sentiment_encoder_lay_out(&p->enc, block ? block + at : NULL, m->d, m->d_k);
     p->wo = block ? block + at : NULL;
-    at += (size_t)classifier_input_width(m);
+    at += (size_t)sentiment_classifier_width(m);
     p->bo = block ? block + at : NULL;
     at += 1;
     p->embedding = block ? block + at : NULL;
@@ -110,11 +115,20 @@ static int optimiser_init(sentiment_model *m) {
     return m->frozen ? 0 : adam_lazy_rows(&m->opt, m->V, m->d);
 }
 
+// The transformer's positions and encoder layer, drawn from g between the
+// q, k, v kernels (which it has none of) and the output layer's; nothing
+// for the other kinds. Returns 0, or -1 when out of memory.
+static int encoder_init(sentiment_model *m, torch_rng *g) {
+    if (!is_transformer(m)) return 0;
+    positions_sinusoidal(m->positions, m->L, m->d_k);
+    return sentiment_encoder_init(&m->p.enc, g, m->d, m->d_k);
+}
+
 int sentiment_init(sentiment_model *m, const sentiment_config *cfg, const float *table,
                    torch_rng *g) {
     *m = (sentiment_model){.kind = cfg->kind, .V = cfg->V, .d = cfg->d, .d_k = cfg->d_k,
                            .L = cfg->L, .frozen = cfg->frozen};
-    int V = m->V, d = m->d, d_k = m->d_k, L = m->L;
+    int V = m->V, d = m->d, d_k = m->d_k;
     if (params_alloc(m) < 0 || acts_init(&m->a, m, cfg->B) < 0 || optimiser_init(m) < 0) {
         sentiment_free(m);
         return -1;
@@ -129,14 +143,11 @@ int sentiment_init(sentiment_model *m, const sentiment_config *cfg, const float 
         linear_init_lecun_normal(g, m->p.wk, d, d_k);
         linear_init_lecun_normal(g, m->p.wv, d, d_k);
     }
-    if (is_transformer(m)) {
-        positions_sinusoidal(m->positions, L, d_k);
-        if (sentiment_encoder_init(&m->p.enc, g, d, d_k) < 0) {
-            sentiment_free(m);
-            return -1;
-        }
+    if (encoder_init(m, g) < 0) {  // chapter 8's classifier; nothing for the others
+        sentiment_free(m);
+        return -1;
     }
-    linear_init_lecun_normal(g, m->p.wo, classifier_input_width(m), 1);
+    linear_init_lecun_normal(g, m->p.wo, sentiment_classifier_width(m), 1);
     //< model-init
     return 0;
 }
@@ -175,7 +186,7 @@ int sentiment_batch_words(sentiment_model *m, const int32_t *ids, int n) {
 static int acts_init(sentiment_acts *a, const sentiment_model *m, int B) {
     *a = (sentiment_acts){.B = B};
     size_t tokens = (size_t)B * m->L, d = (size_t)m->d, dk = (size_t)m->d_k;
-    size_t att = has_attention(m) ? 1 : 0, w = (size_t)classifier_input_width(m);
+    size_t att = has_attention(m) ? 1 : 0, w = (size_t)sentiment_classifier_width(m);
     size_t words = projects_words(m) ? 1 : 0;
     // a batch has at most as many distinct words as tokens
     struct { real **p; size_t n; } arrays[] = {
@@ -246,7 +257,7 @@ static void forward_words(sentiment_model *m, const int32_t *ids, int B) {
         embedding_forward(a->x, ids, p->embedding, n, d);              // (B, L, d)
         mean_forward(a->mean, a->x, B, L, d);                          // (B, d)
     }
-    linear_forward(a->z, a->mean, p->wo, p->bo, B, classifier_input_width(m), 1,
+    linear_forward(a->z, a->mean, p->wo, p->bo, B, sentiment_classifier_width(m), 1,
                    WEIGHT_IN_OUT);                                     // (B)
 }
 
@@ -261,7 +272,7 @@ real sentiment_backward(sentiment_model *m, const int32_t *ids, const int32_t *l
     sentiment_acts *a = &m->a;
     bool train_embedding = !m->frozen;
     int L = m->L, d = m->d, d_k = m->d_k, n = B * L, U = a->n_rows;
-    int w = classifier_input_width(m);
+    int w = sentiment_classifier_width(m);
     const sentiment_params *p = &m->p;
     sentiment_params *g = &m->g;
     // clear the gradients: the dense ones, and the rows of the embedding's
@@ -330,9 +341,7 @@ real sentiment_train_step(sentiment_model *m, double lr, const int32_t *ids,
     adam_catch_up(opt, m->param_block, m->grad_block, m->a.rows, n_rows);
     forward_words(m, ids, B);
     real loss = sentiment_backward(m, ids, labels, B);
-    int right = 0;
-    for (int b = 0; b < B; b++) right += (m->a.z[b] > 0) == (labels[b] == 1);
-    *correct = right;
+    *correct = sentiment_correct(m, labels, B);
     // opt covers the whole block, or its first n_dense numbers when frozen
     opt->lr = lr;
     adam_step_rows(opt, m->param_block, m->grad_block, m->grad_rows, m->n_grad_rows);

@@ -117,6 +117,14 @@ typedef struct {
     adam_state opt;            // the whole block, or its first n_dense numbers when frozen
 } sentiment_model;
 
+// The width of what the last Dense layer sees: d for the baseline, d_k
+// for the others.
+int sentiment_classifier_width(const sentiment_model *m);
+
+// How many of the B logits in m->a.z are right about labels (B): z > 0
+// predicts positive.
+int sentiment_correct(const sentiment_model *m, const int32_t *labels, int B);
+
 // The number of parameters of a model of that kind and size.
 size_t sentiment_param_count(model_kind kind, int V, int d, int d_k);
 
