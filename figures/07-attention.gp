@@ -1,7 +1,23 @@
-# Chapter 7: the attention weights of the softmax model (trained
-# embeddings, lr 0.001) over one test chunk, in the book's heatmap style.
-# 32 x 32 weights: the cells are left without numbers, and the keys
-# written upright, one to a column (heatmap.gp does so past 16 keys).
-call 'figures/terminal.gp' '16' '14.5'
-call 'figures/heatmap.gp' datadir.'/chapter7-attention-0.001-trained.dat' \
-     'Softmax attention over a test chunk after training' '' '0:1'
+# Chapter 7: how much weight each word of one test chunk receives from the
+# chunk's 32 queries (its key's column sum: 1 for every word under uniform
+# rows, 32 in all), in the two softmax models at lr 0.001: GloVe vectors
+# trained (orange) and frozen (grey). The words read down the chunk, in
+# order. After the mean over the chunk, a word's value counts in the
+# chunk's representation in proportion to this sum.
+call 'figures/terminal.gp' '16' '12'
+file(e) = sprintf('%s/chapter7-attention-0.001-%s.dat', datadir, e)
+set yrange [-32.7:-0.3]
+set ytics scale 0 font ',7'
+set xtics nomirror
+set ytics nomirror
+set border 3
+set xrange [0:*]
+set grid xtics lc rgb "#dddddd"
+set xlabel 'weight received from the 32 queries (a key''s column sum; 1 = uniform)'
+set arrow from 1, graph 0 to 1, graph 1 nohead dt 2 lc rgb '#555555'
+set key bottom right box opaque
+set style fill solid 0.9 noborder
+plot file('trained') using ($3/2):(-$1 - 0.2):($3/2):(0.2):ytic(2) \
+       with boxxyerror lc rgb '#e6550d' title 'GloVe vectors trained', \
+     file('frozen') using ($3/2):(-$1 + 0.2):($3/2):(0.2) \
+       with boxxyerror lc rgb '#969696' title 'GloVe vectors frozen'

@@ -292,7 +292,7 @@ void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out) {
 }
 
 // The first test chunk without <PAD> or <UNK>: the one whose attention the
-// heatmap shows.
+// attention figure (07-attention) shows.
 size_t heatmap_chunk(const ch7_state *s) {
     for (size_t c = 0; c < s->imdb.data.n_test; c++) {
         bool plain = true;
@@ -383,7 +383,7 @@ static int show_broadcast(const ch7_state *s, const trainer_options *opts, model
 }
 
 // How chapter 7 trains: the notebook's batch, the models' sizes, the
-// progress lines on stderr, the attention over the heatmap's chunk kept.
+// progress lines on stderr, the attention over the figure's chunk kept.
 static trainer_options training_options(const ch7_state *s, const ch7_options *o) {
     const trainer_data *d = &s->imdb.data;
     return (trainer_options){.epochs = o->epochs, .B = BATCH_SIZE, .seed = o->seed,
@@ -457,7 +457,7 @@ static void list_word(FILE *out, const char *word, bool first, int *col) {
     else *col = fprintf(out, ",\n    %s", word) - 2;
 }
 
-// What a softmax model attends to in the heatmap's chunk c, from its
+// What a softmax model attends to in the figure's chunk c, from its
 // weights w (L, L), a row a query: the keys whose columns sum highest (the
 // weight the L queries give each, L in all), the mean weight of a word on
 // itself against a uniform row's 1/L, and the queries that put nearly all
@@ -501,7 +501,7 @@ static void show_attended_keys(const run_result *r, const float *w, const ch7_st
 
 // [P7.1] the results of every model trained, one line each: the first
 // epoch, the best epoch (by chunk accuracy) and the last; then what each
-// softmax model attends to in the heatmap's chunk.
+// softmax model attends to in the figure's chunk.
 void print_results_block(const run_result *results, int n, const ch7_state *s, FILE *out) {
     print_cell(out, "P7.1", "results");
     int w = 7;  // the loss column: as wide as the widest loss and a space
@@ -544,7 +544,7 @@ void print_results_block(const run_result *results, int n, const ch7_state *s, F
     for (int i = 0; i < n; i++) softmax |= results[i].kind == MODEL_SOFTMAX_ATTENTION;
     if (!softmax) return;
     size_t c = heatmap_chunk(s);
-    fprintf(out, "(the attention heatmap shows test chunk %zu, of review %d, a %s one)\n", c,
+    fprintf(out, "(the attention figure shows test chunk %zu, of review %d, a %s one)\n", c,
             s->imdb.data.test_review[c], s->imdb.data.Y_test[c] == 1 ? "positive" : "negative");
     for (int i = 0; i < n; i++)
         if (results[i].kind == MODEL_SOFTMAX_ATTENTION && results[i].attention)

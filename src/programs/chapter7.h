@@ -41,7 +41,7 @@ typedef struct {
 #define FEW_WORDS 10
 #define RARE_COUNT 5
 #define MAX_RUNS 3
-// [P7.1]: what a softmax model attends to in the heatmap's chunk: the keys
+// [P7.1]: what a softmax model attends to in the figure's chunk: the keys
 // with the TOP_KEYS largest column sums, the queries that put ONE_KEY_WEIGHT
 // or more on one key, in lines of at most LIST_LINE characters
 #define TOP_KEYS 5
@@ -77,7 +77,7 @@ int run_pipeline(ch7_state *s, const ch7_options *o, FILE *out, char *err, size_
 
 // [H142] the models, [H141] their training (results gets one entry per model
 // trained, *nresults how many, each softmax model's with its attention over
-// the heatmap's chunk; with --data, their figure data; 0, or -1 with the
+// the figure's chunk; with --data, their figure data; 0, or -1 with the
 // reason in err) and [P7.1] the results, with the keys those models attend
 // to most.
 void cell_142_models(const ch7_state *s, const ch7_options *o, FILE *out);
@@ -86,7 +86,7 @@ int cell_141_training(run_result *results, int *nresults, ch7_state *s,
 void print_results_block(const run_result *results, int n, const ch7_state *s, FILE *out);
 
 // The first test chunk without <PAD> or <UNK>: the one whose attention the
-// heatmap shows.
+// attention figure (07-attention) shows.
 size_t heatmap_chunk(const ch7_state *s);
 
 #endif

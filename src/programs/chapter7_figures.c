@@ -33,19 +33,22 @@ int write_zipf(const int64_t *sorted, size_t n, const char *dir) {
     return close_data_file(FIGURE_PROGRAM, f, dir, "chapter7-zipf.dat") ? 0 : -1;
 }
 
-// The softmax model's attention over a test chunk, w (L, L), into
-// dir/name, labelled with the chunk's words ids (L).
+// The softmax model's attention over a test chunk, w (L, L), a row a
+// query, into dir/name: for each position of the chunk, its word (ids, L)
+// and the weight its key receives from the L queries, its column's sum
+// (1 for each key under uniform rows; L in all). After the mean over the
+// chunk, a word's value counts in proportion to that sum.
 static int write_attention(const float *w, const int32_t *ids, int L, const vocab *v,
                            const char *dir, const char *name) {
-    const char **words = malloc((size_t)L * sizeof *words);
-    if (!words) {
-        fprintf(stderr, "%s: error: out of memory\n", FIGURE_PROGRAM);
-        return -1;
+    FILE *f = open_data_file(FIGURE_PROGRAM, dir, name);
+    if (!f) return -1;
+    fprintf(f, "# position word received (a key's column sum, of %d)\n", L);
+    for (int j = 0; j < L; j++) {
+        double received = 0;
+        for (int i = 0; i < L; i++) received += w[(long)i * L + j];
+        fprintf(f, "%d %s %.6f\n", j + 1, strmap_key(&v->words, (size_t)ids[j]), received);
     }
-    for (int i = 0; i < L; i++) words[i] = strmap_key(&v->words, (size_t)ids[i]);
-    bool ok = write_heatmap(FIGURE_PROGRAM, dir, name, w, L, L, words, words);
-    free(words);
-    return ok ? 0 : -1;
+    return close_data_file(FIGURE_PROGRAM, f, dir, name) ? 0 : -1;
 }
 
 int write_figure_data(const run_result *r, const trainer_data *d, const vocab *v, size_t chunk,

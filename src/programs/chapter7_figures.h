@@ -19,8 +19,9 @@ int write_zipf(const int64_t *sorted, size_t n, const char *dir);
 
 // A trained model's figure data in dir: its numbers by epoch
 // (write_epoch_data), and for a softmax model, its attention over test
-// chunk `chunk` of d, r->attention (L, L), as a heatmap labelled with the
-// chunk's words. Returns 0, or -1 after a message.
+// chunk `chunk` of d, r->attention (L, L): each position's word and the
+// weight its key receives, its column's sum. Returns 0, or -1 after a
+// message.
 int write_figure_data(const run_result *r, const trainer_data *d, const vocab *v, size_t chunk,
                       const char *dir);
 
