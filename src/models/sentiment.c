@@ -267,7 +267,6 @@ void sentiment_forward(sentiment_model *m, const int32_t *ids, int B) {
 }
 //< forward
 
-//> backward
 real sentiment_backward(sentiment_model *m, const int32_t *ids, const int32_t *labels, int B) {
     sentiment_acts *a = &m->a;
     bool train_embedding = !m->frozen;
@@ -330,7 +329,6 @@ real sentiment_backward(sentiment_model *m, const int32_t *ids, const int32_t *l
     }
     return loss;
 }
-//< backward
 
 //> train-step
 real sentiment_train_step(sentiment_model *m, double lr, const int32_t *ids,

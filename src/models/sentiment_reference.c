@@ -23,12 +23,12 @@ static real *token_row_grads(sentiment_model *m) {
 
 //> reference-forward
 int sentiment_forward_reference(sentiment_model *m, const int32_t *ids, int B) {
-    if (m->kind == MODEL_TRANSFORMER) return -1;
+    if (m->kind > MODEL_SOFTMAX_ATTENTION) return -1;  // this chapter's three models only
     sentiment_acts *a = &m->a;
     const sentiment_params *p = &m->p;
     int L = m->L, d = m->d, d_k = m->d_k, n = B * L;
     bool softmax = m->kind == MODEL_SOFTMAX_ATTENTION;
-    real *x = token_rows(m);
+    real *x = token_rows(m);                                   // room for (B, L, d)
     embedding_forward(x, ids, p->embedding, n, d);                         // (B, L, d)
     if (m->kind == MODEL_BASELINE) {
         mean_forward(a->mean, x, B, L, d);                                 // (B, d)
