@@ -6,8 +6,10 @@
 # chunk's representation in proportion to this sum.
 call 'figures/terminal.gp' '16' '12'
 file(e) = sprintf('%s/chapter7-attention-0.001-%s.dat', datadir, e)
+# a lone punctuation mark is quoted, so that a full stop or a comma shows
+label(w) = (strlen(w) == 1 && strstrt('.,!?;:', w) > 0) ? '"'.w.'"' : w
 set yrange [-32.7:-0.3]
-set ytics scale 0 font ',7'
+set ytics scale 0 font ',8'
 set xtics nomirror
 set ytics nomirror
 set border 3
@@ -17,7 +19,7 @@ set xlabel 'weight received from the 32 queries (a key''s column sum; 1 = unifor
 set arrow from 1, graph 0 to 1, graph 1 nohead dt 2 lc rgb '#555555'
 set key bottom right box opaque
 set style fill solid 0.9 noborder
-plot file('trained') using ($3/2):(-$1 - 0.2):($3/2):(0.2):ytic(2) \
+plot file('trained') using ($3/2):(-$1 - 0.2):($3/2):(0.2):ytic(label(strcol(2))) \
        with boxxyerror lc rgb '#e6550d' title 'GloVe vectors trained', \
      file('frozen') using ($3/2):(-$1 + 0.2):($3/2):(0.2) \
        with boxxyerror lc rgb '#969696' title 'GloVe vectors frozen'
