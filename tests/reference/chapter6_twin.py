@@ -51,6 +51,7 @@ class TrainableAttention(nn.Module):
         return attn_matrix @ V, attn_matrix
 
 
+#> additive
 class AdditiveAttention(nn.Module):
     """The notebook's module, its forward scoring every (query, key) pair."""
 
@@ -66,6 +67,7 @@ class AdditiveAttention(nn.Module):
         attn_scores = self.Ws(pairs).squeeze(-1)  # (n_q, n_k)
         attn_matrix = F.softmax(attn_scores, dim=-1)
         return attn_matrix @ values, attn_matrix
+#< additive
 
 
 def sentence_embeddings(glove_file, query=QUERY, key=KEY):
