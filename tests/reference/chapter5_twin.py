@@ -1,5 +1,5 @@
 # chapter5_twin.py: what ./chapter5 --seed N prints in blocks [P5.5] to [P5.9],
-# computed by PyTorch. Run it as: python3 chapter5_twin.py N
+# computed by PyTorch. Run it as: /usr/bin/python3 tests/reference/chapter5_twin.py N
 import sys
 
 import torch

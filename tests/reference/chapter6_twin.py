@@ -1,5 +1,6 @@
 # chapter6_twin.py: what ./chapter6 --seed N prints in blocks [U15] and [P6.3],
-# computed by PyTorch. Run it as: python3 chapter6_twin.py [N] [GLOVE_FILE]
+# computed by PyTorch. Run it as:
+#   /usr/bin/python3 tests/reference/chapter6_twin.py [N] [GLOVE_FILE]
 import sys
 
 import numpy as np
