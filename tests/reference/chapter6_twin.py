@@ -1,4 +1,4 @@
-# chapter6_twin.py: what ./chapter6 --seed N prints in blocks [U15] and [P6.3],
+# chapter6_twin.py: what ./chapter6 --seed N prints in blocks [U15] and [P6.1],
 # computed by PyTorch. Run it as:
 #   /usr/bin/python3 tests/reference/chapter6_twin.py [N] [GLOVE_FILE]
 import sys
@@ -100,6 +100,6 @@ if __name__ == "__main__":
         print(matrix)
         print(output[:, :4])
         output, matrix = additive_attention(queries, keys, keys)
-        print("[P6.3] additive attention done right: its matrix, output[:, :4]")
+        print("[P6.1] additive attention done right: its matrix, output[:, :4]")
         print(matrix)
         print(output[:, :4])
