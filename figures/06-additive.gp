@@ -1,5 +1,5 @@
 # Chapter 6: additive attention over every (query, key) pair, untrained
-# (block [P6.3]), on the colour scale of the GloVe dot-product weights of
+# (block [P6.1]), on the colour scale of the GloVe dot-product weights of
 # Figure 06-dot-product (0 to their largest, rounded up to a multiple of
 # 0.05), so that the two can be compared by colour: a scale stretched over
 # this matrix's own narrow range would turn its rounding-level differences

@@ -178,7 +178,7 @@ START_TEST(notebook_feedforward_is_one_affine_map_then_relu) {
         ck_assert_float_ge(p->enc.update[e], 0.0f);  // never negative
         ck_assert(p->enc.out[e] == p->enc.normed[e] + p->enc.update[e]);
     }
-    // a real share of the updates are clipped, and cell [P5.2] prints how
+    // a real share of the updates are clipped, and cell [P5.9] prints how
     // many, and the smallest update: 0
     int zeros = 0;
     for (int e = 0; e < n * d; e++) zeros += p->enc.update[e] == 0.0f;
@@ -214,10 +214,10 @@ START_TEST(part1_prints_the_notebooks_cells) {
     char *out = printed();
     expect_in_cell(out, "T25", "n_heads=2)\ntorch.Size([8, 32])\n");
     expect_in_cell(out, "T26", "n_heads=2)\ntorch.Size([8, 32])\n");
-    expect_in_cell(out, "P5.1", "of all 256 numbers: 0.0000 1.0000\n");
-    expect_in_cell(out, "P5.2", "the update added to x: smallest 0.0000, ");
-    expect_in_cell(out, "P5.3", "(no causal mask): True\n");
-    expect_in_cell(out, "P5.3", "are the source's): True\n");
+    expect_in_cell(out, "P5.8", "of all 256 numbers: 0.0000 1.0000\n");
+    expect_in_cell(out, "P5.9", "the update added to x: smallest 0.0000, ");
+    expect_in_cell(out, "P5.10", "(no causal mask): True\n");
+    expect_in_cell(out, "P5.10", "are the source's): True\n");
     free(out);
 }
 END_TEST
@@ -430,16 +430,36 @@ END_TEST
 
 START_TEST(part2_prints_what_the_twin_prints) {
     char *out = printed();
-    expect_in_cell(out, "P5.4", "\nencoder layer            4224                -          "
+    expect_in_cell(out, "P5.1", "\nencoder layer            4224                -          "
                             "4192    128   8544\n"
                             "decoder layer            4224             4224          "
                             "4192    192  12832\n");
-    expect_in_cell(out, "P5.4", "(10 tokens)\n");
-    expect_in_cell(out, "P5.5", "\ntensor([[[");
-    expect_in_cell(out, "P5.7", "\ntensor([[[0.");
-    expect_in_cell(out, "P5.10", "keep their bits: post-norm True\npre-norm True\n");
-    expect_in_cell(out, "P5.10", "tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, "
+    expect_in_cell(out, "P5.1", "(10 tokens)\n");
+    expect_in_cell(out, "P5.2", "\ntensor([[[");
+    expect_in_cell(out, "P5.4", "\ntensor([[[0.");
+    expect_in_cell(out, "P5.7", "keep their bits: post-norm True\npre-norm True\n");
+    expect_in_cell(out, "P5.7", "tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, "
                             "1.0000, 1.0000, 1.0000, 1.0000,\n        1.0000])\n");
+    free(out);
+}
+END_TEST
+
+// The blocks in the order the chapter quotes them: the real layers first,
+// then the notebook's cells and what they get wrong.
+START_TEST(blocks_in_the_chapters_order) {
+    char *out = printed();
+    const char *labels[] = { "P5.1", "P5.2", "P5.3", "P5.4", "P5.5", "P5.6", "P5.7",
+                             "T25", "T26", "P5.8", "P5.9", "P5.10" };
+    const char *previous = out;
+    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
+        char head[16];
+        snprintf(head, sizeof head, "\n[%s] ", labels[i]);
+        const char *at = strstr(out, head);
+        ck_assert_msg(at, "no block [%s]", labels[i]);
+        ck_assert_msg(at > previous, "block [%s] printed before the one listed before it",
+                      labels[i]);
+        previous = at;
+    }
     free(out);
 }
 END_TEST
@@ -511,6 +531,7 @@ static Suite *chapter5_suite(void) {
     tcase_add_test(tc, cross_attention_reads_the_memory);
     tcase_add_test(tc, layers_refuse_bad_sizes);
     tcase_add_test(tc, part2_prints_what_the_twin_prints);
+    tcase_add_test(tc, blocks_in_the_chapters_order);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("program");

@@ -641,7 +641,7 @@ START_TEST(chapter_with_glove) {
     chapter6_print(&c, &o, pf);
     fclose(pf);
     char want[256];
-    const char *after[3] = {"\n[U11] ", "\n[U15] ", "\n[P6.3] "};
+    const char *after[3] = {"\n[U11] ", "\n[U15] ", "\n[P6.1] "};
     for (int k = 0; k < 3; k++) {
         snprintf(want, sizeof want, "query 'a' (a zero row): weights from %.4f to %.4f;", (double)lo[k], (double)hi[k]);
         const char *cell = strstr(printed, after[k]), *line = cell ? strstr(cell, "query 'a' (a zero row)") : NULL;
@@ -668,10 +668,15 @@ START_TEST(chapter_with_glove) {
     fclose(f);
     const char *cells[] = { "U1", "U4", "U8", "U9", "U11", "U13", "U15", "U16", "U25", "U26",
                             "P6.1", "P6.2", "P6.3", "P6.4" };
+    const char *previous = text;  // in this order: the book quotes them so
     for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
         char head[16];
         snprintf(head, sizeof head, "\n[%s] ", cells[i]);
-        ck_assert_msg(strstr(text, head), "no cell [%s]", cells[i]);
+        const char *at = strstr(text, head);
+        ck_assert_msg(at, "no cell [%s]", cells[i]);
+        ck_assert_msg(at > previous, "cell [%s] printed before the cell listed before it",
+                      cells[i]);
+        previous = at;
     }
     ck_assert_ptr_nonnull(strstr(text, "query words with no vector, so a row of zeros: 'a'"));
     ck_assert_ptr_nonnull(strstr(text, "key words with no vector, so a row of zeros: 'A'"));

@@ -1,14 +1,16 @@
 // chapter5.c: the transformer's encoder and decoder layers, the notebook's
 // and PyTorch's.
 //
-// Two parts, each printing what its source prints:
-//   part 1, cells [T25]-[T26] and [P5.1]-[P5.3]: "Transformers" of the notebook
+// Two parts, each printing what its source prints; the notebook's part is
+// computed first (its draws continue chapter 4's) and printed second, as the
+// chapter teaches the layers first:
+//   part 1, cells [T25]-[T26] and [P5.8]-[P5.10]: "Transformers" of the notebook
 //     "Attention and Transformers", continuing chapter 4's cells; [T25] and
-//     [T26] are the notebook's, [P5.1]-[P5.3] are the program's own and show
+//     [T26] are the notebook's, [P5.8]-[P5.10] are the program's own and show
 //     where its layers differ from the paper's.
-//   part 2, cells [P5.4]-[P5.10]: nn.TransformerEncoderLayer and
+//   part 2, cells [P5.1]-[P5.7]: nn.TransformerEncoderLayer and
 //     nn.TransformerDecoderLayer (d_model 32, 2 heads, dim_feedforward 64,
-//     no dropout), from a fresh torch.manual_seed, so that cells [P5.5]-[P5.9]
+//     no dropout), from a fresh torch.manual_seed, so that cells [P5.2]-[P5.6]
 //     print what the chapter's PyTorch twin (tests/reference/chapter5_twin.py)
 //     prints.
 //
@@ -152,16 +154,16 @@ typedef struct {
     float x[N_SRC * EMBEDDING_DIM];             // (n, d) embedded_tokens
     notebook_encoder enc;                       // cell [T25]
     notebook_decoder dec;                       // cell [T26]
-    // [P5.1]: the mean and standard deviation of the encoder's normed sum,
+    // [P5.8]: the mean and standard deviation of the encoder's normed sum,
     // all of it and token by token
     float normed_mean, normed_std;
     float token_means[N_SRC], token_stds[N_SRC];
-    // [P5.2]: the largest difference between the two linear maps and the one
+    // [P5.9]: the largest difference between the two linear maps and the one
     // they make; the smallest entry of the update, and its zeros
     float one_map_diff;
     float update_low;
     int update_zeros;
-    // [P5.3]: the decoder again, the last target token changed
+    // [P5.10]: the decoder again, the last target token changed
     float changed_target_out[N_SRC * EMBEDDING_DIM];
     float changed_target_cross[HEADS * N_SRC * N_SRC];
     bool first_output_changes;                  // changed_target_out[0] differs
@@ -202,7 +204,7 @@ static void collapse_linears(float *w_eff, float *b_eff,
 }
 //< one-affine-map
 
-// Cells [P5.1] and [P5.2]: what the encoder's normalisation and feed-forward
+// Cells [P5.8] and [P5.9]: what the encoder's normalisation and feed-forward
 // part did, from p->enc.
 static void notebook_part_examine(notebook_part *p) {
     const int n = N_SRC, d = EMBEDDING_DIM;
@@ -275,7 +277,7 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
     }
     notebook_mha_free(&cell24);
     if (status == 0) {
-        // [P5.3] the decoder with the same weights, the last target token
+        // [P5.10] the decoder with the same weights, the last target token
         // changed
         notebook_decoder again = p->dec;
         float target[N_SRC * EMBEDDING_DIM];
@@ -315,7 +317,7 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     fputs("decoder_output[0]\n", f);
     print_tensor(f, p->dec.out, 1, shape_d);
 
-    print_cell(f, "P5.1", "F.layer_norm(x + src, x.shape) normalises the "
+    print_cell(f, "P5.8", "F.layer_norm(x + src, x.shape) normalises the "
                       "whole (8, 32) tensor");
     const double mean = p->normed_mean;
     fprintf(f, "mean and standard deviation of all 256 numbers: %.4f %.4f\n",
@@ -324,14 +326,14 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     print_tensor(f, p->token_means, 1, shape_n);
     print_tensor(f, p->token_stds, 1, shape_n);
 
-    print_cell(f, "P5.2", "linear_2(linear_1(x)) is one affine map, and "
+    print_cell(f, "P5.9", "linear_2(linear_1(x)) is one affine map, and "
                       "the ReLU after it");
     fprintf(f, "through both maps and through one (32, 32) map, the largest "
             "difference: %.1e\n", (double)p->one_map_diff);
     fprintf(f, "the update added to x: smallest %.4f, %d of %d entries "
             "clipped to 0\n", (double)p->update_low, p->update_zeros, n * d);
 
-    print_cell(f, "P5.3", "the decoder with its last target token "
+    print_cell(f, "P5.10", "the decoder with its last target token "
                       "changed, the same weights");
     fputs("decoder_output[0] changes (no causal mask): ", f);
     print_bool(f, p->first_output_changes);
@@ -358,14 +360,14 @@ typedef struct {
     float memory_pre[N_SRC * EMBEDDING_DIM];     // norm_first=True
     float out_pre[N_TGT * EMBEDDING_DIM];
     float cross_pre[N_TGT * N_SRC];
-    // [P5.10]: the target's tokens after CAUSAL_T changed
+    // [P5.7]: the target's tokens after CAUSAL_T changed
     float out_changed[N_TGT * EMBEDDING_DIM];
     float out_pre_changed[N_TGT * EMBEDDING_DIM];
     bool post_norm_causal, pre_norm_causal;      // outputs 0 .. CAUSAL_T kept
     float cross_sums[N_TGT];                     // (n_t) row sums of cross
 } layers_part;
 
-// [P5.10] changes the target tokens after this one.
+// [P5.7] changes the target tokens after this one.
 #define CAUSAL_T 4
 
 static void layers_part_free(layers_part *s) {
@@ -430,7 +432,7 @@ static int layers_part_run(layers_part *s, uint64_t seed) {
                             pre ? s->cross_pre : s->cross, s, s->src, s->tgt);
     }
     //< layers-run
-    // [P5.10] the target's tokens after CAUSAL_T changed, both placements
+    // [P5.7] the target's tokens after CAUSAL_T changed, both placements
     float tgt[N_TGT * EMBEDDING_DIM], memory[N_SRC * EMBEDDING_DIM];
     float cross[N_TGT * N_SRC];
     memcpy(tgt, s->tgt, sizeof tgt);
@@ -470,7 +472,7 @@ static void layers_part_print(const layers_part *s, FILE *f) {
     char title[128];
     snprintf(title, sizeof title, "nn.TransformerEncoderLayer(%d, %d, %d) and "
              "nn.TransformerDecoderLayer(%d, %d, %d)", d, HEADS, D_FF, d, HEADS, D_FF);
-    print_cell(f, "P5.4", title);
+    print_cell(f, "P5.1", title);
     int ff = linear_params(d, D_FF) + linear_params(D_FF, d);
     fputs("parameters     self-attention  cross-attention  feed-forward  "
           "norms  total\n", f);
@@ -483,24 +485,24 @@ static void layers_part_print(const layers_part *s, FILE *f) {
     fprintf(f, "source: %s (%d tokens)\ntarget: %s (%d tokens)\n", SOURCE,
             N_SRC, TARGET, N_TGT);
 
-    print_cell(f, "P5.5", "memory = encoder(src); print(memory)");
+    print_cell(f, "P5.2", "memory = encoder(src); print(memory)");
     print_tensor_fixed(f, s->memory, 3, shape_s);
 
-    print_cell(f, "P5.6", "print(decoder(tgt, memory, tgt_mask=tgt_mask))");
+    print_cell(f, "P5.3", "print(decoder(tgt, memory, tgt_mask=tgt_mask))");
     print_tensor_fixed(f, s->out, 3, shape_t);
 
-    print_cell(f, "P5.7", "print(cross): the decoder's cross-attention weights");
+    print_cell(f, "P5.4", "print(cross): the decoder's cross-attention weights");
     print_tensor_fixed(f, s->cross, 3, shape_c);
 
-    print_cell(f, "P5.8", "norm_first=True: memory = encoder(src); "
+    print_cell(f, "P5.5", "norm_first=True: memory = encoder(src); "
                       "print(memory)");
     print_tensor_fixed(f, s->memory_pre, 3, shape_s);
 
-    print_cell(f, "P5.9", "norm_first=True: print(decoder(tgt, memory, "
+    print_cell(f, "P5.6", "norm_first=True: print(decoder(tgt, memory, "
                       "tgt_mask=tgt_mask))");
     print_tensor_fixed(f, s->out_pre, 3, shape_t);
 
-    print_cell(f, "P5.10", "causality and the cross-attention's rows");
+    print_cell(f, "P5.7", "causality and the cross-attention's rows");
     fprintf(f, "target tokens after %d changed; outputs 0 to %d keep their "
             "bits: post-norm ", CAUSAL_T, CAUSAL_T);
     print_bool(f, s->post_norm_causal);
@@ -537,10 +539,10 @@ static int chapter5_run(chapter5 *c, uint64_t seed) {
 static void chapter5_print(const chapter5 *c, FILE *f) {
     fputs("[T25]-[T26]: cells 25 and 26, \"Transformers\", of the notebook\n"
           "\"Attention and Transformers\" (T).\n"
-          "[P5.1]-[P5.10]: this program's own blocks; [P5.5]-[P5.9] print what\n"
+          "[P5.1]-[P5.10]: this program's own blocks; [P5.2]-[P5.6] print what\n"
           "tests/reference/chapter5_twin.py prints.\n", f);
-    notebook_part_print(&c->notebook, f);
     layers_part_print(&c->layers, f);
+    notebook_part_print(&c->notebook, f);
 }
 
 // Figure data: the decoder's cross-attention weights, target words down,

@@ -11,10 +11,10 @@
 //   [U11], [U13]     scaled dot-product attention, and the matrix it plots
 //   [U15], [U16]     trainable dot-product attention, nn.Linear(d, 256) maps
 //   [U25], [U26]     the notebook's additive cells: they call the trainable module
-//   [P6.1], [P6.2]   its AdditiveAttention.forward: Q + K, refused by PyTorch
-//                    unless the two sentences have the same length
-//   [P6.3]           additive attention done right, every (query, key) pair
-//   [P6.4]           what each score function costs
+//   [P6.1]           additive attention done right, every (query, key) pair
+//   [P6.2]           what each score function costs
+//   [P6.3], [P6.4]   the notebook's AdditiveAttention.forward: Q + K, refused by
+//                    PyTorch unless the two sentences have the same length
 //
 // Dimension legend:
 //   n_q  words in the query sentence (8)
@@ -58,7 +58,7 @@
 #define SHOW_COLS 4       // columns shown of an (n, d) tensor
 #define MAX_WORDS 10000   // words in a sentence
 #define MAX_DIM 10000     // numbers in a GloVe vector
-#define LONG_SELF_ATTENTION 512  // tokens, for cell [P6.4]'s comparison
+#define LONG_SELF_ATTENTION 512  // tokens, for cell [P6.2]'s comparison
 
 static const char USAGE[] =
     "[--query TEXT] [--key TEXT] [--glove FILE] [--seed N] [--data DIR]\n"
@@ -139,14 +139,14 @@ typedef struct {
     float *tr_out;               // (n_q, d_h)
     // [U25] the notebook's "additive" cell, which runs the trainable module
     float *additive_cell_weights; // (n_q, n_k)
-    // [P6.1], [P6.2] the notebook's AdditiveAttention.forward
+    // [P6.3], [P6.4] the notebook's AdditiveAttention.forward
     additive_attention additive; // Wq, Wk: nn.Linear(d, d_h); Ws: nn.Linear(d_h, 1)
-    char additive_forward_error[256]; // [P6.1] PyTorch's message for Q + K
-    int n_equal;                 // [P6.2] n_q, and that many key words (or 0)
+    char additive_forward_error[256]; // [P6.3] PyTorch's message for Q + K
+    int n_equal;                 // [P6.4] n_q, and that many key words (or 0)
     float *equal_length_weights; // (1, n_equal); room for (1, max(n_q, n_k))
     float *equal_length_out;     // (1, d)
     float *diagonal_weights;     // (1, n_equal) softmax of add_scores' diagonal
-    // [P6.3] additive attention done right
+    // [P6.1] additive attention done right
     float *add_scores;           // (n_q, n_k)
     float *add_scores_loop;      // (n_q, n_k) the reference double loop
     float *add_weights;          // (n_q, n_k)
@@ -365,7 +365,7 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
     }
     if (load_sentence_vectors(c, o->glove, err, errlen) != 0) return -1;
     const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
-    c->n_equal = n_q <= n_k ? n_q : 0;  // [P6.2]: the first n_q key words
+    c->n_equal = n_q <= n_k ? n_q : 0;  // [P6.4]: the first n_q key words
     if (!alloc_floats((size_t)n_q * n_k, &c->dot_weights, &c->tr_weights,
                       &c->additive_cell_weights, &c->add_weights) ||
         !alloc_floats((size_t)n_q * n_k, &c->add_scores, &c->add_scores_loop, NULL, NULL) ||
@@ -400,14 +400,14 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
     additive_notebook_forward(c->equal_length_out, c->equal_length_weights,
                               &c->additive, c->q_x, c->k_x, c->k_x, n_q, n_k, d,
                               c->additive_forward_error,
-                              sizeof c->additive_forward_error);      // [P6.1]
+                              sizeof c->additive_forward_error);      // [P6.3]
     rc |= additive_scores(c->add_scores, NULL, NULL, &c->additive, c->q_x,
-                          c->k_x, n_q, n_k);                          // [P6.3]
+                          c->k_x, n_q, n_k);                          // [P6.1]
     additive_scores_loop(c->add_scores_loop, &c->additive, c->q_x, c->k_x, n_q, n_k);
     rc |= additive_attention_forward(c->add_out, c->add_weights, &c->additive,
                                      c->q_x, c->k_x, c->k_x, n_q, n_k, d);
     //< cells
-    if (c->n_equal) {  // [P6.2]: the same forward on sentences of equal length
+    if (c->n_equal) {  // [P6.4]: the same forward on sentences of equal length
         char equal_length_error[256];
         if (additive_notebook_forward(c->equal_length_out, c->equal_length_weights,
                                       &c->additive, c->q_x, c->k_x, c->k_x, n_q,
@@ -416,7 +416,7 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
             snprintf(err, errlen, "%s", equal_length_error);
             return -1;
         }
-        // softmax of the diagonal of the full score matrix of [P6.3]
+        // softmax of the diagonal of the full score matrix of [P6.1]
         for (int i = 0; i < c->n_equal; i++)
             c->diagonal_weights[i] = c->add_scores[i * n_k + i];
         softmax_rows(c->diagonal_weights, 1, c->n_equal);
@@ -575,8 +575,8 @@ static void print_dot_and_trainable(const chapter6 *c, const ch6_options *o, FIL
     print_labelled(f, c->tr_weights, &c->query, &c->key, 2);
 }
 
-// Cells [U25]-[U26] and [P6.1]-[P6.4]: the notebook's additive cells, its AdditiveAttention,
-// additive attention done right, and what each costs.
+// Cells [U25]-[U26] and [P6.1]-[P6.4]: the notebook's additive cells, additive
+// attention done right, what each score costs, and the notebook's AdditiveAttention.
 static void print_additive(const chapter6 *c, FILE *f) {
     const int n_q = c->query.n, n_k = c->key.n, d = (int)c->d, d_h = HIDDEN;
     const int shape_w[] = { n_q, n_k }, shape_qd[] = { n_q, d };
@@ -592,37 +592,7 @@ static void print_additive(const chapter6 *c, FILE *f) {
                       "matrix of [U16] again");
     print_labelled(f, c->additive_cell_weights, &c->query, &c->key, 2);
 
-    print_cell(f, "P6.1", "the notebook's AdditiveAttention.forward, "
-                      "Ws(tanh(Q + K)).transpose(-2, -1)");
-    fprintf(f, "Q = Wq(query_embeddings) is (%d, %d), K = Wk(key_embeddings) is (%d, %d)\n",
-            n_q, d_h, n_k, d_h);
-    if (c->additive_forward_error[0])
-        fprintf(f, "%s raises RuntimeError:\n  %s\n",
-                strncmp(c->additive_forward_error, "mat1", 4) == 0 ? "attn_matrix @ V" : "Q + K", c->additive_forward_error);
-    else
-        fprintf(f, "Q + K broadcasts to (%d, %d): no error with these sentences\n",
-                n_q > n_k ? n_q : n_k, d_h);
-
-    print_cell(f, "P6.2", "the same forward when both sentences have the same length");
-    if (c->n_equal) {
-        fprintf(f, "queries: the %d query words\nkeys: the first %d key words,", n_q, c->n_equal);
-        for (int j = 0; j < c->n_equal; j++) fprintf(f, " %s", c->key.words[j]);
-        fputc('\n', f);
-        const int shape_1n[] = { 1, c->n_equal }, shape_1d[] = { 1, d };
-        fputs("attn_matrix, ", f);
-        print_size(f, 2, shape_1n);
-        print_tensor(f, c->equal_length_weights, 2, shape_1n);
-        fputs("attn_output, ", f);
-        print_size(f, 2, shape_1d);
-        fputs("one row, not one per query: entry i scores query i against key i alone,\n"
-              "and the softmax runs over the pairs. It is the softmax of the diagonal\n"
-              "of the full score matrix of [P6.3]:\n", f);
-        print_tensor(f, c->diagonal_weights, 2, shape_1n);
-    } else {
-        fputs("the key sentence is shorter than the query sentence: no example\n", f);
-    }
-
-    print_cell(f, "P6.3", "additive attention done right, "
+    print_cell(f, "P6.1", "additive attention done right, "
                       "w . tanh(Wq q_i + Wk k_j + b) + c");
     print_tensor(f, c->add_weights, 2, shape_w);
     print_tensor_columns(f, c->add_out, n_q, d, SHOW_COLS);
@@ -632,7 +602,7 @@ static void print_additive(const chapter6 *c, FILE *f) {
     print_zero_queries(f, c, c->add_query_range, "Wq maps a zero row to its bias");
     print_labelled(f, c->add_weights, &c->query, &c->key, 2);
 
-    print_cell(f, "P6.4", "what the two score functions cost here");
+    print_cell(f, "P6.2", "what the two score functions cost here");
     const long long pairs = (long long)n_q * n_k;
     fprintf(f, "projections, in both: Wq on %d queries, Wk on %d keys: %lld multiply-adds\n",
             n_q, n_k, (long long)(n_q + n_k) * d * d_h);
@@ -645,6 +615,36 @@ static void print_additive(const chapter6 *c, FILE *f) {
     fprintf(f, "self-attention over %lld tokens: that tensor is (%lld, %lld, %d), %lld floats, "
             "%lld MiB,\n  where the dot-product scores are one (%lld, %lld) matrix, %lld MiB\n",
             n, n, n, d_h, big, big * 4 >> 20, n, n, n * n * 4 >> 20);
+
+    print_cell(f, "P6.3", "the notebook's AdditiveAttention.forward, "
+                      "Ws(tanh(Q + K)).transpose(-2, -1)");
+    fprintf(f, "Q = Wq(query_embeddings) is (%d, %d), K = Wk(key_embeddings) is (%d, %d)\n",
+            n_q, d_h, n_k, d_h);
+    if (c->additive_forward_error[0])
+        fprintf(f, "%s raises RuntimeError:\n  %s\n",
+                strncmp(c->additive_forward_error, "mat1", 4) == 0 ? "attn_matrix @ V" : "Q + K", c->additive_forward_error);
+    else
+        fprintf(f, "Q + K broadcasts to (%d, %d): no error with these sentences\n",
+                n_q > n_k ? n_q : n_k, d_h);
+
+    print_cell(f, "P6.4", "the same forward when both sentences have the same length");
+    if (c->n_equal) {
+        fprintf(f, "queries: the %d query words\nkeys: the first %d key words,", n_q, c->n_equal);
+        for (int j = 0; j < c->n_equal; j++) fprintf(f, " %s", c->key.words[j]);
+        fputc('\n', f);
+        const int shape_1n[] = { 1, c->n_equal }, shape_1d[] = { 1, d };
+        fputs("attn_matrix, ", f);
+        print_size(f, 2, shape_1n);
+        print_tensor(f, c->equal_length_weights, 2, shape_1n);
+        fputs("attn_output, ", f);
+        print_size(f, 2, shape_1d);
+        fputs("one row, not one per query: entry i scores query i against key i alone,\n"
+              "and the softmax runs over the pairs. It is the softmax of the diagonal\n"
+              "of the full score matrix of [P6.1]:\n", f);
+        print_tensor(f, c->diagonal_weights, 2, shape_1n);
+    } else {
+        fputs("the key sentence is shorter than the query sentence: no example\n", f);
+    }
 }
 
 static void chapter6_print(const chapter6 *c, const ch6_options *o, FILE *f) {

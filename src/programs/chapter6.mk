@@ -3,5 +3,6 @@
 # them too, and the book runs ./chapter6 with its defaults.
 DATA_chapter6 = yes
 
-# The book prints the PyTorch twin, tests/reference/chapter6_twin.py, whole.
+# The book prints the PyTorch twin, tests/reference/chapter6_twin.py, whole in
+# its appendix of twins, and a part of it in the chapter.
 BOOK_OUTPUTS += tests/reference/chapter6_twin.py

@@ -1,5 +1,5 @@
-# chapter5_twin.py: what ./chapter5 --seed N prints in blocks [P5.5] to [P5.9],
-# computed by PyTorch. Run it as: python3 chapter5_twin.py N
+# chapter5_twin.py: what ./chapter5 --seed N prints in blocks [P5.2] to [P5.6],
+# computed by PyTorch. Run it as: /usr/bin/python3 tests/reference/chapter5_twin.py N
 import sys
 
 import torch
@@ -24,20 +24,20 @@ torch.set_printoptions(sci_mode=False)     # 0.0001, never 1.2345e-04
 
 with torch.no_grad():
     memory = encoder(src)
-    print("[P5.5] memory = encoder(src); print(memory)")
+    print("[P5.2] memory = encoder(src); print(memory)")
     print(memory)
-    print("[P5.6] print(decoder(tgt, memory, tgt_mask=tgt_mask))")
+    print("[P5.3] print(decoder(tgt, memory, tgt_mask=tgt_mask))")
     print(decoder(tgt, memory, tgt_mask=tgt_mask))
     # The layer does not return its cross-attention weights: run its first
     # sub-layer again, then its second attention, asking for them.
     sa, _ = decoder.self_attn(tgt, tgt, tgt, attn_mask=tgt_mask)
     x = decoder.norm1(tgt + sa)
     _, cross = decoder.multihead_attn(x, memory, memory)
-    print("[P5.7] print(cross): the decoder's cross-attention weights")
+    print("[P5.4] print(cross): the decoder's cross-attention weights")
     print(cross)                           # (1, 10, 8): target x source
     encoder.norm_first = decoder.norm_first = True  # pre-norm, same weights
     memory = encoder(src)
-    print("[P5.8] norm_first=True: memory = encoder(src); print(memory)")
+    print("[P5.5] norm_first=True: memory = encoder(src); print(memory)")
     print(memory)
-    print("[P5.9] norm_first=True: print(decoder(tgt, memory, tgt_mask=tgt_mask))")
+    print("[P5.6] norm_first=True: print(decoder(tgt, memory, tgt_mask=tgt_mask))")
     print(decoder(tgt, memory, tgt_mask=tgt_mask))

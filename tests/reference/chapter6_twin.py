@@ -1,5 +1,6 @@
-# chapter6_twin.py: what ./chapter6 --seed N prints in blocks [U15] and [P6.3],
-# computed by PyTorch. Run it as: python3 chapter6_twin.py [N] [GLOVE_FILE]
+# chapter6_twin.py: what ./chapter6 --seed N prints in blocks [U15] and [P6.1],
+# computed by PyTorch. Run it as:
+#   /usr/bin/python3 tests/reference/chapter6_twin.py [N] [GLOVE_FILE]
 import sys
 
 import numpy as np
@@ -51,6 +52,7 @@ class TrainableAttention(nn.Module):
         return attn_matrix @ V, attn_matrix
 
 
+#> additive
 class AdditiveAttention(nn.Module):
     """The notebook's module, its forward scoring every (query, key) pair."""
 
@@ -66,6 +68,7 @@ class AdditiveAttention(nn.Module):
         attn_scores = self.Ws(pairs).squeeze(-1)  # (n_q, n_k)
         attn_matrix = F.softmax(attn_scores, dim=-1)
         return attn_matrix @ values, attn_matrix
+#< additive
 
 
 def sentence_embeddings(glove_file, query=QUERY, key=KEY):
@@ -97,6 +100,6 @@ if __name__ == "__main__":
         print(matrix)
         print(output[:, :4])
         output, matrix = additive_attention(queries, keys, keys)
-        print("[P6.3] additive attention done right: its matrix, output[:, :4]")
+        print("[P6.1] additive attention done right: its matrix, output[:, :4]")
         print(matrix)
         print(output[:, :4])
