@@ -9,7 +9,8 @@
 #   - in the order printed, all in the one copy, so that an exercise's `diff`
 #     sees the files its earlier commands wrote;
 #   - with standard input empty, and at most EXERCISE_TIMEOUT seconds
-#     (default 30);
+#     (default 60: a command takes a few seconds on an idle machine, the
+#     whole list about a minute, but the book's build may run beside it);
 # and must exit with 0, or, when the exercise marks it {.fails}, with an
 # error (1 to 123). A command run through a Python script of tests/reference
 # that imports torch or nltk needs $PYTHON (default /usr/bin/python3) to
@@ -32,7 +33,7 @@ set -eu
 
 root=$(pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
-limit=${EXERCISE_TIMEOUT:-30}
+limit=${EXERCISE_TIMEOUT:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 
 if [ "${1:-}" = "--self-test" ]; then
