@@ -4,7 +4,8 @@
 # works. book/exercise-commands.lua finds them (its header says which code
 # counts as a command, and how an exercise marks one); here each runs
 #   - in a scratch copy of the project (the sources, the built programs and
-#     library, build/tests; data/ links to the project's data), never in the
+#     library, build/tests, the benchmarks' programs; data/ links to the
+#     project's data), never in the
 #     project itself, so that what a command writes goes nowhere;
 #   - in the order printed, all in the one copy, so that an exercise's `diff`
 #     sees the files its earlier commands wrote;
@@ -102,6 +103,10 @@ done
 mkdir -p "$scratch/build"
 for f in libattn.a obj tests; do
   [ ! -e "$root/build/$f" ] || cp -pR "$root/build/$f" "$scratch/build/"
+done
+mkdir "$scratch/build/bench"
+for f in "$root"/build/bench/bench_*; do
+  [ ! -x "$f" ] || cp -p "$f" "$scratch/build/bench/"
 done
 # data/ a folder of links to what the project's holds, so that a lock file
 # or a leftover's removal stays in the copy.
