@@ -14,8 +14,9 @@
 #     whole list about a minute, but the book's build may run beside it);
 # and must exit with 0, or, when the exercise marks it {.fails}, with an
 # error (1 to 123). A command run through a Python script of tests/reference
-# that imports torch or nltk needs $PYTHON (default /usr/bin/python3) to
-# import it (make book installs both first): when it cannot, the command
+# that imports torch or nltk needs /usr/bin/python3, which it runs, to
+# import it (make book installs both first; EXERCISE_PYTHON names another
+# Python to ask, for the check's own cases): when it cannot, the command
 # says SKIP, and fails under CI=true or STRICT=1, as a test does
 # (tests/skip.h). `make test` itself is not run here: it is the project's
 # first check, run before the book (.ci/run). A plain `python3` is refused:
@@ -33,7 +34,7 @@
 set -eu
 
 root=$(pwd)
-PYTHON=${PYTHON:-/usr/bin/python3}
+python=${EXERCISE_PYTHON:-/usr/bin/python3}
 limit=${EXERCISE_TIMEOUT:-60}
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -73,9 +74,9 @@ if [ "${1:-}" = "--self-test" ]; then
   case_ fail "plain python3" 'Run `python3 -c "print(1)"`.'
   case_ pass "make test, left to make test" 'Run `make test`.'
   case_ pass "a script that needs torch, no torch: SKIP" \
-    'Run `/usr/bin/python3 tests/reference/chapter4_twin.py 7`.' PYTHON=/bin/false CI= STRICT=
+    'Run `/usr/bin/python3 tests/reference/chapter4_twin.py 7`.' EXERCISE_PYTHON=/bin/false CI= STRICT=
   case_ fail "a script that needs torch, no torch, in CI" \
-    'Run `/usr/bin/python3 tests/reference/chapter4_twin.py 7`.' PYTHON=/bin/false CI=true
+    'Run `/usr/bin/python3 tests/reference/chapter4_twin.py 7`.' EXERCISE_PYTHON=/bin/false CI=true
   if [ -e "$root/exercise-run-wrote-here" ]; then
     echo "exercise-run: a command wrote into the project" >&2
     failures=$((failures + 1))
@@ -135,13 +136,13 @@ run() {
   for script in $(printf '%s\n' "$cmd" | grep -oE 'tests/reference/[A-Za-z0-9_]+\.py' || true); do
     for module in torch nltk; do
       grep -qE "^(import|from) $module" "$root/$script" 2>/dev/null || continue
-      "$PYTHON" -c "import $module" 2>/dev/null && continue
+      "$python" -c "import $module" 2>/dev/null && continue
       if [ "${CI:-}" = true ] || [ "${STRICT:-}" = 1 ]; then
         echo "exercise-run: $where: SKIP is a failure under CI=true or STRICT=1:" \
-          "$PYTHON cannot import $module" >&2
+          "$python cannot import $module" >&2
         status=1
       else
-        echo "exercise-run: SKIP: $where: $PYTHON cannot import $module (make book installs it)"
+        echo "exercise-run: SKIP: $where: $python cannot import $module (make book installs it)"
         skipped=$((skipped + 1))
       fi
       return
