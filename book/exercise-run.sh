@@ -74,9 +74,11 @@ if [ "${1:-}" = "--self-test" ]; then
   case_ fail "plain python3" 'Run `python3 -c "print(1)"`.'
   case_ pass "make test, left to make test" 'Run `make test`.'
   case_ pass "a script that needs torch, no torch: SKIP" \
-    'Run `/usr/bin/python3 tests/reference/chapter4_twin.py 7`.' EXERCISE_PYTHON=/bin/false CI= STRICT=
+    'Run `/usr/bin/python3 tests/reference/chapter4_twin.py 7`.' \
+    EXERCISE_PYTHON=/bin/false CI= STRICT=
   case_ fail "a script that needs torch, no torch, in CI" \
-    'Run `/usr/bin/python3 tests/reference/chapter4_twin.py 7`.' EXERCISE_PYTHON=/bin/false CI=true
+    'Run `/usr/bin/python3 tests/reference/chapter4_twin.py 7`.' \
+    EXERCISE_PYTHON=/bin/false CI=true
   if [ -e "$root/exercise-run-wrote-here" ]; then
     echo "exercise-run: a command wrote into the project" >&2
     failures=$((failures + 1))
