@@ -66,6 +66,10 @@ if [ "${1:-}" = "--self-test" ]; then
     'Run `diff Makefile Makefile`{run="diff Makefile README.md"}.'
   case_ fail "a failing line of a sh block" \
     "$(printf 'Run\n\n   ```sh\n   diff Makefile README.md\n   diff Makefile Makefile\n   ```')"
+  case_ pass "a C listing, not run" \
+    "$(printf 'Write\n\n   ```c\n   diff Makefile README.md\n   ```')"
+  case_ pass "a sh block marked to fail, failing" \
+    "$(printf 'Run\n\n   ```{.sh .fails}\n   diff Makefile README.md\n   ```')"
   case_ pass "files written in the copy, read back" \
     'Run `diff Makefile Makefile > build/one.txt`, `diff Makefile Makefile >
     build/two.txt` and `diff build/one.txt build/two.txt`.'
