@@ -5,8 +5,8 @@
 # counts as a command, and how an exercise marks one); here each runs
 #   - in a scratch copy of the project (the sources, the built programs and
 #     library, build/tests, the benchmarks' programs; data/ links to the
-#     project's data), never in the
-#     project itself, so that what a command writes goes nowhere;
+#     project's data), never in the project itself, so that what a command
+#     writes goes nowhere;
 #   - in the order printed, all in the one copy, so that an exercise's `diff`
 #     sees the files its earlier commands wrote;
 #   - with standard input empty, and at most EXERCISE_TIMEOUT seconds
