@@ -26,11 +26,21 @@ $(QUOTE_CHECKED): book/quote.lua book/quote-check.sh | $(BUILD)/book
 $(BOOK_PDF) $(BOOK_HTML): $(QUOTE_CHECKED)
 
 # The exercises name only files, code and options that exist
-# (book/exercise-check.sh, which asks the programs for their --help).
+# (book/exercise-check.sh, which asks the programs for their --help), and
+# every shell command they print runs as printed, in a scratch copy of the
+# project (book/exercise-run.sh: its own cases first, then the chapters').
 EXERCISES_CHECKED := $(BUILD)/book/exercises-checked
-$(EXERCISES_CHECKED): book/exercise-check.sh $(CHAPTER_MDS) $(CHAPTERS) | $(BUILD)/book
+$(EXERCISES_CHECKED): book/exercise-check.sh book/exercise-run.sh book/exercise-commands.lua \
+    $(CHAPTER_MDS) $(CHAPTERS) $(wildcard tests/reference/*.py) | $(BUILD)/book
 	sh book/exercise-check.sh $(CHAPTER_MDS)
+	sh book/exercise-run.sh --self-test
+	sh book/exercise-run.sh $(CHAPTER_MDS)
 	@touch $@
+# The commands run after chapter 7's training, as the twins do, and before
+# the timed outputs (chapter 1's timing, then the benchmarks), never beside
+# them.
+$(EXERCISES_CHECKED): | $(BUILD)/out/chapter7.txt
+$(BUILD)/out/chapter1-timing.txt: | $(EXERCISES_CHECKED)
 $(BOOK_PDF) $(BOOK_HTML): $(EXERCISES_CHECKED)
 
 $(BOOK_PDF): | $(BUILD)/book/latex

@@ -13,7 +13,8 @@
 # it names (P4.2, block [P4.2]) is one a program prints: the string "P4.2"
 # is in src/programs/, where each is given to print_cell; and none is named
 # in the old form, a chapter's number and a place alone ("block 4.2", "[4.2]").
-# Prints each miss with its file and exits 1 if there is one.
+# Prints each miss with its file and exits 1 if there is one. The commands
+# the exercises print are run by book/exercise-run.sh.
 set -eu
 
 status=0

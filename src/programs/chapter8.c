@@ -489,7 +489,6 @@ static void print_fraction(FILE *f, int right, int total) {
     fprintf(f, "%.4f (%d of %d)", total ? (double)right / total : 0.0, right, total);
 }
 
-//> accuracy-table
 static void print_accuracy(const run *r, const chapter8 *c, const char *cell, FILE *f) {
     const reversal_batch *t = &c->test;
     bool blind = r->positions == POSITIONS_NONE;
@@ -537,7 +536,6 @@ static void print_accuracy(const run *r, const chapter8 *c, const char *cell, FI
         fputc('\n', f);
     }
 }
-//< accuracy-table
 
 static void print_examples(const chapter8 *c, FILE *f) {
     print_cell(f, "P8.7", "a few held-out sequences, decoded greedily by both models");

@@ -2,8 +2,9 @@
 # initial weights and the same batches as ./chapter8, printing the losses of
 # the first training steps with positions and without, as block [P8.4].
 #
-#   python3 chapter8_twin.py [--seed N] [--steps N]
-#   python3 chapter8_twin.py --evaluate [--seed N] [--steps N] [--no-positions]
+#   /usr/bin/python3 tests/reference/chapter8_twin.py [--seed N] [--steps N]
+#   /usr/bin/python3 tests/reference/chapter8_twin.py --evaluate [--seed N] [--steps N]
+#                                                     [--no-positions]
 #
 # With --evaluate it trains all the steps and then decodes the held-out
 # sequences greedily, as ./chapter8 does, and prints the exact-match
@@ -33,6 +34,7 @@ def sinusoids(n, d):
     return torch.tensor(pe, dtype=torch.float32)
 
 
+#> model
 class Reverser(nn.Module):
     def __init__(self, positions):
         super().__init__()
@@ -72,6 +74,7 @@ class Reverser(nn.Module):
     def forward(self, src, tgt_in):
         memory, src_pad = self.encode(src)
         return self.decode(tgt_in, memory, src_pad)
+#< model
 
 
 def encode(lengths, digits):
@@ -119,6 +122,7 @@ def exact(out, tgt_out):
     return ((out == tgt_out) | (upto > 0)).all(1)
 
 
+#> train
 def train(seed, steps, positions, evaluate=False):
     """The losses of the first steps, printed as they come with evaluate."""
     torch.manual_seed(seed)
@@ -140,6 +144,7 @@ def train(seed, steps, positions, evaluate=False):
         if evaluate and step % 100 == 0:
             print(f"step {step + 1:4d}  loss {loss.item():.6f}", flush=True)
     return model, losses
+#< train
 
 
 def main():
