@@ -694,7 +694,7 @@ START_TEST(trained_block_prints_the_weights_and_places) {
     snprintf(want, sizeof want, "mean squared error: %.4f at the first step, %.4f at the last\n",
              (double)t->loss_first, (double)t->loss_last);
     ck_assert_ptr_nonnull(strstr(out, want));
-    const char *trained = strstr(out, "trained:\n");
+    const char *trained = strstr(out, "\ntrained:\n");  // not "untrained:"
     ck_assert_ptr_nonnull(trained);
     // row 3 of the trained heads, head 1 then head 2, two decimals
     int len = snprintf(want, sizeof want, "t=3 ");
