@@ -694,7 +694,10 @@ START_TEST(trained_block_prints_the_weights_and_places) {
     snprintf(want, sizeof want, "mean squared error: %.4f at the first step, %.4f at the last\n",
              (double)t->loss_first, (double)t->loss_last);
     ck_assert_ptr_nonnull(strstr(out, want));
-    const char *trained = strstr(out, "\ntrained:\n");  // not "untrained:"
+    const char *block = strstr(out, "[P4.12]"), *weights = strstr(out, "[P4.13]");
+    ck_assert_ptr_nonnull(block);
+    ck_assert_ptr_nonnull(weights);
+    const char *trained = strstr(weights, "\ntrained:\n");  // not "untrained:"
     ck_assert_ptr_nonnull(trained);
     // row 3 of the trained heads, head 1 then head 2, two decimals
     int len = snprintf(want, sizeof want, "t=3 ");
@@ -708,7 +711,8 @@ START_TEST(trained_block_prints_the_weights_and_places) {
     for (int i = 0; i < HEADS; i++) {
         snprintf(want, sizeof want, "head %d %34d %11d\n", i + 1, t->on_previous[i],
                  t->on_first[i]);
-        ck_assert_ptr_nonnull(strstr(trained, want));
+        ck_assert_ptr_nonnull(strstr(block, want));
+        ck_assert_ptr_null(strstr(trained, want));  // in block [P4.12], before the weights
     }
     free(out);
 }

@@ -10,7 +10,7 @@
 //     Need" and torch.nn.MultiheadAttention define it, from a fresh
 //     torch.manual_seed, so that cells [P4.6]-[P4.10] print what the chapter's
 //     PyTorch twin (tests/reference/chapter4_twin.py) prints.
-//   part 3, cell [P4.12]: that layer trained on a task that needs two places
+//   part 3, cells [P4.12]-[P4.13]: that layer trained on a task that needs two places
 //     at once, and each head's weights before and after.
 //
 // Dimension legend:
@@ -566,14 +566,15 @@ static void trained_part_print(const trained_part *t, FILE *f) {
             TRAIN_STEPS, TRAIN_LR, TRAIN_BATCH, n);
     fprintf(f, "mean squared error: %.4f at the first step, %.4f at the last\n",
             (double)t->loss_first, (double)t->loss_last);
-    fputs("each head's weights on one more sequence, query t a row, key 0-7 a column;\n"
-          "untrained:\n", f);
-    print_heads_side_by_side(f, t->before);
-    fputs("trained:\n", f);
-    print_heads_side_by_side(f, t->after);
     fprintf(f, "rows 2-%d whose largest weight is on   t - 1   position 0\n", n - 1);
     for (int i = 0; i < HEADS; i++)
         fprintf(f, "head %d %34d %11d\n", i + 1, t->on_previous[i], t->on_first[i]);
+
+    print_cell(f, "P4.13", "the weights of block [P4.12]'s heads on one more sequence");
+    fprintf(f, "causal, query t a row, key 0-%d a column; untrained:\n", n - 1);
+    print_heads_side_by_side(f, t->before);
+    fputs("trained:\n", f);
+    print_heads_side_by_side(f, t->after);
 }
 
 // ------------------------------------------------------------------ program
@@ -609,7 +610,7 @@ static int chapter4_run(chapter4 *c, uint64_t seed) {
 static void chapter4_print(const chapter4 *c, FILE *f) {
     fputs("[T23]-[T24]: cells 23 and 24, \"Multi-Head Attention\", of the notebook\n"
           "\"Attention and Transformers\" (T).\n"
-          "[P4.1]-[P4.12]: this program's own blocks; [P4.6]-[P4.10] print what\n"
+          "[P4.1]-[P4.13]: this program's own blocks; [P4.6]-[P4.10] print what\n"
           "tests/reference/chapter4_twin.py prints.\n", f);
     notebook_part_print(&c->notebook, f);
     standard_part_print(&c->standard, f);
