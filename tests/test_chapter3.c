@@ -600,6 +600,22 @@ START_TEST(linear_is_x_a_transposed_plus_b) {
 }
 END_TEST
 
+// The chapter quotes matmul_transposed as the readable form of the layer:
+// linear_forward is the bias plus that product, to rounding (its gemm sums
+// in another order).
+START_TEST(linear_is_the_bias_plus_matmul_transposed) {
+    enum { N = 5, IN = 10, OUT = 7 };
+    float x[N * IN], w[OUT * IN], b[OUT], y[N * OUT], want[N * OUT];
+    for (int i = 0; i < N * IN; i++) x[i] = (float)((i * 37) % 11) / 5 - 1;
+    for (int i = 0; i < OUT * IN; i++) w[i] = (float)((i * 13) % 17) / 8 - 1;
+    for (int j = 0; j < OUT; j++) b[j] = (float)j / 4 - 0.75f;
+    linear_forward(y, x, w, b, N, IN, OUT, WEIGHT_OUT_IN);
+    matmul_transposed(want, x, w, N, IN, OUT);
+    for (int i = 0; i < N * OUT; i++)
+        ck_assert_float_eq_tol(y[i], want[i] + b[i % OUT], 1e-5f);
+}
+END_TEST
+
 START_TEST(module_batches_are_independent) {
     const module_example *m = &c.module;
     const int n = m->n, d = HIDDEN_SIZE;
@@ -752,6 +768,7 @@ static Suite *chapter3_suite(void) {
     tcase_add_test(tc, pytorch_and_ours_print_the_notebooks_digits);
     tcase_add_test(tc, part3_prints_shapes_and_round_trip);
     tcase_add_test(tc, linear_is_x_a_transposed_plus_b);
+    tcase_add_test(tc, linear_is_the_bias_plus_matmul_transposed);
     tcase_add_test(tc, module_batches_are_independent);
     suite_add_tcase(s, tc);
 

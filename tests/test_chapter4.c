@@ -578,9 +578,9 @@ START_TEST(golden_files_name_their_script_and_seed) {
 }
 END_TEST
 
-START_TEST(figure_average_is_flatter_than_either_head) {
-    // what the chapter says of its figure, for the default seed: the
-    // average's largest weight is below each head's largest (weights are
+START_TEST(average_is_flatter_than_either_head) {
+    // what the chapter says of blocks [P4.7] and [P4.8], for the default seed:
+    // the average's largest weight is below each head's largest (weights are
     // positive: their largest |x| is their largest)
     const int nn = N_TOKENS * N_TOKENS;
     float mean = largest(c.standard.weights, nn);
@@ -593,12 +593,13 @@ START_TEST(figure_data_files) {
     char dir[] = "/tmp/chapter4-test-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     ck_assert_int_eq(chapter4_write_data(&c, dir), 0);
-    static const char *const words[N_TOKENS] = {"Sorry", "Dave,", "I'm", "afraid", "I", "can't", "do", "that."};
+    static const char *const places[N_TOKENS] = { "0", "1", "2", "3", "4", "5", "6", "7" };
     const int n = N_TOKENS;
-    assert_heatmap_file(dir, "chapter4-head1.dat", c.standard.head_weights, n, n, words, words);
-    assert_heatmap_file(dir, "chapter4-head2.dat", c.standard.head_weights + n * n, n, n, words, words);
-    assert_heatmap_file(dir, "chapter4-mean.dat", c.standard.weights, n, n, words, words);
-    assert_heatmap_file(dir, "chapter4-mean-causal.dat", c.standard.weights_causal, n, n, words, words);
+    const trained_part *t = &c.trained;
+    assert_heatmap_file(dir, "chapter4-untrained1.dat", t->before, n, n, places, places);
+    assert_heatmap_file(dir, "chapter4-untrained2.dat", t->before + n * n, n, n, places, places);
+    assert_heatmap_file(dir, "chapter4-trained1.dat", t->after, n, n, places, places);
+    assert_heatmap_file(dir, "chapter4-trained2.dat", t->after + n * n, n, n, places, places);
     rmdir(dir);
     stderr_capture cap;
     capture_begin(&cap);
@@ -624,6 +625,96 @@ START_TEST(seed_changes_both_parts_and_is_repeatable) {
     ck_assert(same(other->notebook.x, other->standard.x, N_TOKENS * EMBEDDING_DIM));
     chapter4_free(other);
     free(other);
+}
+END_TEST
+
+// ---------------------------------------------------------------------------
+// Part 3: two heads trained
+
+START_TEST(task_targets_are_the_previous_and_the_first_content) {
+    enum { B = 2, n = N_TOKENS, d = EMBEDDING_DIM };
+    float x[B * n * d], y[B * n * d];
+    torch_rng g;
+    rng_seed(&g, 5);
+    task_batch(x, y, &g, B);
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < n; t++) {
+            const float *xt = x + (b * n + t) * d, *yt = y + (b * n + t) * d;
+            const float *prev = x + (b * n + (t > 0 ? t - 1 : 0)) * d, *first = x + b * n * d;
+            for (int j = 0; j < d - CONTENT_DIM; j++)  // the position, one-hot
+                ck_assert_float_eq(xt[CONTENT_DIM + j], j == t ? 1.0f : 0.0f);
+            for (int j = 0; j < CONTENT_DIM; j++) {
+                ck_assert_float_eq(yt[j], prev[j]);
+                ck_assert_float_eq(yt[CONTENT_DIM + j], first[j]);
+            }
+        }
+    // the contents differ from sequence to sequence
+    ck_assert(!same(x, x + n * d, CONTENT_DIM));
+}
+END_TEST
+
+// What the chapter says of block [P4.12] and its figure, for the default
+// seed and two others: the loss falls a hundredfold, and one head puts its
+// largest weight on position t - 1 in every row t = 2 .. n-1, the other on
+// position 0, each with more than 0.9 of its row; untrained, neither does.
+static void expect_heads_learnt_their_places(const trained_part *t) {
+    const int n = N_TOKENS;
+    ck_assert_float_lt(t->loss_last * 100, t->loss_first);
+    int prev = t->on_previous[0] == n - 2 ? 0 : 1, first = 1 - prev;
+    ck_assert_int_eq(t->on_previous[prev], n - 2);
+    ck_assert_int_eq(t->on_first[prev], 0);
+    ck_assert_int_eq(t->on_first[first], n - 2);
+    ck_assert_int_eq(t->on_previous[first], 0);
+    for (int r = 2; r < n; r++) {
+        ck_assert_float_gt(t->after[(prev * n + r) * n + r - 1], 0.9f);
+        ck_assert_float_gt(t->after[(first * n + r) * n], 0.9f);
+        ck_assert_float_lt(t->before[(prev * n + r) * n + r - 1], 0.9f);
+        ck_assert_float_lt(t->before[(first * n + r) * n], 0.9f);
+    }
+    for (int i = 0; i < HEADS; i++) expect_rows_sum_to_one(t->after + i * n * n, n, n);
+}
+
+START_TEST(trained_heads_learn_two_places) {
+    expect_heads_learnt_their_places(&c.trained);
+    // for the default seed, head 1 takes the previous position
+    ck_assert_int_eq(c.trained.on_previous[0], N_TOKENS - 2);
+    static trained_part other;
+    for (uint64_t seed = 0; seed <= 42; seed += 42) {
+        ck_assert_int_eq(trained_part_run(&other, seed), 0);
+        expect_heads_learnt_their_places(&other);
+        trained_part_free(&other);
+    }
+}
+END_TEST
+
+START_TEST(trained_block_prints_the_weights_and_places) {
+    char *out = printed();
+    const trained_part *t = &c.trained;
+    char want[160];
+    snprintf(want, sizeof want, "mean squared error: %.4f at the first step, %.4f at the last\n",
+             (double)t->loss_first, (double)t->loss_last);
+    ck_assert_ptr_nonnull(strstr(out, want));
+    const char *block = strstr(out, "[P4.12]"), *weights = strstr(out, "[P4.13]");
+    ck_assert_ptr_nonnull(block);
+    ck_assert_ptr_nonnull(weights);
+    const char *trained = strstr(weights, "\ntrained:\n");  // not "untrained:"
+    ck_assert_ptr_nonnull(trained);
+    // row 3 of the trained heads, head 1 then head 2, two decimals
+    int len = snprintf(want, sizeof want, "t=3 ");
+    for (int i = 0; i < HEADS; i++) {
+        len += snprintf(want + len, sizeof want - (size_t)len, "%s", i ? "  " : "");
+        for (int j = 0; j < N_TOKENS; j++)
+            len += snprintf(want + len, sizeof want - (size_t)len, " %4.2f",
+                            (double)t->after[(i * N_TOKENS + 3) * N_TOKENS + j]);
+    }
+    ck_assert_ptr_nonnull(strstr(trained, want));
+    for (int i = 0; i < HEADS; i++) {
+        snprintf(want, sizeof want, "head %d %34d %11d\n", i + 1, t->on_previous[i],
+                 t->on_first[i]);
+        ck_assert_ptr_nonnull(strstr(block, want));
+        ck_assert_ptr_null(strstr(trained, want));  // in block [P4.12], before the weights
+    }
+    free(out);
 }
 END_TEST
 
@@ -661,8 +752,15 @@ static Suite *chapter4_suite(void) {
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, golden_files_name_their_script_and_seed);
     tcase_add_test(tc, figure_data_files);
-    tcase_add_test(tc, figure_average_is_flatter_than_either_head);
+    tcase_add_test(tc, average_is_flatter_than_either_head);
     tcase_add_test(tc, seed_changes_both_parts_and_is_repeatable);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("trained");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, task_targets_are_the_previous_and_the_first_content);
+    tcase_add_test(tc, trained_heads_learn_two_places);
+    tcase_add_test(tc, trained_block_prints_the_weights_and_places);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -137,7 +137,6 @@ int mha_rows(const int *len, int B, int n) {
 
 static int length(const int *len, int b, int n) { return len ? len[b] : n; }
 
-//> head-columns
 // heads (B, h, n, d_k) = x (B, n, d) cut into its h column blocks, times
 // factor; merge_heads is the way back, x (B, n, d) = heads times factor.
 // With len, x holds only the first len[b] rows of sequence b, packed, and
@@ -173,7 +172,6 @@ static void merge_heads(real *x, const real *heads, real factor, int B, int n, i
         row += nb;
     }
 }
-//< head-columns
 
 // The softmax of each row of scores w (n_q, n_k) over the keys query r may
 // see: not j > r when causal, not a padded key (pad (n_k) or NULL). The
@@ -312,7 +310,6 @@ static bool hides_every_key(const bool *key_pad, bool causal, int B, int n_q, in
     return false;
 }
 
-//> multihead-forward
 // 1. One projection each for queries, keys and values, each split into its
 // heads; PyTorch scales the queries by 1/sqrt(d_k).
 static void project_heads(mha_cache *c, const mha_params *p, const real *query, const real *kv,
@@ -364,7 +361,6 @@ mha_status mha_forward(real *out, mha_cache *c, const mha_params *p, const real 
     project_out(out, c, p, B, n_q, d, h, q_len);
     return status;
 }
-//< multihead-forward
 
 void mha_mean_weights(real *mean, const mha_cache *c, int b, int h, int n_q, int n_k) {
     const long nn = (long)n_q * n_k;

@@ -22,12 +22,14 @@ void matmul(real *out, const real *a, const real *b, int n, int m, int p) {
     }
 }
 
+//> matmul-transposed
 // a is (n, m), b is (p, m), out is (n, p)
 void matmul_transposed(real *out, const real *a, const real *b, int n, int m, int p) {
     for (int i = 0; i < n; i++)
         for (int j = 0; j < p; j++)
             out[i * p + j] = dot(a + i * m, b + j * m, m);
 }
+//< matmul-transposed
 
 // a is (n, m), out is (m, n); a tile of 16 x 16 at a time, so that the
 // lines of a that a tile reads stay in the cache from one of its rows of

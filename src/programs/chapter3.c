@@ -524,7 +524,6 @@ typedef struct {
     char words[MAX_VOCAB][MAX_WORD];   // index2word
 } vocabulary;
 
-//> vocabulary
 // Cell [S2]: BOS = 0, EOS = 1, then every distinct word of the lower-cased
 // text split on " ", in the order of a Python set. That order changes from
 // run to run (strings hash with a salt Python draws afresh in every
@@ -579,9 +578,7 @@ static int vocabulary_build(vocabulary *voc, const char *text,
     }
     return 0;
 }
-//< vocabulary
 
-//> convert
 // Cell [S3], convert2tensor: the ids of the lower-cased words of sentence.
 // ids is (max). Returns the number of words, or -1 if a word is not in the
 // vocabulary (Python raises KeyError) or there are more than max.
@@ -627,7 +624,6 @@ static int convert2sentence(char *out, size_t cap, const vocabulary *voc,
                                : tolower((unsigned char)out[i]));
     return 0;
 }
-//< convert
 
 typedef struct {
     vocabulary voc;

@@ -1,6 +1,7 @@
-// chapter4.c: multi-head attention, the notebook's form and PyTorch's.
+// chapter4.c: multi-head attention, the notebook's form and PyTorch's, and
+// two heads trained.
 //
-// Two parts, each printing what its source prints:
+// Three parts; the first two print what their sources print:
 //   part 1, cells [T23]-[T24] and [P4.1]-[P4.4]: "Multi-Head Attention" of the
 //     notebook "Attention and Transformers", continuing chapter 3's cells
 //     [T19]-[T22] on chapter 1's sentence; [T23] and [T24] are the notebook's,
@@ -9,13 +10,16 @@
 //     Need" and torch.nn.MultiheadAttention define it, from a fresh
 //     torch.manual_seed, so that cells [P4.6]-[P4.10] print what the chapter's
 //     PyTorch twin (tests/reference/chapter4_twin.py) prints.
+//   part 3, cells [P4.12]-[P4.13]: that layer trained on a task that needs two places
+//     at once, and each head's weights before and after.
 //
 // Dimension legend:
 //   n    tokens in the sentence (N_TOKENS, 8)
 //   d    embedding width, the model width (EMBEDDING_DIM, 32)
-//   h    heads: NOTEBOOK_HEADS = 3 in part 1, HEADS = 2 in part 2
+//   h    heads: NOTEBOOK_HEADS = 3 in part 1, HEADS = 2 in parts 2 and 3
 //   d_k  head width: d in the notebook's form (every head is d wide),
-//        d / h = 16 in part 2
+//        d / h = 16 in parts 2 and 3
+//   B    sequences in a training batch (TRAIN_BATCH, 32), part 3
 //   V    vocabulary size (VOCAB_SIZE, 20000)
 //
 // Usage: ./chapter4 [--seed N] [--data DIR]
@@ -25,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layers/adam.h"
 #include "layers/attention_weights.h"
 #include "core/cli.h"
 #include "notebooks/sentence.h"
@@ -403,18 +408,189 @@ static void standard_part_print(const standard_part *s, FILE *f) {
                 multihead_cost(n, d, heads), notebook_cost(n, d, heads));
 }
 
+// ------------------------------------------------------------------ part 3
+// Two heads trained. Each of n positions carries a content, CONTENT_DIM
+// numbers drawn from N(0, 1), and its position, one-hot in the next n
+// features (the rest are 0); the layer, causal, must output at position t
+// the content of position t - 1 plus that of position 0 (position 0, which
+// has no previous token, counts itself as one). One head can fetch one
+// content; the task needs two places at once, so the two heads must share
+// them out. The loss is the mean squared error over all d features.
+#define CONTENT_DIM 16
+#define TRAIN_BATCH 32
+#define TRAIN_STEPS 400
+#define TRAIN_LR 0.01
+
+typedef struct {
+    mha_layer mha, grad;                         // the layer and its gradient
+    mha_cache cache;
+    adam_state adam;
+    float x[TRAIN_BATCH * N_TOKENS * EMBEDDING_DIM];      // (B, n, d) a batch
+    float y[TRAIN_BATCH * N_TOKENS * EMBEDDING_DIM];      // (B, n, d) its targets
+    float out[TRAIN_BATCH * N_TOKENS * EMBEDDING_DIM];    // (B, n, d)
+    float dout[TRAIN_BATCH * N_TOKENS * EMBEDDING_DIM];
+    float before[HEADS * N_TOKENS * N_TOKENS];   // (h, n, n) each head's weights on
+    float after[HEADS * N_TOKENS * N_TOKENS];    // the evaluation sequence, untrained, trained
+    float loss_first, loss_last;                 // the first and the last step's loss
+    int on_previous[HEADS];   // rows 2 .. n-1 of after whose largest weight is on t - 1
+    int on_first[HEADS];      // ... on position 0
+} trained_part;
+
+static void trained_part_free(trained_part *t) {
+    mha_free(&t->mha);
+    mha_free(&t->grad);
+    mha_cache_free(&t->cache);
+    adam_free(&t->adam);
+}
+
+// B sequences of the task from g: x and y are (B, n, d).
+static void task_batch(float *x, float *y, torch_rng *g, int B) {
+    const int n = N_TOKENS, d = EMBEDDING_DIM;
+    memset(x, 0, (size_t)B * n * d * sizeof(float));
+    memset(y, 0, (size_t)B * n * d * sizeof(float));
+    for (int b = 0; b < B; b++) {
+        float *xb = x + (size_t)b * n * d, *yb = y + (size_t)b * n * d;
+        for (int t = 0; t < n; t++) {
+            rng_randn(g, xb + t * d, CONTENT_DIM);
+            xb[t * d + CONTENT_DIM + t] = 1;  // the position, one-hot
+        }
+        for (int t = 0; t < n; t++)
+            for (int j = 0; j < CONTENT_DIM; j++) {
+                yb[t * d + j] = xb[(t > 0 ? t - 1 : 0) * d + j];
+                yb[t * d + CONTENT_DIM + j] = xb[j];
+            }
+    }
+}
+
+// The mean of (out - y)^2 over count numbers; dout = its gradient.
+static float squared_error(float *dout, const float *out, const float *y, int count) {
+    double sum = 0;
+    for (int i = 0; i < count; i++) {
+        float e = out[i] - y[i];
+        sum += (double)e * e;
+        dout[i] = 2 * e / (float)count;
+    }
+    return (float)(sum / count);
+}
+
+// Each head's weights, (h, n, n), on the sequence x (1, n, d), causal.
+static mha_status trained_weights(float *w, trained_part *t, const float *x) {
+    const int n = N_TOKENS;
+    mha_status s = mha_forward(t->out, &t->cache, &t->mha.p, x, x, NULL, true, 1, n, n,
+                               EMBEDDING_DIM, HEADS, NULL, NULL);
+    memcpy(w, t->cache.w, (size_t)HEADS * n * n * sizeof(float));
+    return s;
+}
+
+// Counts, for each head, the rows t = 2 .. n-1 (where position t - 1 is not
+// position 0) whose largest weight is on t - 1, and those whose is on 0.
+static void trained_places(trained_part *t) {
+    const int n = N_TOKENS;
+    for (int i = 0; i < HEADS; i++) {
+        t->on_previous[i] = t->on_first[i] = 0;
+        for (int r = 2; r < n; r++) {
+            const float *row = t->after + (i * n + r) * n;
+            int top = 0;
+            for (int j = 1; j < n; j++)
+                if (row[j] > row[top]) top = j;
+            t->on_previous[i] += top == r - 1;
+            t->on_first[i] += top == 0;
+        }
+    }
+}
+
+// nn.MultiheadAttention(32, 2) from torch.manual_seed(seed), trained with
+// Adam on batches of the task; each head's weights on one more sequence
+// before and after. Returns 0, or -1 with a message on stderr.
+static int trained_part_run(trained_part *t, uint64_t seed) {
+    const int n = N_TOKENS, d = EMBEDDING_DIM, B = TRAIN_BATCH;
+    memset(t, 0, sizeof *t);
+    torch_rng g;
+    rng_seed(&g, seed);
+    float x_eval[N_TOKENS * EMBEDDING_DIM], y_eval[N_TOKENS * EMBEDDING_DIM];
+    mha_status s = mha_alloc(&t->mha, d, HEADS);
+    if (s == MHA_OK) s = mha_alloc(&t->grad, d, HEADS);
+    if (s == MHA_OK && (mha_cache_alloc(&t->cache, B, n, n, d, HEADS) != 0 ||
+                        mha_init(&g, &t->mha.p, d) != 0 ||
+                        adam_init(&t->adam, 4 * (size_t)d * d + 4 * (size_t)d, TRAIN_LR) != 0))
+        s = MHA_NO_MEMORY;
+    if (s == MHA_OK) {
+        task_batch(x_eval, y_eval, &g, 1);
+        s = trained_weights(t->before, t, x_eval);
+    }
+    //> train-heads
+    for (int step = 0; step < TRAIN_STEPS && s == MHA_OK; step++) {
+        task_batch(t->x, t->y, &g, B);  // B sequences and their targets
+        s = mha_forward(t->out, &t->cache, &t->mha.p, t->x, t->x, NULL, true, B, n, n, d,
+                        HEADS, NULL, NULL);
+        float loss = squared_error(t->dout, t->out, t->y, B * n * d);
+        if (step == 0) t->loss_first = loss;
+        t->loss_last = loss;
+        // the backward pass adds to the gradient: zero it (the whole block) first
+        memset(t->grad.p.in_proj_weight, 0, t->adam.n * sizeof(real));
+        mha_backward(NULL, NULL, &t->grad.p, &t->cache, t->dout, t->x, t->x, &t->mha.p, B, n,
+                     n, d, HEADS, NULL, NULL);
+        adam_step(&t->adam, t->mha.p.in_proj_weight, t->grad.p.in_proj_weight);
+    }
+    //< train-heads
+    if (s == MHA_OK) s = trained_weights(t->after, t, x_eval);
+    if (s != MHA_OK) {
+        fprintf(stderr, PROGRAM ": error: multi-head attention: %s\n", mha_status_text(s));
+        trained_part_free(t);
+        return -1;
+    }
+    trained_places(t);
+    return 0;
+}
+
+// Each head's weights w, (h, n, n), side by side, a query a line.
+static void print_heads_side_by_side(FILE *f, const float *w) {
+    const int n = N_TOKENS;
+    fputs("    ", f);
+    for (int i = 0; i < HEADS; i++) fprintf(f, "%*s head %d", i ? 5 * n - 5 : 0, "", i + 1);
+    fputc('\n', f);
+    for (int r = 0; r < n; r++) {
+        fprintf(f, "t=%d ", r);
+        for (int i = 0; i < HEADS; i++) {
+            fputs(i ? "  " : "", f);
+            for (int j = 0; j < n; j++) fprintf(f, " %4.2f", (double)w[(i * n + r) * n + j]);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void trained_part_print(const trained_part *t, FILE *f) {
+    const int n = N_TOKENS;
+    print_cell(f, "P4.12", "two heads trained to fetch content[t - 1] and content[0]");
+    fprintf(f, "%d steps of Adam (lr %g) on batches of %d sequences of %d positions\n",
+            TRAIN_STEPS, TRAIN_LR, TRAIN_BATCH, n);
+    fprintf(f, "mean squared error: %.4f at the first step, %.4f at the last\n",
+            (double)t->loss_first, (double)t->loss_last);
+    fprintf(f, "rows 2-%d whose largest weight is on   t - 1   position 0\n", n - 1);
+    for (int i = 0; i < HEADS; i++)
+        fprintf(f, "head %d %34d %11d\n", i + 1, t->on_previous[i], t->on_first[i]);
+
+    print_cell(f, "P4.13", "the weights of block [P4.12]'s heads on one more sequence");
+    fprintf(f, "causal, query t a row, key 0-%d a column; untrained:\n", n - 1);
+    print_heads_side_by_side(f, t->before);
+    fputs("trained:\n", f);
+    print_heads_side_by_side(f, t->after);
+}
+
 // ------------------------------------------------------------------ program
 typedef struct {
     notebook_part notebook;
     standard_part standard;
+    trained_part trained;
 } chapter4;
 
 static void chapter4_free(chapter4 *c) {
     notebook_part_free(&c->notebook);
     standard_part_free(&c->standard);
+    trained_part_free(&c->trained);
 }
 
-// Both parts from torch.manual_seed(seed). Returns 0, or -1 with a message
+// The three parts, each from torch.manual_seed(seed). Returns 0, or -1 with a message
 // on stderr.
 static int chapter4_run(chapter4 *c, uint64_t seed) {
     memset(c, 0, sizeof *c);
@@ -423,33 +599,43 @@ static int chapter4_run(chapter4 *c, uint64_t seed) {
         notebook_part_free(&c->notebook);
         return -1;
     }
+    if (trained_part_run(&c->trained, seed) != 0) {
+        notebook_part_free(&c->notebook);
+        standard_part_free(&c->standard);
+        return -1;
+    }
     return 0;
 }
 
 static void chapter4_print(const chapter4 *c, FILE *f) {
     fputs("[T23]-[T24]: cells 23 and 24, \"Multi-Head Attention\", of the notebook\n"
           "\"Attention and Transformers\" (T).\n"
-          "[P4.1]-[P4.11]: this program's own blocks; [P4.6]-[P4.10] print what\n"
+          "[P4.1]-[P4.13]: this program's own blocks; [P4.6]-[P4.10] print what\n"
           "tests/reference/chapter4_twin.py prints.\n", f);
     notebook_part_print(&c->notebook, f);
     standard_part_print(&c->standard, f);
+    trained_part_print(&c->trained, f);
 }
 
-// Figure data: each head's weights, their average, and the average with
-// the causal mask; words as labels.
+// Figure data: each head of the trained layer of part 3 on its evaluation
+// sequence, untrained and trained; positions as labels.
 static int chapter4_write_data(const chapter4 *c, const char *dir) {
-    const standard_part *s = &c->standard;
+    const trained_part *t = &c->trained;
     const int n = N_TOKENS;
+    char names[N_TOKENS][4];
     const char *labels[N_TOKENS];
-    for (int i = 0; i < n; i++) labels[i] = s->words[i];
-    bool ok = write_heatmap(PROGRAM, dir, "chapter4-head1.dat",
-                            s->head_weights, n, n, labels, labels)
-           && write_heatmap(PROGRAM, dir, "chapter4-head2.dat",
-                            s->head_weights + n * n, n, n, labels, labels)
-           && write_heatmap(PROGRAM, dir, "chapter4-mean.dat", s->weights,
-                            n, n, labels, labels)
-           && write_heatmap(PROGRAM, dir, "chapter4-mean-causal.dat",
-                            s->weights_causal, n, n, labels, labels);
+    for (int i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "%d", i);
+        labels[i] = names[i];
+    }
+    bool ok = write_heatmap(PROGRAM, dir, "chapter4-untrained1.dat", t->before, n, n, labels,
+                            labels)
+           && write_heatmap(PROGRAM, dir, "chapter4-untrained2.dat", t->before + n * n, n, n,
+                            labels, labels)
+           && write_heatmap(PROGRAM, dir, "chapter4-trained1.dat", t->after, n, n, labels,
+                            labels)
+           && write_heatmap(PROGRAM, dir, "chapter4-trained2.dat", t->after + n * n, n, n,
+                            labels, labels);
     return ok ? 0 : -1;
 }
 
@@ -457,8 +643,8 @@ static int chapter4_write_data(const chapter4 *c, const char *dir) {
 int main(int argc, char **argv) {
     common_options opts = { DEFAULT_SEED, NULL };
     int done = cli_exit_status(parse_chapter_options(argc, argv, PROGRAM,
-            "Multi-head attention: the notebook's form (cells [T23]-[T24]) and PyTorch's\n"
-            "nn.MultiheadAttention.",
+            "Multi-head attention: the notebook's form (cells [T23]-[T24]), PyTorch's\n"
+            "nn.MultiheadAttention, and two of its heads trained.",
             "torch.manual_seed(N) before each part; default 3570563066,\n"
             "              the random seed that draws the notebook's token ids",
             &opts));

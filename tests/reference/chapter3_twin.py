@@ -58,6 +58,7 @@ rounded = attn_scores_softmax.round(decimals=1)
 print("With the softmax rounded honestly, output 1 would be ", end="")
 show_list((rounded @ values)[0], 1)
 
+#> scaled
 print("[P3.2] scaled by sqrt(d_k), softmax(attn_scores / sqrt(3), dim=-1)")
 print("attn_scores / sqrt(3)")
 print(attn_scores / math.sqrt(3))
@@ -66,6 +67,7 @@ softmax_scaled = F.softmax(attn_scores / math.sqrt(3), dim=-1)
 print(softmax_scaled)
 print("outputs")
 print(softmax_scaled @ values)
+#< scaled
 
 # Part 2: chapter 1's tokens and embeddings, then three random (n, n) mixers.
 torch.manual_seed(seed)
