@@ -54,7 +54,8 @@ void softmax_backward_rows(real *g, const real *w, int rows, int n) {
 // log sum exp z = m + log sum exp(z - m).
 double log_sum_exp(const real *z, int n) {
     double m = z[0], sum = 0;
-    for (int j = 1; j < n; j++) m = fmax(m, z[j]);
+    for (int j = 1; j < n; j++)
+        if (z[j] > m) m = z[j];
     for (int j = 0; j < n; j++) sum += exp(z[j] - m);
     return m + log(sum);
 }
