@@ -12,7 +12,8 @@
 # And in the whole chapter, exercises or not, every block of a program's own
 # it names (P4.2, block [P4.2]) is one a program prints: the string "P4.2"
 # is in src/programs/, where each is given to print_cell; and none is named
-# in the old form, a chapter's number and a place alone ("block 4.2", "[4.2]").
+# in the old form, a chapter's number and a place alone ("block 4.2", "[4.2]");
+# a range from a program's first block (P4.1 to P4.13) ends at its last.
 # Prints each miss with its file and exits 1 if there is one. The commands
 # the exercises print are run by book/exercise-run.sh.
 set -eu
@@ -27,6 +28,18 @@ for md in "$@"; do
   while read -r label; do
     if ! grep -rqF -- "\"$label\"" src/programs; then
       echo "exercise-check: $md names block $label, which no program prints" >&2
+      echo miss
+    fi
+  done >> "$misses"
+  # a range from a program's first block ("P4.1 to P4.13") names them all:
+  # it ends at the last one that program prints
+  tr '\n' ' ' < "$md" | grep -oE 'P[0-9]+\.1 to P[0-9]+\.[0-9]+' | sort -u |
+  while read -r first _ last; do
+    n=${first%%.*}; n=${n#P}
+    top=$(grep -rhoE "\"P$n\.[0-9]+\"" src/programs | tr -d '"' | sed "s/^P$n\.//" |
+          sort -n | tail -n 1)
+    if [ "$last" != "P$n.$top" ]; then
+      echo "exercise-check: $md says $first to $last, and chapter $n's last block is P$n.$top" >&2
       echo miss
     fi
   done >> "$misses"

@@ -11,7 +11,6 @@
 #include "kernels/gemm.h"
 #include "kernels/simd.h"
 
-//> linear
 // out is (N, out), inp is (N, in); weight is (out, in) or (in, out) as
 // layout says; bias is (out) or NULL.
 void linear_forward(real *out, const real *inp, const real *weight, const real *bias, int n,
@@ -20,7 +19,6 @@ void linear_forward(real *out, const real *inp, const real *weight, const real *
     gemm_from(out, bias, inp, weight, n, in, out_width,
               layout == WEIGHT_OUT_IN ? GEMM_ABT : GEMM_AB);
 }
-//< linear
 
 // dbias[j] += the sum over the n rows of dout[t][j]: the add_column_sums
 // kernel (simd_kernels.h), a vector at a time, or the loop; the same bits.
