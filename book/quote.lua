@@ -244,16 +244,55 @@ local function output_block(text)
   return pandoc.CodeBlock(text, {class = "output"})
 end
 
--- inlines as a header line, kept on the page of the frame below it.
-local function header_line(inlines)
+-- Keeping a quoted block on one page (LaTeX only). A listing or a frame
+-- of up to KEEP_LINES lines is never broken: a new page starts before it
+-- when the rest of this one cannot hold it, so that no float lands inside
+-- it and no line or two of it is left over on the next page; a longer one
+-- starts only where at least LEAD_LINES of it fit. The test is what the
+-- needspace package does: a forced break when the room left on the page
+-- (\pagegoal - \pagetotal) is less than the room asked for.
+local KEEP_LINES, LEAD_LINES = 10, 3
+
+-- The room a block of n lines of \footnotesize asks for, in lines of the
+-- text around it (a footnotesize line is about 0.8 of one), with extra
+-- lines for a header or a frame.
+local function room_for(n, extra)
+  if n > KEEP_LINES then return LEAD_LINES + extra end
+  return math.ceil(n * 0.8) + extra
+end
+
+local NEED_MARK = "%quote.lua: need "
+
+-- TeX that starts a new page unless `lines` lines of text fit on this one.
+local function need_tex(lines)
+  return NEED_MARK .. lines .. "\n\\par\\penalty-100\\begingroup\\dimen0=" .. lines .. "\\baselineskip"
+    .. "\\dimen2=\\pagegoal\\advance\\dimen2-\\pagetotal"
+    .. "\\ifdim\\dimen0>\\dimen2 \\ifdim\\dimen2>0pt \\vfil\\fi\\penalty-10000\\fi\\endgroup\n"
+end
+
+-- The lines a block of text asks for, when it starts with need_tex's mark.
+local function needed(block)
+  local text
+  if block.t == "RawBlock" then text = block.text
+  elseif block.t == "Plain" and block.content[1] and block.content[1].t == "RawInline" then
+    text = block.content[1].text
+  end
+  return text and tonumber(text:match("^" .. escape(NEED_MARK) .. "(%d+)"))
+end
+
+-- A listing, kept on one page as above.
+local function kept_listing(block, text)
+  if not FORMAT:match("latex") then return block end
+  return { pandoc.RawBlock("latex", need_tex(room_for(#lines_of(text), 1))), block }
+end
+
+-- inlines as a header line, kept on the page of the frame below it, which
+-- has `lines` lines.
+local function header_line(inlines, lines)
   if FORMAT:match("latex") then
-    -- ragged right, and on the page of the frame below it: a new page when
-    -- fewer than six lines are left (what the needspace package does)
+    -- ragged right, and on the page of the frame below it
     inlines:insert(1, pandoc.RawInline("latex",
-      "\\par\\penalty-100\\begingroup\\dimen0=6\\baselineskip"
-      .. "\\dimen2=\\pagegoal\\advance\\dimen2-\\pagetotal"
-      .. "\\ifdim\\dimen0>\\dimen2 \\ifdim\\dimen2>0pt \\vfil\\fi\\penalty-10000\\fi\\endgroup"
-      .. "{\\small\\raggedright\\noindent "))
+      need_tex(room_for(lines, 3)) .. "{\\small\\raggedright\\noindent "))
     inlines:insert(pandoc.RawInline("latex", "\\par}\\nopagebreak[4]"))
     return pandoc.Plain(inlines)
   end
@@ -265,7 +304,7 @@ end
 -- label, then a cell of a named source ("T23 · Attention and Transformers,
 -- cell 23: ...") or the program's own ("P4.2 · This program's own block:
 -- ..."), and the title as printed.
-local function block_header(label, title)
+local function block_header(label, title, lines)
   local prefix, n = split_label(label)
   local lead
   if label_sources[prefix] then
@@ -287,21 +326,21 @@ local function block_header(label, title)
   inlines:extend(lead)
   inlines:insert(pandoc.Space())
   inlines:insert(pandoc.Code(title))
-  return header_line(inlines)
+  return header_line(inlines, lines)
 end
 
 -- The line above a whole output's frame: the command that printed it
 -- ("./chapter1 --timing · output").
-local function command_header(command)
+local function command_header(command, lines)
   return header_line(pandoc.List({ pandoc.Code(command), pandoc.Space(), pandoc.Str("·"),
-                                   pandoc.Space(), pandoc.Str("output") }))
+                                   pandoc.Space(), pandoc.Str("output") }), lines)
 end
 
 -- A cells="..." output block: each block's header, then its frame.
 local function program_output(program, cells)
   local result = {}
   for _, block in ipairs(program_blocks(program, cells)) do
-    result[#result + 1] = block_header(block.label, block.title)
+    result[#result + 1] = block_header(block.label, block.title, #lines_of(block.text))
     if block.text ~= "" then
       local where = program .. " output [" .. block.label .. "]"
       result[#result + 1] = output_block(check_widths(block.text, max_output_line, where))
@@ -335,12 +374,13 @@ function CodeBlock(el)
   if path then
     local part = el.attributes["part"]
     local what = part and (path .. ":" .. part) or path
-    return pandoc.CodeBlock(check_widths(script_lines(path, part), max_code_line, what),
-                            {class = el.classes[1]})
+    local text = check_widths(script_lines(path, part), max_code_line, what)
+    return kept_listing(pandoc.CodeBlock(text, {class = el.classes[1]}), text)
   end
   local spec = el.attributes["snippet"]
   if spec then
-    return pandoc.CodeBlock(check_widths(snippet(spec), max_code_line, spec), {class = "c"})
+    local text = check_widths(snippet(spec), max_code_line, spec)
+    return kept_listing(pandoc.CodeBlock(text, {class = "c"}), text)
   end
   if el.classes:includes("output") then
     local program = el.attributes["program"]
@@ -353,7 +393,7 @@ function CodeBlock(el)
             "command=\"...\": a frame with no header says nothing of where it comes from")
     end
     local text = table.concat(trim_blank_edges(lines_of(read_file(output_dir .. "/" .. program .. ".txt"))), "\n")
-    return { command_header(command),
+    return { command_header(command, #lines_of(text)),
              output_block(check_widths(text, max_output_line, program .. " output")) }
   end
 end
@@ -391,8 +431,23 @@ function Meta(meta)
   if meta["output-dir"] then output_dir = pandoc.utils.stringify(meta["output-dir"]) end
 end
 
+-- A heading directly above a kept block asks for the block's room and its
+-- own, so that a new page starts before the heading, not between the two.
+local function keep_headings_with_blocks(blocks)
+  local out = pandoc.List()
+  for i, b in ipairs(blocks) do
+    local lines = b.t == "Header" and blocks[i + 1] and needed(blocks[i + 1])
+    if lines and FORMAT:match("latex") then
+      out:insert(pandoc.RawBlock("latex", need_tex(lines + 4)))
+    end
+    out:insert(b)
+  end
+  return out
+end
+
 function Pandoc(doc)
   doc = doc:walk({ CodeBlock = CodeBlock, Header = Header })
+  doc.blocks = keep_headings_with_blocks(doc.blocks)
   check_all_markers_used()
   return doc
 end
