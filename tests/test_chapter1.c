@@ -61,7 +61,8 @@ END_TEST
 START_TEST(loop_equals_matmul) {
     // cell [T8]: torch.allclose(..., atol=1e-6)
     ck_assert(allclose(c.scores_matmul, c.scores_loop, c.n * c.n, 1e-5f, 1e-6f));
-    ck_assert_float_le(max_abs_diff(c.scores_matmul, c.scores_loop, c.n * c.n), 1e-6f);
+    // the same dot products in the same order: equal, not merely close
+    ck_assert_float_eq(max_abs_diff(c.scores_matmul, c.scores_loop, c.n * c.n), 0.0f);
 }
 END_TEST
 
