@@ -218,6 +218,12 @@ START_TEST(part1_prints_the_notebooks_cells) {
     expect_in_cell(out, "P5.9", "the update added to x: smallest 0.0000, ");
     expect_in_cell(out, "P5.10", "(no causal mask): True\n");
     expect_in_cell(out, "P5.10", "are the source's): True\n");
+    // heads numbered from 1 as chapter 4 numbers them; four decimals, as
+    // every other frame prints weights, even where some are under 1e-3
+    expect_in_cell(out, "P5.10", "its head 1 weights, row 0\n[0.");
+    char *cell = cell_text(out, "P5.10");
+    ck_assert_ptr_null(strstr(cell, "e-0"));
+    free(cell);
     free(out);
 }
 END_TEST
@@ -437,7 +443,7 @@ START_TEST(part2_prints_what_the_twin_prints) {
     expect_in_cell(out, "P5.1", "(10 tokens)\n");
     expect_in_cell(out, "P5.2", "\ntensor([[[");
     expect_in_cell(out, "P5.4", "\ntensor([[[0.");
-    expect_in_cell(out, "P5.7", "keep their bits: post-norm True\npre-norm True\n");
+    expect_in_cell(out, "P5.7", "keep their bits\npost-norm: True\npre-norm: True\n");
     expect_in_cell(out, "P5.7", "tensor([1.0000, 1.0000, 1.0000, 1.0000, 1.0000, "
                             "1.0000, 1.0000, 1.0000, 1.0000,\n        1.0000])\n");
     free(out);
