@@ -456,16 +456,7 @@ START_TEST(blocks_in_the_chapters_order) {
     char *out = printed();
     const char *labels[] = { "P5.1", "P5.2", "P5.3", "P5.4", "P5.5", "P5.6", "P5.7",
                              "T25", "T26", "P5.8", "P5.9", "P5.10" };
-    const char *previous = out;
-    for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
-        char head[16];
-        snprintf(head, sizeof head, "\n[%s] ", labels[i]);
-        const char *at = strstr(out, head);
-        ck_assert_msg(at, "no block [%s]", labels[i]);
-        ck_assert_msg(at > previous, "block [%s] printed before the one listed before it",
-                      labels[i]);
-        previous = at;
-    }
+    expect_blocks_in_order(out, labels, sizeof labels / sizeof labels[0]);
     free(out);
 }
 END_TEST
