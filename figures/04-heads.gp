@@ -1,5 +1,5 @@
 # Chapter 4: the weights of the two heads of nn.MultiheadAttention(32, 2),
-# causal, on one sequence of the task of block [P4.12] (the previous
+# causal, on one sequence of the task of block [P4.2] (the previous
 # position's content and the first position's, side by side), untrained
 # (top) and after training (bottom). One colour scale, 0 to 1, for the
 # four (sizes in centimetres).

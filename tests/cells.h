@@ -50,4 +50,18 @@ static void expect_in_cell(const char *out, const char *label, const char *text)
     free(s);
 }
 
+// Fails the test unless out has the blocks of labels, in that order.
+static void expect_blocks_in_order(const char *out, const char *const *labels, size_t n) {
+    const char *previous = out;
+    for (size_t i = 0; i < n; i++) {
+        char head[16];
+        snprintf(head, sizeof head, "\n[%s] ", labels[i]);
+        const char *at = strstr(out, head);
+        ck_assert_msg(at, "no block [%s]", labels[i]);
+        ck_assert_msg(at > previous, "block [%s] printed before the one listed before it",
+                      labels[i]);
+        previous = at;
+    }
+}
+
 #endif

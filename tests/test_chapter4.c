@@ -258,9 +258,9 @@ START_TEST(part1_prints_the_notebooks_cells) {
     expect_in_cell(out, "T24", "u_q: torch.Size([3, 8, 8])\n"
                             "heads concatenated: torch.Size([8, 96])\n"
                             "w_out: torch.Size([96, 32])\n");
-    expect_in_cell(out, "P4.1", "the same bits as without it: True\n");
-    expect_in_cell(out, "P4.2", "largest difference between the two calls: ");
-    expect_in_cell(out, "P4.4", "reverse?\nFalse\n");
+    expect_in_cell(out, "P4.5", "the same bits as without it: True\n");
+    expect_in_cell(out, "P4.6", "largest difference between the two calls: ");
+    expect_in_cell(out, "P4.8", "reverse?\nFalse\n");
     free(out);
 }
 END_TEST
@@ -468,7 +468,7 @@ START_TEST(heads_must_divide_the_width) {
     ck_assert_str_eq(mha_status_text(MHA_HEADS_DO_NOT_DIVIDE),
                      "the model width is not divisible by the number of heads");
     char *out = printed();
-    expect_in_cell(out, "P4.5", "with 3 heads: error: the model width is not "
+    expect_in_cell(out, "P4.1", "with 3 heads: error: the model width is not "
                             "divisible by the number of heads\n");
     free(out);
 }
@@ -516,29 +516,29 @@ START_TEST(cost_does_not_depend_on_the_heads) {
     }
     ck_assert_int_eq(multihead_cost(8, 32, 2), 36864);
     char *out = printed();
-    expect_in_cell(out, "P4.11", " 1          32                  36864            "
+    expect_in_cell(out, "P4.4", " 1          32                  36864            "
                             "18432\n");
-    expect_in_cell(out, "P4.11", "32           1                  36864           "
+    expect_in_cell(out, "P4.4", "32           1                  36864           "
                             "589824\n");
-    expect_in_cell(out, "P4.11", "give the same bits: True\n");
+    expect_in_cell(out, "P4.4", "give the same bits: True\n");
     free(out);
 }
 END_TEST
 
 START_TEST(part2_prints_what_the_twin_prints) {
     char *out = printed();
-    expect_in_cell(out, "P4.5", "in_proj_weight: torch.Size([96, 32])\n"
+    expect_in_cell(out, "P4.1", "in_proj_weight: torch.Size([96, 32])\n"
                             "in_proj_bias: torch.Size([96])\n"
                             "out_proj.weight: torch.Size([32, 32])\n"
                             "parameters: 4224\n2 heads of width 16\n");
     // the twin's first lines, printed by PyTorch for the default seed
-    expect_in_cell(out, "P4.6", "\ntensor([[[ 0.1041, -0.3129,  0.0016, -0.1488, "
+    expect_in_cell(out, "P4.9", "\ntensor([[[ 0.1041, -0.3129,  0.0016, -0.1488, "
                             "-0.0447,  0.0430,  0.0744,\n          -0.0688,");
-    expect_in_cell(out, "P4.7", "\ntensor([[[0.");
-    expect_in_cell(out, "P4.8", "\ntensor([[[0.");
-    expect_in_cell(out, "P4.9", "\ntensor([[[");
+    expect_in_cell(out, "P4.10", "\ntensor([[[0.");
+    expect_in_cell(out, "P4.11", "\ntensor([[[0.");
+    expect_in_cell(out, "P4.12", "\ntensor([[[");
     // causal weights: row 0 is one 1 and seven zeros
-    expect_in_cell(out, "P4.10", "\ntensor([[[1.0000, 0.0000, 0.0000, 0.0000, 0.0000, "
+    expect_in_cell(out, "P4.13", "\ntensor([[[1.0000, 0.0000, 0.0000, 0.0000, 0.0000, "
                             "0.0000, 0.0000, 0.0000],\n");
     free(out);
 }
@@ -578,8 +578,20 @@ START_TEST(golden_files_name_their_script_and_seed) {
 }
 END_TEST
 
+// The blocks in the order the chapter quotes them: the real layer and its
+// trained heads, the notebook's cells and what they get wrong, then the
+// blocks the twin prints.
+START_TEST(blocks_in_the_chapters_order) {
+    char *out = printed();
+    const char *labels[] = { "P4.1", "P4.2", "P4.3", "P4.4", "T23", "T24", "P4.5", "P4.6",
+                             "P4.7", "P4.8", "P4.9", "P4.10", "P4.11", "P4.12", "P4.13" };
+    expect_blocks_in_order(out, labels, sizeof labels / sizeof labels[0]);
+    free(out);
+}
+END_TEST
+
 START_TEST(average_is_flatter_than_either_head) {
-    // what the chapter says of blocks [P4.7] and [P4.8], for the default seed:
+    // what the chapter says of blocks [P4.10] and [P4.11], for the default seed:
     // the average's largest weight is below each head's largest (weights are
     // positive: their largest |x| is their largest)
     const int nn = N_TOKENS * N_TOKENS;
@@ -653,7 +665,7 @@ START_TEST(task_targets_are_the_previous_and_the_first_content) {
 }
 END_TEST
 
-// What the chapter says of block [P4.12] and its figure, for the default
+// What the chapter says of block [P4.2] and its figure, for the default
 // seed and two others: the loss falls a hundredfold, and one head puts its
 // largest weight on position t - 1 in every row t = 2 .. n-1, the other on
 // position 0, each with more than 0.9 of its row; untrained, neither does.
@@ -694,7 +706,7 @@ START_TEST(trained_block_prints_the_weights_and_places) {
     snprintf(want, sizeof want, "mean squared error: %.4f at the first step, %.4f at the last\n",
              (double)t->loss_first, (double)t->loss_last);
     ck_assert_ptr_nonnull(strstr(out, want));
-    const char *block = strstr(out, "[P4.12]"), *weights = strstr(out, "[P4.13]");
+    const char *block = strstr(out, "[P4.2]"), *weights = strstr(out, "[P4.3]");
     ck_assert_ptr_nonnull(block);
     ck_assert_ptr_nonnull(weights);
     const char *trained = strstr(weights, "\ntrained:\n");  // not "untrained:"
@@ -712,7 +724,7 @@ START_TEST(trained_block_prints_the_weights_and_places) {
         snprintf(want, sizeof want, "head %d %34d %11d\n", i + 1, t->on_previous[i],
                  t->on_first[i]);
         ck_assert_ptr_nonnull(strstr(block, want));
-        ck_assert_ptr_null(strstr(trained, want));  // in block [P4.12], before the weights
+        ck_assert_ptr_null(strstr(trained, want));  // in block [P4.2], before the weights
     }
     free(out);
 }
@@ -753,6 +765,7 @@ static Suite *chapter4_suite(void) {
     tcase_add_test(tc, golden_files_name_their_script_and_seed);
     tcase_add_test(tc, figure_data_files);
     tcase_add_test(tc, average_is_flatter_than_either_head);
+    tcase_add_test(tc, blocks_in_the_chapters_order);
     tcase_add_test(tc, seed_changes_both_parts_and_is_repeatable);
     suite_add_tcase(s, tc);
 

@@ -2,16 +2,18 @@
 // two heads trained.
 //
 // Three parts; the first two print what their sources print:
-//   part 1, cells [T23]-[T24] and [P4.1]-[P4.4]: "Multi-Head Attention" of the
+//   part 1, cells [T23]-[T24] and [P4.5]-[P4.8]: "Multi-Head Attention" of the
 //     notebook "Attention and Transformers", continuing chapter 3's cells
 //     [T19]-[T22] on chapter 1's sentence; [T23] and [T24] are the notebook's,
-//     [P4.1]-[P4.4] are the program's own and show what its functions get wrong.
-//   part 2, cells [P4.5]-[P4.11]: multi-head attention as "Attention Is All You
-//     Need" and torch.nn.MultiheadAttention define it, from a fresh
-//     torch.manual_seed, so that cells [P4.6]-[P4.10] print what the chapter's
-//     PyTorch twin (tests/reference/chapter4_twin.py) prints.
-//   part 3, cells [P4.12]-[P4.13]: that layer trained on a task that needs two places
+//     [P4.5]-[P4.8] are the program's own and show what its functions get wrong.
+//   part 2, cells [P4.1], [P4.4] and [P4.9]-[P4.13]: multi-head attention as
+//     "Attention Is All You Need" and torch.nn.MultiheadAttention define it,
+//     from a fresh torch.manual_seed, so that cells [P4.9]-[P4.13] print what
+//     the chapter's PyTorch twin (tests/reference/chapter4_twin.py) prints.
+//   part 3, cells [P4.2]-[P4.3]: that layer trained on a task that needs two places
 //     at once, and each head's weights before and after.
+// The blocks are numbered, and printed, in the order the chapter shows them:
+// [P4.1]-[P4.4] of parts 2 and 3, then part 1, then the rest of part 2.
 //
 // Dimension legend:
 //   n    tokens in the sentence (N_TOKENS, 8)
@@ -74,21 +76,21 @@ typedef struct {
     notebook_mha mh;                         // cell [T24]'s weights
     float mh_out[N_TOKENS * EMBEDDING_DIM];  // (n, d) its output
     float mh_heads[N_TOKENS * NOTEBOOK_HEADS * EMBEDDING_DIM]; // (n, h d)
-    // [P4.1]: the same draws with causal_masking=True, as written and with
+    // [P4.5]: the same draws with causal_masking=True, as written and with
     // the flag passed on to the heads
     notebook_mha mh_causal;
     float mh_causal_out[N_TOKENS * EMBEDDING_DIM];
     float mh_passed_on_out[N_TOKENS * EMBEDDING_DIM];
-    // [P4.2]: the same call once more, right after cell [T24]
+    // [P4.6]: the same call once more, right after cell [T24]
     notebook_mha mh_again;
     float mh_again_out[N_TOKENS * EMBEDDING_DIM];
-    // [P4.3]: q, k, v cut into two heads of width 16; head 0's weights divided
+    // [P4.7]: q, k, v cut into two heads of width 16; head 0's weights divided
     // by sqrt(32), as attention() does, and by sqrt(16)
     float narrow_weights[N_TOKENS * N_TOKENS];
     float narrow_weights_dk[N_TOKENS * N_TOKENS];
-    // [P4.4]: the sentence reversed, with cell [T24]'s draws
+    // [P4.8]: the sentence reversed, with cell [T24]'s draws
     float mh_reversed_out[N_TOKENS * EMBEDDING_DIM];
-    // what [P4.1], [P4.2] and [P4.4] report
+    // what [P4.5], [P4.6] and [P4.8] report
     bool causal_flag_ignored;       // mh_causal_out has mh_out's bits
     float calls_differ_by;          // largest |mh_again_out - mh_out|
     bool reversed_follows_tokens;   // mh_reversed_out is mh_out reversed
@@ -161,7 +163,7 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
                                    p->x, p->x, false);
 
     //> causal-ignored
-    // [P4.1] Draw cell [T24]'s weights again (restore the generator) and ask
+    // [P4.5] Draw cell [T24]'s weights again (restore the generator) and ask
     // for causal masking: nothing changes. Passing the flag on would.
     g = before_24;
     status |= notebook_multi_head_attention(p->mh_causal_out, &p->mh_causal,
@@ -170,13 +172,13 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
                                    p->x, p->x, p->x, true);
     //< causal-ignored
 
-    // [P4.2] The same call again, as running cell [T24] twice would.
+    // [P4.6] The same call again, as running cell [T24] twice would.
     g = after_24;
     status |= notebook_multi_head_attention(p->mh_again_out, &p->mh_again,
                                             p->x, p->x, p->x, false, &g);
 
     //> narrow-heads
-    // [P4.3] Head 0 of two heads of width 16: attention() still divides by
+    // [P4.7] Head 0 of two heads of width 16: attention() still divides by
     // sqrt(EMBEDDING_DIM) = sqrt(32); scaled dot-product attention divides
     // by sqrt(d_k) = sqrt(16).
     float q0[N_TOKENS * HEAD_DIM], k0[N_TOKENS * HEAD_DIM];
@@ -191,7 +193,7 @@ static int notebook_part_run(notebook_part *p, uint64_t seed) {
                       HEAD_DIM);
     //< narrow-heads
 
-    // [P4.4] The reversed sentence through cell [T24]'s own weights.
+    // [P4.8] The reversed sentence through cell [T24]'s own weights.
     float x_reversed[N_TOKENS * EMBEDDING_DIM];
     reverse_rows(x_reversed, p->x, n, d);
     status |= notebook_mha_forward(p->mh_reversed_out, NULL, NULL, &p->mh,
@@ -231,13 +233,13 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     fputs("multi_head_attn_out[0]\n", f);
     print_tensor(f, p->mh_out, 1, shape_d);
 
-    print_cell(f, "P4.1", "the same draws with causal_masking=True");
+    print_cell(f, "P4.5", "the same draws with causal_masking=True");
     fputs("the same bits as without it: ", f);
     print_bool(f, p->causal_flag_ignored);
     fputs("with the flag passed on to the heads, row 0 would be\n", f);
     print_tensor(f, p->mh_passed_on_out, 1, shape_d);
 
-    print_cell(f, "P4.2", "the same call once more, on the same input");
+    print_cell(f, "P4.6", "the same call once more, on the same input");
     fputs("multi_head_attn_out[0] of the second call\n", f);
     print_tensor(f, p->mh_again_out, 1, shape_d);
     fprintf(f, "largest difference between the two calls: %.4f\n",
@@ -246,13 +248,13 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     char title[96];
     snprintf(title, sizeof title, "attention() on a head of width %d still divides by sqrt(%d)",
              HEAD_DIM, EMBEDDING_DIM);
-    print_cell(f, "P4.3", title);
+    print_cell(f, "P4.7", title);
     fprintf(f, "row 0 of its weights, scores / sqrt(%d)\n", EMBEDDING_DIM);
     print_tensor(f, p->narrow_weights, 1, shape_n);
     fprintf(f, "row 0 with scores / sqrt(%d), as scaled dot-product attention has it\n", HEAD_DIM);
     print_tensor(f, p->narrow_weights_dk, 1, shape_n);
 
-    print_cell(f, "P4.4", "reverse the tokens; do the outputs just "
+    print_cell(f, "P4.8", "reverse the tokens; do the outputs just "
                       "reverse?");
     print_bool(f, p->reversed_follows_tokens);
 }
@@ -271,7 +273,7 @@ typedef struct {
     float out_causal[N_TOKENS * EMBEDDING_DIM];  // (n, d) with the mask
     float weights_causal[N_TOKENS * N_TOKENS];
     float head_weights_causal[HEADS * N_TOKENS * N_TOKENS];
-    float out_small_heads[N_TOKENS * EMBEDDING_DIM]; // (n, d) [P4.11]
+    float out_small_heads[N_TOKENS * EMBEDDING_DIM]; // (n, d) [P4.4]
     bool small_heads_same;                       // out_small_heads has out's bits
 } standard_part;
 
@@ -361,14 +363,13 @@ static int standard_part_run(standard_part *s, uint64_t seed) {
     return 0;
 }
 
-static void standard_part_print(const standard_part *s, FILE *f) {
-    const int n = N_TOKENS, d = EMBEDDING_DIM, h = HEADS;
-    const int shape_1nd[] = { 1, n, d }, shape_1nn[] = { 1, n, n };
-    const int shape_hnn[] = { h, n, n };
+// [P4.1]: the layer's parameters, and what three heads get
+static void standard_layer_print(const standard_part *s, FILE *f) {
+    const int d = EMBEDDING_DIM, h = HEADS;
     const int shape_w[] = { 3 * d, d }, shape_b[] = { 3 * d };
     const int shape_o[] = { d, d };
 
-    print_cell(f, "P4.5", "nn.MultiheadAttention(32, 2) and (32, 3)");
+    print_cell(f, "P4.1", "nn.MultiheadAttention(32, 2) and (32, 3)");
     fputs("in_proj_weight: ", f);
     print_size(f, 2, shape_w);
     fputs("in_proj_bias: ", f);
@@ -379,25 +380,36 @@ static void standard_part_print(const standard_part *s, FILE *f) {
     fprintf(f, "%d heads of width %d\n", h, d / h);
     fprintf(f, "with %d heads: error: %s\n", NOTEBOOK_HEADS,
             mha_status_text(s->three_heads));
+}
 
-    print_cell(f, "P4.6", "out, weights = mha(x, x, x); print(out)");
+// [P4.9]-[P4.13]: what the twin prints
+static void standard_twin_print(const standard_part *s, FILE *f) {
+    const int n = N_TOKENS, d = EMBEDDING_DIM, h = HEADS;
+    const int shape_1nd[] = { 1, n, d }, shape_1nn[] = { 1, n, n };
+    const int shape_hnn[] = { h, n, n };
+
+    print_cell(f, "P4.9", "out, weights = mha(x, x, x); print(out)");
     print_tensor_fixed(f, s->out, 3, shape_1nd);
 
-    print_cell(f, "P4.7", "print(weights): averaged over the heads");
+    print_cell(f, "P4.10", "print(weights): averaged over the heads");
     print_tensor_fixed(f, s->weights, 3, shape_1nn);
 
-    print_cell(f, "P4.8", "mha(x, x, x, average_attn_weights=False): each "
+    print_cell(f, "P4.11", "mha(x, x, x, average_attn_weights=False): each "
                       "head's weights");
     print_tensor_fixed(f, s->head_weights, 3, shape_hnn);
 
-    print_cell(f, "P4.9", "out, weights = mha(x, x, x, attn_mask=causal); "
+    print_cell(f, "P4.12", "out, weights = mha(x, x, x, attn_mask=causal); "
                       "print(out)");
     print_tensor_fixed(f, s->out_causal, 3, shape_1nd);
 
-    print_cell(f, "P4.10", "print(weights): with the causal mask");
+    print_cell(f, "P4.13", "print(weights): with the causal mask");
     print_tensor_fixed(f, s->weights_causal, 3, shape_1nn);
+}
 
-    print_cell(f, "P4.11", "heads one by one, and the cost of h heads");
+// [P4.4]: the heads one by one, and the cost of h heads
+static void standard_heads_print(const standard_part *s, FILE *f) {
+    const int n = N_TOKENS, d = EMBEDDING_DIM;
+    print_cell(f, "P4.4", "heads one by one, and the cost of h heads");
     fprintf(f, "%d heads, each with its own nn.Linear(%d, %d), give the same bits: ", HEADS, d,
             HEAD_DIM);
     print_bool(f, s->small_heads_same);
@@ -561,7 +573,7 @@ static void print_heads_side_by_side(FILE *f, const float *w) {
 
 static void trained_part_print(const trained_part *t, FILE *f) {
     const int n = N_TOKENS;
-    print_cell(f, "P4.12", "two heads trained to fetch content[t - 1] and content[0]");
+    print_cell(f, "P4.2", "two heads trained to fetch content[t - 1] and content[0]");
     fprintf(f, "%d steps of Adam (lr %g) on batches of %d sequences of %d positions\n",
             TRAIN_STEPS, TRAIN_LR, TRAIN_BATCH, n);
     fprintf(f, "mean squared error: %.4f at the first step, %.4f at the last\n",
@@ -570,7 +582,7 @@ static void trained_part_print(const trained_part *t, FILE *f) {
     for (int i = 0; i < HEADS; i++)
         fprintf(f, "head %d %34d %11d\n", i + 1, t->on_previous[i], t->on_first[i]);
 
-    print_cell(f, "P4.13", "the weights of block [P4.12]'s heads on one more sequence");
+    print_cell(f, "P4.3", "the weights of block [P4.2]'s heads on one more sequence");
     fprintf(f, "causal, query t a row, key 0-%d a column; untrained:\n", n - 1);
     print_heads_side_by_side(f, t->before);
     fputs("trained:\n", f);
@@ -610,11 +622,13 @@ static int chapter4_run(chapter4 *c, uint64_t seed) {
 static void chapter4_print(const chapter4 *c, FILE *f) {
     fputs("[T23]-[T24]: cells 23 and 24, \"Multi-Head Attention\", of the notebook\n"
           "\"Attention and Transformers\" (T).\n"
-          "[P4.1]-[P4.13]: this program's own blocks; [P4.6]-[P4.10] print what\n"
+          "[P4.1]-[P4.13]: this program's own blocks; [P4.9]-[P4.13] print what\n"
           "tests/reference/chapter4_twin.py prints.\n", f);
-    notebook_part_print(&c->notebook, f);
-    standard_part_print(&c->standard, f);
+    standard_layer_print(&c->standard, f);
     trained_part_print(&c->trained, f);
+    standard_heads_print(&c->standard, f);
+    notebook_part_print(&c->notebook, f);
+    standard_twin_print(&c->standard, f);
 }
 
 // Figure data: each head of the trained layer of part 3 on its evaluation

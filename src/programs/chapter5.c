@@ -340,8 +340,8 @@ static void notebook_part_print(const notebook_part *p, FILE *f) {
     fputs("the second attention's weights keep their bits "
           "(queries and keys are the source's): ", f);
     print_bool(f, p->cross_weights_kept);
-    fputs("its head 0 weights, row 0\n", f);
-    print_tensor(f, p->dec.cross_weights, 1, shape_n);
+    fputs("its head 1 weights, row 0\n", f);
+    print_list(f, p->dec.cross_weights, shape_n[0], 4);
 }
 
 // ------------------------------------------------------------------ part 2
@@ -504,9 +504,9 @@ static void layers_part_print(const layers_part *s, FILE *f) {
 
     print_cell(f, "P5.7", "causality and the cross-attention's rows");
     fprintf(f, "target tokens after %d changed; outputs 0 to %d keep their "
-            "bits: post-norm ", CAUSAL_T, CAUSAL_T);
+            "bits\npost-norm: ", CAUSAL_T, CAUSAL_T);
     print_bool(f, s->post_norm_causal);
-    fputs("pre-norm ", f);
+    fputs("pre-norm: ", f);
     print_bool(f, s->pre_norm_causal);
     fputs("row sums of the cross-attention weights, over the 8 source "
           "tokens\n", f);
