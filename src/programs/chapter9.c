@@ -333,8 +333,8 @@ static int versus(double model_bits, double xz_fair_bits) {
 static void print_held_out(const chapter9 *c, FILE *f) {
     double b = bits(c->held_out), fair = c->comp.xz_fair_bits;
     print_cell(f, "P9.5", "the held-out novel, each character scored once");
-    fprintf(f, "%s: characters 2 to %ld of %s%zu, each scored once (the first has no past\n"
-               "to predict it from; the last %zu fill no whole window)\n",
+    fprintf(f, "%s: characters 2 to %ld of %s%zu, each scored once\n"
+               "(the first has no past to predict it from; the last %zu fill no whole window)\n",
             c->corpus.held_out, c->held_out_count + 1,
             c->held_out_n < c->corpus.n_val ? "the first " : "its ", c->held_out_n,
             c->held_out_n - 1 - (size_t)c->held_out_count);
