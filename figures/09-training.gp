@@ -19,7 +19,7 @@ set ylabel "bits per character"
 set grid xtics ytics lc rgb "#dddddd"
 set key top right font ",8"
 stats datadir.'/chapter9-training.dat' using 1 nooutput
-set xrange [0:STATS_max * 1.03]   # room for the last point's marker
+set xrange [-0.02 * STATS_max:STATS_max * 1.03]   # room for the first and last markers
 set yrange [1.5:6.5]
 plot datadir.'/chapter9-training.dat' using 1:($2 / log(2)) with lines lw 0.8 \
          lc rgb "#aaaaaa" title "training batch", \
