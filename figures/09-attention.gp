@@ -13,7 +13,7 @@ W = 16.0; H = 11.4
 L = 1.2; M = 6.6; MH = 9.2; G = 0.3; B = 1.1
 call 'figures/terminal.gp' (W) (H)
 heads = datadir.'/chapter9-attention-heads.dat'
-title(p) = sprintf('Block %d, head %d (most often %d place%s back)', block[p], head[p], \
+title(p) = sprintf('Block %d, head %d: mostly %d place%s back', block[p], head[p], \
                    back[p], back[p] == 1 ? '' : 's')
 array block[2]
 array head[2]
