@@ -1,9 +1,10 @@
 # Chapter 9: two trained heads of the GPT over one sentence of the held-out
-# novel (block [P9.7]): each query character (down the side) over the keys
+# novel (block P9.7): each query character (down the side) over the keys
 # it may see (across), the causal mask leaving the upper triangle blank.
 # Left, the head with the largest mean weight on the previous character;
 # right, of the others, the one with the largest on the earlier letters
-# of the query's word (between the last space and the previous one). A
+# of the query's word (between the last space and the previous one); each
+# titled with how far back its largest weight most often sits. A
 # space is drawn as an open box, and the quotation marks as opening and
 # closing ones. One colour scale, 0 to 1. The cells are taller than wide,
 # so that the query labels, one above the other, have room (sizes in
@@ -12,15 +13,18 @@ W = 16.0; H = 11.4
 L = 1.2; M = 6.6; MH = 9.2; G = 0.3; B = 1.1
 call 'figures/terminal.gp' (W) (H)
 heads = datadir.'/chapter9-attention-heads.dat'
-title(p) = sprintf('Block %d, head %d (%s)', block[p], head[p], \
-                   p == 1 ? 'previous character' : 'earlier letters')
+title(p) = sprintf('Block %d, head %d: mostly %d place%s back', block[p], head[p], \
+                   back[p], back[p] == 1 ? '' : 's')
 array block[2]
 array head[2]
+array back[2]
 do for [p = 1:2] {
   stats heads every ::(p - 1)::(p - 1) using 1 nooutput
   block[p] = int(STATS_min)
   stats heads every ::(p - 1)::(p - 1) using 2 nooutput
   head[p] = int(STATS_min)
+  stats heads every ::(p - 1)::(p - 1) using 3 nooutput
+  back[p] = int(STATS_min)
 }
 x2 = L + M + G
 set multiplot

@@ -3,9 +3,11 @@
 # and the peak memory of the process that ran it (right), as ./chapter10
 # measured them when the book was built. Naive attention stops where its
 # n x n weights would pass the program's --max-memory (its points end
-# there); tiled attention runs to n = 65,536. Dashed guides of slope 2
-# (time and naive memory grow as n^2) and slope 1 (tiled memory, linear in
-# n) run through each curve's last point.
+# there); tiled attention runs to n = 65,536. A dashed guide of slope 2
+# (n^2) runs four times above tiled attention's last time, so that it lies
+# clear of both curves, and one of slope 1 (tiled memory, linear in n)
+# through tiled attention's last memory point. The axes leave room beyond
+# the last points.
 call 'figures/terminal.gp' '14' '6.5'
 file = datadir.'/chapter10-memory.dat'
 stats file using 1:4 nooutput
@@ -16,7 +18,7 @@ tiled_mem = STATS_max_y
 
 set multiplot layout 1,2
 set logscale xy
-set xrange [200:80000]
+set xrange [180:130000]
 set xlabel "tokens n"
 set xtics ("256" 256, "1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536)
 set format y "10^{%L}"
@@ -24,12 +26,14 @@ set grid xtics ytics lc rgb "#dddddd"
 set key top left font ",8"
 
 set ylabel "milliseconds per pass"
+set yrange [*:tiled_time * 20]
 plot file using 1:2 with linespoints pt 7 ps 0.5 lw 2 lc rgb "#fd8d3c" title "naive", \
      file using 1:4 with linespoints pt 5 ps 0.5 lw 2 lc rgb "#238b45" title "tiled", \
-     tiled_time * (x / n_max)**2 with lines dt 2 lw 1 lc rgb "#636363" title "n^2"
+     4 * tiled_time * (x / n_max)**2 with lines dt 2 lw 1 lc rgb "#636363" title "n^2"
 
 set ylabel "peak memory (MB)"
 set format y "%g"
+set yrange [*:*]
 plot file using 1:3 with linespoints pt 7 ps 0.5 lw 2 lc rgb "#fd8d3c" title "naive", \
      file using 1:5 with linespoints pt 5 ps 0.5 lw 2 lc rgb "#238b45" title "tiled", \
      tiled_mem * (x / n_max) with lines dt 2 lw 1 lc rgb "#636363" title "n"

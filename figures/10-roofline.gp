@@ -1,26 +1,23 @@
 # Chapter 10: the roofline of the machine that built the book, FLOP/s
 # against FLOPs per byte moved from memory, log-log, with the kernels of
 # the book placed on it. The roof is min(peak, bandwidth x intensity) with
-# the peak of all cores and the triad's bandwidth of [P10.1]
-# (chapter10-machine.dat); a dashed line marks one core's peak, a dotted
-# one the library's product on all cores. Each kernel's rate is its counted
+# the peak of all cores and the triad's bandwidth of block P10.1
+# (chapter10-machine.dat), the ridge labelled to the tenth as block P10.1
+# prints it; a dashed line marks one core's peak. Each kernel's rate is its counted
 # operations over its measured time; its intensity is those operations over
 # the bytes the chapter counts it moving: attention's forward does 4 n^2 d
 # operations, naive attention moves its n x n arrays four times, 16 n^2
 # bytes (and 16 n d for the inputs and output), tiled attention reads its
 # inputs and writes its output once, 16 n d bytes, so its intensity is n/4.
-# Naive and tiled attention (d = 64, all threads) come from [P10.3]
+# Naive and tiled attention (d = 64, all threads) come from block P10.3
 # (chapter10-memory.dat), one point per n; chapter 1's three ways (d = 32,
 # one thread) from its timing table (chapter1-timing.dat), for n from 256.
-# The training steps of chapters 7, 8 and 9 come from [P10.6]
+# The training steps of chapters 7, 8 and 9 come from block P10.6
 # (chapter10-mfu.dat: a step's operations, the bytes its products move when
 # each reads its operands and writes its result from memory, its time),
-# each labelled with its chapter's number (its name's fifth character),
-# never above its point, where the naive attention's points and the peak
-# lines run: chapter 7's and chapter 9's to the right, chapter 8's below,
-# clear of chapter 7's number to its left. Their
-# intensities are counts, not times, 8 to 34 FLOP/B apart by factors of 1.5
-# and more, so the numbers never meet.
+# each numbered by its chapter (its name's fifth character) in a row of
+# labels below every point, at the x of its point with a dotted line up to
+# it, where nothing else is drawn. The y axis starts at 1 GFLOP/s.
 call 'figures/terminal.gp' '14' '10'
 machine = datadir.'/chapter10-machine.dat'
 memory = datadir.'/chapter10-memory.dat'
@@ -30,19 +27,18 @@ stats machine using 1 nooutput
 peak1 = STATS_min
 stats machine using 2 nooutput
 peak = STATS_min
-stats machine using 4 nooutput
-gemm = STATS_min
 stats machine using 5 nooutput
 bw = STATS_min
 
 flops(n, d) = 4.0 * n * n * d
 naive_int(n, d) = flops(n, d) / (4.0 * (4.0 * n * n + 4.0 * n * d))
 tiled_int(n, d) = flops(n, d) / (16.0 * n * d)
+ylab = 1.6   # the labels' row, GFLOP/s, below every point
 roof(x) = (bw * x < peak ? bw * x : peak) / 1e9
 
 set logscale xy
 set xrange [1:30000]
-set yrange [0.1:*]
+set yrange [1:*]
 set samples 400
 set xlabel "operations per byte moved from memory (FLOP/B)"
 set ylabel "GFLOP/s"
@@ -51,10 +47,9 @@ set format y "10^{%L}"
 set grid xtics ytics lc rgb "#dddddd"
 set bmargin 9.5
 set key at screen 0.5, screen 0.02 center bottom maxrows 5 width -3 reverse Left font ",8"
-set label 1 sprintf("ridge %.0f FLOP/B", peak / bw) at peak / bw, peak / 1e9 * 1.5 center font ",8"
+set label 1 sprintf("ridge %.1f FLOP/B", peak / bw) at peak / bw, peak / 1e9 * 1.5 center font ",8"
 plot roof(x) with lines lw 2 lc rgb "#252525" title "roof: bandwidth, then peak (all cores)", \
      peak1 / 1e9 with lines dt 2 lw 1 lc rgb "#636363" title "peak of one core", \
-     gemm / 1e9 with lines dt 3 lw 1.5 lc rgb "#636363" title "gemm\\_fast, all cores", \
      memory using (naive_int($1, 64)):(flops($1, 64) / $2 / 1e6) with points pt 7 ps 0.6 \
        lc rgb "#fd8d3c" title "naive attention (n = 256 up)", \
      memory using (tiled_int($1, 64)):(flops($1, 64) / $4 / 1e6) with linespoints pt 5 ps 0.6 \
@@ -67,7 +62,7 @@ plot roof(x) with lines lw 2 lc rgb "#252525" title "roof: bandwidth, then peak 
        pt 8 ps 0.6 lc rgb "#41ab5d" title "chapter 1: fast products", \
      mfu using ($2 / $3):($2 / $4 / 1e9) with points pt 13 ps 0.9 lc rgb "#cb181d" \
        title "training steps (chapters 7, 8, 9)", \
-     mfu every 2 using ($2 / $3):($2 / $4 / 1e9):(stringcolumn(1)[5:5]) with labels \
-       left offset 0.7, 0 font ",9" tc rgb "#cb181d" notitle, \
-     mfu every ::1::1 using ($2 / $3):($2 / $4 / 1e9):(stringcolumn(1)[5:5]) with labels \
-       center offset 0, -1.1 font ",9" tc rgb "#cb181d" notitle
+     mfu using ($2 / $3):($2 / $4 / 1e9):(0):(ylab - $2 / $4 / 1e9) with vectors nohead \
+       dt 3 lw 0.8 lc rgb "#cb181d" notitle, \
+     mfu using ($2 / $3):(ylab):(stringcolumn(1)[5:5]) with labels \
+       center offset 0, -0.5 font ",9" tc rgb "#cb181d" notitle

@@ -454,9 +454,11 @@ void mha_tiled_forward(real *out, mha_cache *c, const mha_params *p, const real 
     project_heads(c, p, x, x, B, n, n, d, h, NULL, NULL);
     // the threads share the (sequence, head) pairs, each pair's tiles on one
     // thread: one parallel loop a layer rather than one for each head's few
-    // tiles, whose waits stall every step on a busy machine
+    // tiles, whose waits stall every step on a busy machine. A pair's output
+    // goes into c->dq, the buffer of the queries' gradients, unused until the
+    // backward pass: project_out merges the heads from there.
     PARALLEL_FOR((long)B * h > 1)
-    for (long bi = 0; bi < (long)B * h; bi++) {  // each (sequence, head); its output into dq
+    for (long bi = 0; bi < (long)B * h; bi++) {  // each (sequence, head)
         long at = bi * n * d_k;
         tiled_attention_forward(c->dq + at, c->lse + bi * n, c->q + at, c->k + at, c->v + at, n,
                                 d_k, 1, causal);

@@ -76,7 +76,7 @@ void attention_training_print(FILE *out, const attention_training *r) {
     for (int s = 0; s < r->steps; s++)
         fprintf(out, "%5d  %10.6f  %10.6f  %10.1e\n", s + 1, r->naive[s], r->tiled[s],
                 r->tiled[s] - r->naive[s]);
-    fprintf(out, "largest difference: %.1e of the loss; within the tiled kernels' tolerance "
-            "(%.0e): %s\n", r->largest, TILED_TOL, r->largest <= TILED_TOL ? "yes" : "no");
+    fprintf(out, "largest relative difference: %.1e of the loss; within the tiled kernels'\n"
+            "tolerance (%.0e): %s\n", r->largest, TILED_TOL, r->largest <= TILED_TOL ? "yes" : "no");
     fprintf(out, "a step: naive %.0f ms, tiled %.0f ms\n", r->naive_ms, r->tiled_ms);
 }

@@ -6,16 +6,16 @@
 //
 // Chapter 9 follows no notebook; its blocks are the program's own:
 //   [P9.1] the data: the novels, the vocabulary, the split
-//   [P9.2] the yardsticks: bigram, gzip -9, xz -9 and fair xz, bits per character
-//   [P9.3] the model: sizes and parameters
-//   [P9.4] the first losses (what tests/reference/chapter9_twin.py prints)
-//   [P9.5] training: the held-out loss at regular steps
-//   [P9.6] the whole held-out novel, against fair xz
+//   [P9.2] the model: sizes and parameters
+//   [P9.3] the yardsticks: bigram, gzip -9, xz -9 and fair xz, bits per character
+//   [P9.4] training: the held-out loss at regular steps
+//   [P9.5] the whole held-out novel, against fair xz
+//   [P9.6] the first losses (what tests/reference/chapter9_twin.py prints)
 //   [P9.7] attention: each head over one held-out sentence (chapter9_attention.c)
 //   [P9.8] samples at three temperatures
 //   [P9.9] generation with and without the cache
 //   [P9.10] time
-// With --load FILE the model is read instead of trained: [P9.4] and [P9.5]
+// With --load FILE the model is read instead of trained: [P9.4] and [P9.6]
 // are left out.
 //
 // Dimension legend:
@@ -63,12 +63,12 @@ enum { B = 32, T = 64, D = 128, HEADS = 4, LAYERS = 4, SHARDS = 4,
 typedef struct {
     uint64_t seed;
     long steps;               // 0: --load, no training
-    long eval_chars;          // characters of the held-out novel [P9.6] scores (0: all)
-    int eval_batches;         // random held-out batches each loss of [P9.5] averages
+    long eval_chars;          // characters of the held-out novel [P9.5] scores (0: all)
+    int eval_batches;         // random held-out batches each loss of [P9.4] averages
     const char *rdb, *load, *save, *prompt;
     long tokens, top_k;
     double temperature;       // < 0: the three of TEMPERATURES
-    bool compressors;         // run gzip and xz for [P9.2]
+    bool compressors;         // run gzip and xz for [P9.3]
 } settings;
 
 static const double TEMPERATURES[3] = { 0.5, 0.8, 1.0 };
@@ -78,14 +78,15 @@ typedef struct {
     austen_corpus corpus;
     gpt_model *m;
     lr_schedule schedule;
-    double bigram_bits;         // [P9.2] the bigram's cost of the held-out novel
-    austen_compression comp;    // [P9.2], when s.compressors
+    double bigram_bits;         // [P9.3] the bigram's cost of the held-out novel
+    austen_compression comp;    // [P9.3], when s.compressors
     double *losses;             // (steps) each step's training loss, nats
     int n_evals;
     long eval_step[N_EVALS + 2];
     double eval_nats[N_EVALS + 2];  // the held-out loss on s.eval_batches batches
-    double held_out;            // [P9.6] nats per character of the held-out novel
+    double held_out;            // [P9.5] nats per character of the held-out novel
     long held_out_count;        // characters it scored
+    size_t held_out_n;          // of the first held_out_n of the held-out novel
     double train_seconds;
     double gen_seconds[2];      // [P9.9] without, with the cache
     bool same_tokens;           // [P9.9] both gave the same tokens
@@ -212,7 +213,7 @@ static int model_setup(chapter9 *c, char *err, size_t errlen) {
     return 0;
 }
 
-// The yardsticks of [P9.2]: the bigram counted on the training novels, and
+// The yardsticks of [P9.3]: the bigram counted on the training novels, and
 // the compressors unless s.compressors is false. 0, or -1 with err.
 static int yardsticks(chapter9 *c, char *err, size_t errlen) {
     const austen_corpus *a = &c->corpus;
@@ -242,6 +243,7 @@ static int chapter9_run(chapter9 *c, const settings *s, char *err, size_t errlen
     }
     size_t n = c->corpus.n_val;
     if (s->eval_chars > 0 && (size_t)s->eval_chars < n) n = (size_t)s->eval_chars;
+    c->held_out_n = n;
     c->held_out = held_out_loss(c->m, austen_val_ids(&c->corpus), n, &c->held_out_count);
     return attention_view_make(&c->att, c->m, &c->corpus, err, errlen);
 }
@@ -266,7 +268,7 @@ static void print_data(const chapter9 *c, FILE *f) {
 
 static void print_yardsticks(const chapter9 *c, FILE *f) {
     const austen_compression *k = &c->comp;
-    print_cell(f, "P9.2",
+    print_cell(f, "P9.3",
                "the yardsticks: what each costs the held-out novel, bits per character");
     fprintf(f, "uniform over %d characters  %.3f\n", c->corpus.vocab.size,
             log2((double)c->corpus.vocab.size));
@@ -283,7 +285,7 @@ static void print_yardsticks(const chapter9 *c, FILE *f) {
 
 static void print_model(const chapter9 *c, FILE *f) {
     const gpt_config *g = &c->m->cfg;
-    print_cell(f, "P9.3", "the model: a character-level GPT");
+    print_cell(f, "P9.2", "the model: a character-level GPT");
     fprintf(f, "V %d, context T %d, width d %d, heads %d, blocks %d, MLP %d\n", g->V, g->T,
             g->d, g->h, g->L, 4 * g->d);
     fprintf(f, "parameters: %zu (the output layer is the token embedding)\n", c->m->n_params);
@@ -297,7 +299,7 @@ static void print_model(const chapter9 *c, FILE *f) {
 
 static void print_first_losses(const chapter9 *c, FILE *f) {
     long n = c->s.steps < FIRST_LOSSES ? c->s.steps : FIRST_LOSSES;
-    print_cell(f, "P9.4", "the first steps' training losses, nats");
+    print_cell(f, "P9.6", "the first steps' training losses, nats");
     for (long i = 0; i < n; i++)
         fprintf(f, "%2ld %.6f%s", i + 1, c->losses[i], i % 5 == 4 || i == n - 1 ? "\n" : "   ");
 }
@@ -307,7 +309,7 @@ static void print_training(const chapter9 *c, FILE *f) {
     snprintf(title, sizeof title,
              "training: the held-out loss on %d random batch%s of the held-out novel",
              c->s.eval_batches, c->s.eval_batches == 1 ? "" : "es");
-    print_cell(f, "P9.5", title);
+    print_cell(f, "P9.4", title);
     fputs(" step    nats  bits per character\n", f);
     for (int i = 0; i < c->n_evals; i++)
         fprintf(f, "%5ld  %.4f  %.4f\n", c->eval_step[i], c->eval_nats[i],
@@ -330,9 +332,14 @@ static int versus(double model_bits, double xz_fair_bits) {
 
 static void print_held_out(const chapter9 *c, FILE *f) {
     double b = bits(c->held_out), fair = c->comp.xz_fair_bits;
-    print_cell(f, "P9.6", "the held-out novel, every character scored once");
-    fprintf(f, "%s, %ld characters: %.4f nats, %.3f bits per character\n", c->corpus.held_out,
-            c->held_out_count, c->held_out, b);
+    print_cell(f, "P9.5", "the held-out novel, each character scored once");
+    fprintf(f, "%s: characters 2 to %ld of %s%zu, each scored once\n"
+               "(the first has no past to predict it from; the last %zu fill no whole window)\n",
+            c->corpus.held_out, c->held_out_count + 1,
+            c->held_out_n < c->corpus.n_val ? "the first " : "its ", c->held_out_n,
+            c->held_out_n - 1 - (size_t)c->held_out_count);
+    fprintf(f, "%ld characters: %.4f nats, %.3f bits per character\n", c->held_out_count,
+            c->held_out, b);
     if (!c->s.compressors) return;
     static const char *const words[3] = { "below", "level with", "above" };
     fprintf(f, "%s fair xz (%.3f bits per character) by %.3f\n", words[versus(b, fair) + 1],
@@ -397,7 +404,8 @@ static int generate(chapter9 *c, FILE *f, char *err, size_t errlen) {
                 c->s.tokens / c->gen_seconds[cache]);
     }
     c->same_tokens = memcmp(out, out + room, room * sizeof *out) == 0;
-    fprintf(f, "the same %zu tokens: %s\n", room, c->same_tokens ? "yes" : "no");
+    fprintf(f, "the same %zu tokens (the prompt's %ld and the %ld drawn): %s\n", room, n,
+            c->s.tokens, c->same_tokens ? "yes" : "no");
     free(out);
     free(text);
     return 0;
@@ -462,7 +470,7 @@ static const char USAGE[] =
     "  --top-k K          draw among the K most likely characters (default 0: all)\n"
     "  --eval-chars N     score only the first N characters of the held-out novel\n"
     "                     (default all)\n"
-    "  --eval-batches N   random held-out batches each loss of [P9.5] averages\n"
+    "  --eval-batches N   random held-out batches each loss of [P9.4] averages\n"
     "                     (default 20)\n"
     "  --no-compressors   leave out gzip and xz (they take seconds)\n"
     "  --rdb FILE         the novels (default " RDB_PATH ")\n"
@@ -488,13 +496,11 @@ static void chapter9_print_run(const chapter9 *c, FILE *f) {
     fputs("Chapter 9 follows no notebook: its blocks are this program's own, [P9.1] to [P9.10].\n",
           f);
     print_data(c, f);
-    print_yardsticks(c, f);
     print_model(c, f);
-    if (c->s.steps > 0) {
-        print_first_losses(c, f);
-        print_training(c, f);
-    }
+    print_yardsticks(c, f);
+    if (c->s.steps > 0) print_training(c, f);
     print_held_out(c, f);
+    if (c->s.steps > 0) print_first_losses(c, f);
     attention_print(f, &c->att, &c->corpus.vocab, c->corpus.held_out, "P9.7");
 }
 

@@ -229,11 +229,15 @@ bool attention_write_data(const attention_view *v, const austen_vocab *vocab,
     const char *name = "chapter9-attention-heads.dat";
     FILE *f = open_data_file(program, dir, name);
     if (!f) return false;
-    fputs("# the figure's panels: block and head (from 1); the first has the largest mean\n"
-          "# weight on the previous character, the second, of the others, on the earlier\n"
-          "# letters of the query's word\n",
+    fputs("# the figure's panels: block and head (from 1), and how many places back its\n"
+          "# largest weight most often sits; the first has the largest mean weight on the\n"
+          "# previous character, the second, of the others, on the earlier letters of the\n"
+          "# query's word\n",
           f);
-    for (int p = 0; p < ATTN_PANELS; p++)
-        fprintf(f, "%d %d\n", v->panel[p] / v->h + 1, v->panel[p] % v->h + 1);
+    for (int p = 0; p < ATTN_PANELS; p++) {
+        int count;
+        fprintf(f, "%d %d %d\n", v->panel[p] / v->h + 1, v->panel[p] % v->h + 1,
+                attention_distance(v, v->panel[p], &count));
+    }
     return close_data_file(program, f, dir, name);
 }

@@ -82,7 +82,7 @@ void attention_print(FILE *f, const attention_view *v, const austen_vocab *vocab
 // figure's heads' weights (write_heatmap: the queries' characters down the
 // side, the keys' across; a space as an open box, a quotation mark as an
 // opening or a closing one), and chapter9-attention-heads.dat, their
-// blocks and heads. Returns false, said on stderr, when a file cannot be
+// blocks and heads and how far back each most often looks. Returns false, said on stderr, when a file cannot be
 // written.
 bool attention_write_data(const attention_view *v, const austen_vocab *vocab,
                           const char *program, const char *dir);
