@@ -34,8 +34,8 @@ static int epoch_lines(double *chunks, double *reviews, int max, const char *tex
     int n = 0;
     for (p = strchr(p + 1, '\n'); p && n < max; p = strchr(p + 1, '\n')) {
         long e;
-        const char *form = "Epoch %ld, Train Loss: %*f, Train Accuracy: %*f | chunks %lf, "
-                           "reviews %lf";
+        const char *form = "Epoch %ld, Train Loss: %*f, Train Accuracy: %*f | chunk %lf, "
+                           "review %lf";
         if (sscanf(p + 1, form, &e, &chunks[n], &reviews[n]) != 3)
             break;
         ck_assert_int_eq(e, n + 1);

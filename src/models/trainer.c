@@ -180,8 +180,8 @@ void print_epochs(FILE *out, const run_result *r) {
     for (long e = 0; e < r->epochs; e++) {
         const epoch_result *x = &r->per_epoch[e];
         snprintf(label, sizeof label, "Epoch %ld,", e + 1);
-        fprintf(out, "%-*s Train Loss: %*.4f, Train Accuracy: %.4f | chunks %.4f, "
-                "reviews %.4f | %.1f s\n", label_width, label, width, x->train_loss, x->train_accuracy,
+        fprintf(out, "%-*s Train Loss: %*.4f, Train Accuracy: %.4f | chunk %.4f, "
+                "review %.4f | %.1f s\n", label_width, label, width, x->train_loss, x->train_accuracy,
                 x->chunk_accuracy, x->review_accuracy, x->seconds);
     }
 }
