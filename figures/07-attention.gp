@@ -17,9 +17,12 @@ set xrange [0:*]
 set grid xtics lc rgb "#dddddd"
 set xlabel 'weight received from the 32 queries (a key''s column sum; 1 = uniform)'
 set arrow from 1, graph 0 to 1, graph 1 nohead dt 2 lc rgb '#555555'
-set key bottom right box opaque
+set key top center horizontal outside
 set style fill solid 0.9 noborder
-plot file('trained') using ($3/2):(-$1 - 0.2):($3/2):(0.2):ytic(label(strcol(2))) \
+# each word's pair of bars around its row, -position, with a gap to the
+# next pair twice as wide as the bars; the word labels the pair's middle
+plot file('trained') using (NaN):(-$1):ytic(label(strcol(2))) notitle, \
+     file('trained') using ($3/2):(-$1 + 0.14):($3/2):(0.13) \
        with boxxyerror lc rgb '#e6550d' title 'GloVe vectors trained', \
-     file('frozen') using ($3/2):(-$1 + 0.2):($3/2):(0.2) \
+     file('frozen') using ($3/2):(-$1 - 0.14):($3/2):(0.13) \
        with boxxyerror lc rgb '#969696' title 'GloVe vectors frozen'

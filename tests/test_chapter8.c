@@ -248,7 +248,7 @@ START_TEST(prints_every_block_and_its_counts) {
         expect_in_cell(out, cells[k], want);
     }
     char want[64];
-    snprintf(want, sizeof want, "   1  %14.6f  %7.6f", (double)short_run.with.losses[0],
+    snprintf(want, sizeof want, " 1st  %14.6f  %7.6f", (double)short_run.with.losses[0],
              (double)short_run.without.losses[0]);
     expect_in_cell(out, "P8.4", want);
     expect_in_cell(out, "P8.3", "  total       235,149\n");

@@ -525,8 +525,8 @@ START_TEST(timings_are_blanked) {
     ck_assert_str_eq(a, "Epoch 1, Loss: 0.69 | # s\nrun: # s (threads: #); peak memory # MB\n"
                         "# steps/s, # s left\nkeep 1.5, 12\n");
     ck_assert_str_eq(b, a);
-    char c[] = "Epoch 1, Train Loss: 0.5556, Train Accuracy: 0.7145 | chunks 0.7009, reviews 0.8630 | 2 s\n";
-    char d[] = "Epoch 1, Train Loss: 0.5557, Train Accuracy: 0.7145 | chunks 0.7009, reviews 0.8630 | 2 s\n";
+    char c[] = "Epoch 1, Train Loss: 0.5556, Train Accuracy: 0.7145 | chunk 0.7009, review 0.8630 | 2.0 s\n";
+    char d[] = "Epoch 1, Train Loss: 0.5557, Train Accuracy: 0.7145 | chunk 0.7009, review 0.8630 | 2.0 s\n";
     blank_timings(c);
     blank_timings(d);
     ck_assert_str_ne(c, d);  // a loss that differs in its last digit is seen

@@ -89,7 +89,6 @@ size_t test_reviews_without_chunks(const trainer_data *d) {
     return (d->scored ? d->scored : d->reviews) - with_chunks;
 }
 
-//> evaluate
 // The test accuracy per chunk (logit > 0 predicts positive) and per review
 // (the mean logit of the review's chunks; a review without chunks is left
 // out). logits holds (n_test).
@@ -126,7 +125,6 @@ int trainer_evaluate(double *chunk_accuracy, double *review_accuracy, float *log
     free(count);
     return 0;
 }
-//< evaluate
 
 // For the figure's loss curve: adds the loss of step (0 .. steps-1) of
 // epoch (1 ..) to *sum, and at the end of each tenth of the epoch stores
@@ -182,8 +180,8 @@ void print_epochs(FILE *out, const run_result *r) {
     for (long e = 0; e < r->epochs; e++) {
         const epoch_result *x = &r->per_epoch[e];
         snprintf(label, sizeof label, "Epoch %ld,", e + 1);
-        fprintf(out, "%-*s Train Loss: %*.4f, Train Accuracy: %.4f | chunks %.4f, "
-                "reviews %.4f | %.0f s\n", label_width, label, width, x->train_loss, x->train_accuracy,
+        fprintf(out, "%-*s Train Loss: %*.4f, Train Accuracy: %.4f | chunk %.4f, "
+                "review %.4f | %.1f s\n", label_width, label, width, x->train_loss, x->train_accuracy,
                 x->chunk_accuracy, x->review_accuracy, x->seconds);
     }
 }
@@ -195,7 +193,6 @@ static bool pool_has_both_labels(const trainer_data *d) {
     return seen[0] && seen[1];
 }
 
-//> above-guess
 // A model that answers 0.5 for every chunk has a loss of ln 2 = 0.6931 on
 // any data. A last epoch whose mean training loss is above that learned
 // less than that constant guess: the loss is finite, so training went on,
@@ -225,9 +222,7 @@ static void above_constant_guess(FILE *out, const run_result *r, const trainer_d
         fprintf(out, "its learning rate is %s\n",
                 o->lr_option ? "the smallest accepted" : "fixed");
 }
-//< above-guess
 
-//> batch
 // Batch `step` of an epoch whose order of the pool's chunks is perm: its
 // chunks' ids into X (B, L) and their labels into Y (B).
 void gather_batch(int32_t *X, int32_t *Y, const trainer_data *d, const int64_t *perm,
@@ -239,7 +234,6 @@ void gather_batch(int32_t *X, int32_t *Y, const trainer_data *d, const int64_t *
         Y[b] = d->Y_train[c];
     }
 }
-//< batch
 
 int trainer_model(sentiment_model *m, torch_rng *g, const run_result *r, const trainer_options *o,
                   int L) {

@@ -62,8 +62,10 @@ typedef struct {
 void run_result_free(run_result *r);
 
 // The notebook's line for each epoch of r ("Epoch 1, Train Loss: ...,
-// Train Accuracy: ... | chunks ..., reviews ... | N s"), the columns lined
-// up; train_models prints them once a model is trained.
+// Train Accuracy: ... | chunk ..., review ... | N.N s", the test accuracy
+// per chunk and per review, and the epoch's seconds), the columns lined up
+// (93 characters for a loss of 100 or more and an epoch under 100 s);
+// train_models prints them once a model is trained.
 void print_epochs(FILE *out, const run_result *r);
 
 // How to train: the same for every model.

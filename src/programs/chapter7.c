@@ -180,7 +180,7 @@ static int cell_65_vocab(imdb_task *s, const ch7_options *o, FILE *out, char *er
             in += s->vocab.of_type[i] != s->vocab.unk;
         }
         fprintf(out, "the last word kept occurs %" PRId64 " times; %zu of the %zu words with that count\n"
-                     "are in: the first seen\n", c, in, tied);
+                     "are kept: the first seen\n", c, in, tied);
     }
     size_t ntypes = 0;
     int64_t *by_rank = counts_by_rank(&s->corpus, &ntypes);
@@ -337,8 +337,9 @@ static void show_batch_words(sentiment_model *m, const trainer_data *d, const in
         if (step == 0 || words < fewest) fewest = words;
         if (step == 0 || words > most) most = words;
     }
-    fprintf(out, "a batch of %d tokens holds %d to %d distinct words in this epoch, %.0f on average\n",
-            BATCH_SIZE * SEQUENCE_LENGTH, fewest, most, (double)total / (double)batches);
+    fprintf(out, "the first epoch's batches of %d tokens hold %d to %d distinct words, "
+            "%.0f on average\n", BATCH_SIZE * SEQUENCE_LENGTH, fewest, most,
+            (double)total / (double)batches);
 }
 
 // What the broadcast does, shown on the first batch of the first model,

@@ -5,8 +5,8 @@
 // Chapter 8 follows no notebook; its blocks are labelled [P8.1] to [P8.13]
 // (P for the program, chapter 8, blocks 1 to 13), labels no notebook cell,
 // section, figure or table can take:
-//   [P8.1] the sinusoidal encoding
-//   [P8.2] reverse a source: the encoder's outputs, without and with positions
+//   [P8.1] reverse a source: the encoder's outputs, without and with positions
+//   [P8.2] the sinusoidal encoding
 //   [P8.3] the model: sizes and parameters
 //   [P8.4] the first training steps' losses (what the PyTorch twin prints)
 //   [P8.5] training with positions: the loss curve
@@ -91,8 +91,8 @@ typedef struct {
     int steps, test_size;
     float pe[T * D_MODEL];         // the sinusoidal table the model adds
     real pe_real[T * D_MODEL];
-    double reverse_gap[2];         // [P8.2] without, with positions
-    int reverse_index;             // the test sequence [P8.2] reverses
+    double reverse_gap[2];         // [P8.1] without, with positions
+    int reverse_index;             // the test sequence [P8.1] reverses
     reversal_batch test;           // the held-out sequences
     reversal_seen seen;            // every training sequence
     run with, without;             // [P8.5]-[P8.7], [P8.8]-[P8.10]
@@ -235,7 +235,7 @@ static int first_of_length(const reversal_batch *test, int n) {
     return -1;
 }
 
-// [P8.2]: the untrained models, without and with positions, on the first
+// [P8.1]: the untrained models, without and with positions, on the first
 // ten-digit test sequence and its reverse. Returns 0 or -1.
 static int order_before_training(chapter8 *c) {
     c->reverse_index = first_of_length(&c->test, N_MAX);
@@ -271,7 +271,7 @@ static double logits_gap(seq2seq_model *m, const reversal_batch *test, int i) {
 }
 
 // [P8.10]: the model without positions decodes the reverse of the source
-// [P8.2] reversed.
+// [P8.1] reversed.
 static void decode_reverse(chapter8 *c) {
     int i = c->reverse_index, n = c->test.lengths[i];
     const int32_t *src = c->test.src + (size_t)i * S;
@@ -371,7 +371,7 @@ static void output_text(char *text, const int32_t *out) {
 }
 
 static void print_sinusoids(const chapter8 *c, FILE *f) {
-    print_cell(f, "P8.1", "the sinusoidal encoding: PE(pos, 2i) = sin(pos w_i), "
+    print_cell(f, "P8.2", "the sinusoidal encoding: PE(pos, 2i) = sin(pos w_i), "
                        "PE(pos, 2i+1) = cos(pos w_i)");
     fputs("width d = 64; w_i = 10000^(-2i/64) for i = 0, 1, 2, 4, 8, 16, 31:\n", f);
     const int pairs[7] = { 0, 1, 2, 4, 8, 16, 31 };
@@ -384,7 +384,7 @@ static void print_sinusoids(const chapter8 *c, FILE *f) {
 
 static void print_order(const chapter8 *c, FILE *f) {
     char text[3 * N_MAX];
-    print_cell(f, "P8.2", "reverse a source: do the untrained encoder's outputs just "
+    print_cell(f, "P8.1", "reverse a source: do the untrained encoder's outputs just "
                        "come out reversed?");
     digits_text(text, &c->test, c->reverse_index);
     fprintf(f, "the source %s and its reverse, the same weights; the largest\n"
@@ -421,12 +421,23 @@ static void print_model(const chapter8 *c, FILE *f) {
             "positions\n", c->steps, BATCH, LR, WARMUP);
 }
 
+// n as "1st", "2nd", "3rd", "4th"...: a step's name that the comparison
+// with the twin (tests/reference/pair_cells.py) does not read as a number.
+static const char *ordinal(int n) {
+    static char text[16];
+    int tens = n % 100, ones = n % 10;
+    const char *suffix = tens >= 11 && tens <= 13 ? "th"
+                         : ones == 1 ? "st" : ones == 2 ? "nd" : ones == 3 ? "rd" : "th";
+    snprintf(text, sizeof text, "%d%s", n, suffix);
+    return text;
+}
+
 static void print_first_losses(const chapter8 *c, FILE *f) {
     print_cell(f, "P8.4", "the losses of the first steps (tests/reference/chapter8_twin.py "
                        "prints them too)");
     fputs("step  with positions  without\n", f);
     for (int s = 0; s < FIRST_STEPS && s < c->steps; s++)
-        fprintf(f, "%4d  %14.6f  %7.6f\n", s + 1, (double)c->with.losses[s],
+        fprintf(f, "%4s  %14.6f  %7.6f\n", ordinal(s + 1), (double)c->with.losses[s],
                 (double)c->without.losses[s]);
 }
 
@@ -593,19 +604,24 @@ static void print_cross(const chapter8 *c, FILE *f) {
 
 // The run's wall time and the most memory it held at once (its peak
 // resident size, which Linux reports in kilobytes).
-static void print_time_and_memory(FILE *out, double seconds) {
+// reversal is the wall time of the two reversal models, which train side
+// by side; imdb that of block [P8.12], or a negative number when it did
+// not run.
+static void print_time_and_memory(FILE *out, double seconds, double reversal, double imdb) {
     struct rusage use;
     double mb = getrusage(RUSAGE_SELF, &use) == 0 ? (double)use.ru_maxrss / 1024 : 0;
     print_cell(out, "P8.13", "time and memory");
-    fprintf(out, "the whole run took %.0f s (threads: %d); peak memory %.0f MB\n", seconds,
-            parallel_threads(), mb);
+    fprintf(out, "the whole run took %.0f s (threads: %d): %.0f s for the two reversal models, "
+            "trained\nside by side", seconds, parallel_threads(), reversal);
+    if (imdb >= 0) fprintf(out, ", %.0f s for the IMDb block", imdb);
+    fprintf(out, "; peak memory %.0f MB\n", mb);
 }
 
 static void chapter8_print(const chapter8 *c, FILE *f) {
     fputs("Chapter 8 follows no notebook: its blocks are this program's own, [P8.1] to [P8.13].\n",
           f);
-    print_sinusoids(c, f);
     print_order(c, f);
+    print_sinusoids(c, f);
     print_model(c, f);
     print_first_losses(c, f);
     print_curve(&c->with, c, "P8.5", f);
@@ -742,19 +758,26 @@ int main(int argc, char **argv) {
     int done = parse_chapter8(argc, argv, &s);
     if (done >= 0) return done;
     s.io.progress = stderr;
-    double started = now_seconds(), load_seconds = 0;
+    double started = now_seconds(), load_seconds = 0, imdb_seconds = -1;
     imdb_task data;
     if (imdb_check_inputs(&data, &s.io, s.no_imdb, &load_seconds) < 0) {
         imdb_task_free(&data);
         return 1;
     }
     chapter8 *c = malloc(sizeof *c);
+    double reversal_started = now_seconds();
     int status = c ? chapter8_run(c, s.opts.seed, (int)s.steps, (int)s.test_size) : -1;
+    double reversal_seconds = now_seconds() - reversal_started;
     if (status == 0) {
         chapter8_print(c, stdout);
         if (s.opts.data_dir) status = chapter8_write_data(c, s.opts.data_dir);
-        if (status == 0 && !s.no_imdb) status = imdb_block(stdout, &data, &s.io, load_seconds);
-        if (status == 0) print_time_and_memory(stdout, now_seconds() - started);
+        if (status == 0 && !s.no_imdb) {
+            double t0 = now_seconds();
+            status = imdb_block(stdout, &data, &s.io, load_seconds);
+            imdb_seconds = load_seconds + now_seconds() - t0;
+        }
+        if (status == 0)
+            print_time_and_memory(stdout, now_seconds() - started, reversal_seconds, imdb_seconds);
     } else {
         fprintf(stderr, PROGRAM ": error: out of memory\n");
     }

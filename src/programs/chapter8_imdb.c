@@ -55,11 +55,11 @@ static void print_setup(FILE *out, const imdb_task *s, const imdb_cell_options *
             d->scored ? d->scored : d->reviews, d->reviews, d->n_test);
 }
 
-// a - b in points (1/100), for printing to the tenth: a difference that
-// rounds to nothing is +0.0, never "-0.0".
+// a - b in points (1/100), for printing to the hundredth: a difference
+// that rounds to nothing is +0.00, never "-0.00".
 static double points(double a, double b) {
     double x = 100 * (a - b);
-    return x > -0.05 && x < 0.05 ? 0 : x;
+    return x > -0.005 && x < 0.005 ? 0 : x;
 }
 
 // A pair's test accuracies epoch by epoch, and the transformer's lead in
@@ -72,16 +72,17 @@ static void print_table(FILE *out, const run_result *t, const run_result *h) {
     long epochs = t->epochs < h->epochs ? t->epochs : h->epochs;
     for (long e = 0; e < epochs; e++) {
         const epoch_result *a = &t->per_epoch[e], *b = &h->per_epoch[e];
-        fprintf(out, " %5ld | %.4f  %.4f   | %.4f  %.4f    | %+6.1f   %+6.1f\n", e + 1,
+        fprintf(out, " %5ld | %.4f  %.4f   | %.4f  %.4f    | %+6.2f   %+6.2f\n", e + 1,
                 a->chunk_accuracy, a->review_accuracy, b->chunk_accuracy, b->review_accuracy,
                 points(a->chunk_accuracy, b->chunk_accuracy),
                 points(a->review_accuracy, b->review_accuracy));
     }
     long bt = best_epoch(t, true), bh = best_epoch(h, true);
+    double lead = points(t->per_epoch[bt].review_accuracy, h->per_epoch[bh].review_accuracy);
     fprintf(out, "best epochs by review: transformer %.4f (epoch %ld), softmax-attention %.4f "
-                 "(epoch %ld): %+.1f\n", t->per_epoch[bt].review_accuracy, bt + 1,
-            h->per_epoch[bh].review_accuracy, bh + 1,
-            points(t->per_epoch[bt].review_accuracy, h->per_epoch[bh].review_accuracy));
+                 "(epoch %ld):\n%+.2f points, the transformer %s\n", t->per_epoch[bt].review_accuracy,
+            bt + 1, h->per_epoch[bh].review_accuracy, bh + 1, lead,
+            lead > 0 ? "ahead" : lead < 0 ? "behind" : "level");
     double st = 0, sh = 0;
     for (long e = 0; e < epochs; e++) {
         st += t->per_epoch[e].seconds;
@@ -152,7 +153,9 @@ int imdb_cell_train(FILE *out, imdb_task *s, const imdb_cell_options *o, double 
     int rc = train_models(results, 2 * pairs, &s->data, &opts, out, err, errlen);
     if (rc == 0) rc = write_curves(results, 2 * pairs, o->data_dir, err, errlen);
     for (int p = 0; rc == 0 && p < pairs; p++) print_table(out, &results[p], &results[pairs + p]);
-    if (rc == 0) fprintf(out, "the IMDb cell took %.0f s\n", load_seconds + now_seconds() - t0);
+    if (rc == 0)
+        fprintf(out, "this block took %.0f s, loading the data included; the models train two "
+                "at a time\n", load_seconds + now_seconds() - t0);
     for (int i = 0; i < 2 * pairs; i++) run_result_free(&results[i]);
     return rc;
 }

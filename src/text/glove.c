@@ -242,7 +242,6 @@ done:
     return written;
 }
 
-//> glove-lookup
 int glove_lookup_stream(float *vecs, bool *found, size_t *nwords, FILE *f, const char *path,
                         size_t d, const strmap *wanted, char *err, size_t errlen) {
     memset(found, 0, wanted->n * sizeof *found);
@@ -309,7 +308,6 @@ done:
     text_reader_free(&lines);
     return rc;
 }
-//< glove-lookup
 
 int glove_lookup(float *vecs, bool *found, size_t *nwords, const char *path, size_t d,
                  const strmap *wanted, char *err, size_t errlen) {

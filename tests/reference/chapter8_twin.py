@@ -147,6 +147,13 @@ def train(seed, steps, positions, evaluate=False):
 #< train
 
 
+def ordinal(n):
+    """n as 1st, 2nd, 3rd, 4th...: a step's name that pair_cells.py does not
+    read as a number, so that it compares the losses alone."""
+    ones = {1: "st", 2: "nd", 3: "rd"}
+    return f"{n}{'th' if n % 100 in (11, 12, 13) else ones.get(n % 10, 'th')}"
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--seed", type=int, default=1)
@@ -161,7 +168,7 @@ def main():
         print("[P8.4] the losses of the first steps")
         print("step  with positions  without")
         for step, (l1, l2) in enumerate(zip(with_pe, without)):
-            print(f"{step + 1:4d}  {l1:14.6f}  {l2:.6f}")
+            print(f"{ordinal(step + 1):>4}  {l1:14.6f}  {l2:.6f}")
         return
     started = time.time()
     model, _ = train(a.seed, a.steps, not a.no_positions, evaluate=True)
