@@ -54,6 +54,8 @@ static char *printed(chapter9 *c) {
     return text;
 }
 
+static void check_word_counts(const char *out, const chapter9 *c);
+
 // ---------------------------------------------------------------------------
 // Against PyTorch
 
@@ -151,8 +153,58 @@ START_TEST(printed_figures_recomputed) {
     ck_assert(c.comp.xz_fair_bits < c.comp.xz_bits && c.comp.xz_bits < c.comp.gzip_bits);
     ck_assert(c.same_tokens);
     expect_in_cell(out, "P9.9", "the same 73 tokens (the prompt's 13 and the 60 drawn): yes");
+    check_word_counts(out, &c);
     free(out);
     chapter9_free(&c);
+}
+END_TEST
+
+// Each sample's count of its words, under it in [P9.8], recounted from the
+// sample as printed (after the prompt) against the training novels' words.
+static void check_word_counts(const char *out, const chapter9 *c) {
+    austen_words w;
+    ck_assert_int_eq(austen_words_build(&w, c->corpus.text, c->corpus.train_bytes), 0);
+    int samples = 0;
+    const char *at = out;
+    while ((at = strstr(at, "--- temperature ")) != NULL) {
+        const char *sample = strchr(at, '\n') + 1 + strlen("It is a truth");
+        const char *count = strstr(sample, "\n(");
+        ck_assert_ptr_nonnull(count);
+        long total, known, want_total, want_known;
+        double share;
+        ck_assert_int_eq(sscanf(count, "\n(%ld words drawn, %ld of them words of the training "
+                                       "novels: %lf%%)", &total, &known, &share), 3);
+        austen_words_count(&w, sample, (size_t)(count - sample), &want_total, &want_known);
+        ck_assert_int_eq(total, want_total);
+        ck_assert_int_eq(known, want_known);
+        ck_assert_double_eq_tol(share, round(100.0 * known / total), 1e-9);
+        samples++;
+        at = count + 1;
+    }
+    ck_assert_int_eq(samples, 3);
+    austen_words_free(&w);
+}
+
+// A word: a run of ASCII letters, without case; a word never seen, or
+// longer than any kept, is not found.
+START_TEST(words_of_the_novels) {
+    austen_words w;
+    const char *novel = "It is a truth universally acknowledged, that a single man";
+    ck_assert_int_eq(austen_words_build(&w, novel, strlen(novel)), 0);
+    long total, known;
+    const char *text = "A TRUTH untruth; is--man-made 42 Truth";
+    austen_words_count(&w, text, strlen(text), &total, &known);
+    ck_assert_int_eq(total, 7);  // a truth untruth is man made truth
+    ck_assert_int_eq(known, 5);  // all but untruth and made
+    austen_words_free(&w);
+    char lng[AUSTEN_WORD_MAX + 2];
+    memset(lng, 'e', sizeof lng - 1);
+    lng[sizeof lng - 1] = 0;
+    ck_assert_int_eq(austen_words_build(&w, lng, strlen(lng)), 0);
+    austen_words_count(&w, lng, strlen(lng), &total, &known);
+    ck_assert_int_eq(total, 1);
+    ck_assert_int_eq(known, 0);
+    austen_words_free(&w);
 }
 END_TEST
 
@@ -462,6 +514,7 @@ static Suite *chapter9_suite(void) {
     tcase_add_test(tc, first_losses_are_the_twins);
     tcase_add_test(tc, printed_figures_recomputed);
     tcase_add_test(tc, versus_to_the_printed_thousandth);
+    tcase_add_test(tc, words_of_the_novels);
     tcase_add_test(tc, book_run_beats_fair_xz);
     tcase_add_test(tc, attention_cell_recomputed);
     suite_add_tcase(s, tc);

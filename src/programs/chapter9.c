@@ -12,7 +12,8 @@
 //   [P9.5] the whole held-out novel, against fair xz
 //   [P9.6] the first losses (what tests/reference/chapter9_twin.py prints)
 //   [P9.7] attention: each head over one held-out sentence (chapter9_attention.c)
-//   [P9.8] samples at three temperatures
+//   [P9.8] samples at three temperatures, each with its words counted
+//          against the training novels' (tasks/austen_words.h)
 //   [P9.9] generation with and without the cache
 //   [P9.10] time
 // With --load FILE the model is read instead of trained: [P9.4] and [P9.6]
@@ -43,6 +44,7 @@
 #include "programs/chapter9_attention.h"
 #include "tasks/austen.h"
 #include "tasks/austen_compress.h"
+#include "tasks/austen_words.h"
 #include "tasks/bigram.h"
 
 #define PROGRAM "chapter9"
@@ -381,6 +383,9 @@ static int generate(chapter9 *c, FILE *f, char *err, size_t errlen) {
     int32_t *out = malloc(2 * room * sizeof *out);
     char *text = malloc(4 * room + 1);
     if (!out || !text) return free(out), free(text), snprintf(err, errlen, "out of memory"), -1;
+    austen_words words;  // the training novels' words, to count the samples' against
+    if (austen_words_build(&words, c->corpus.text, c->corpus.train_bytes) != 0)
+        return free(out), free(text), snprintf(err, errlen, "out of memory"), -1;
     bool one = c->s.temperature >= 0;
     print_cell(f, "P9.8", "samples, each from the prompt and the random seed");
     fprintf(f, "prompt \"%s\", seed %llu, drawn among ", c->s.prompt,
@@ -392,7 +397,13 @@ static int generate(chapter9 *c, FILE *f, char *err, size_t errlen) {
         sample(c, text, prompt, (int)n, t, true, out);
         fprintf(f, "--- temperature %g:\n", t);
         print_lines(f, text);
+        long total, known;  // the words drawn, after the prompt's
+        const char *drawn = text + strlen(c->s.prompt);
+        austen_words_count(&words, drawn, strlen(drawn), &total, &known);
+        fprintf(f, "(%ld words drawn, %ld of them words of the training novels: %.0f%%)\n",
+                total, known, total ? 100.0 * known / total : 0.0);
     }
+    austen_words_free(&words);
     print_cell(f, "P9.9", "the last sample again, with the cache and without");
     for (int cache = 1; cache >= 0; cache--) {
         double a = now_seconds();
