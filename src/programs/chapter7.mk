@@ -13,8 +13,8 @@
 # a half-written GloVe file) is removed by the next one (data-leftovers).
 
 # The book runs chapter 7 with these arguments unless `make train` has run:
-# none, the chapter's full runs (ten epochs of six models, a minute or two
-# on two cores since the training's kernels are fast).
+# none, the chapter's full runs (ten epochs of six models; the run's last
+# line says how long they took).
 BOOK_ARGS_chapter7 =
 # tests/test_programs.c runs it three times, and `make sanitize` three times
 # more under the sanitizers: a smaller run, still one that trains and scores
@@ -182,7 +182,7 @@ $(BUILD)/out/chapter7.txt: chapter7 $(wildcard $(TRAIN_DIR)/chapter7.txt) | $(BU
 	  echo "book: chapter 7 shows the runs of make train ($(TRAIN_DIR)/chapter7.txt)"; \
 	  cp $(TRAIN_DIR)/data/chapter7-*.dat $(BUILD)/data/ && cp $(TRAIN_DIR)/chapter7.txt $@; \
 	else \
-	  echo "book: chapter 7 trains its full runs (a minute or two)"; \
+	  echo "book: chapter 7 trains its full runs (six models, ten epochs each; its last line says how long they took)"; \
 	  echo "./chapter7 $(BOOK_ARGS_chapter7) --data $(BUILD)/data"; \
 	  ./chapter7 $(BOOK_ARGS_chapter7) --data $(BUILD)/data > $@.tmp && mv $@.tmp $@; \
 	fi
