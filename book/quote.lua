@@ -244,20 +244,24 @@ local function output_block(text)
   return pandoc.CodeBlock(text, {class = "output"})
 end
 
--- Keeping a quoted block on one page (LaTeX only). A listing or a frame
--- of up to KEEP_LINES lines is never broken: a new page starts before it
--- when the rest of this one cannot hold it, so that no float lands inside
--- it and no line or two of it is left over on the next page; a longer one
+-- Keeping a quoted block on one page (LaTeX only). A frame of up to
+-- KEEP_LINES lines, a listing of up to KEEP_LISTING_LINES, is never
+-- broken: a new page starts before it when the rest of this one cannot
+-- hold it, so that no float lands inside it and no line or two of it is
+-- left over on the next page; a longer one
 -- starts only where at least LEAD_LINES of it fit. The test is what the
 -- needspace package does: a forced break when the room left on the page
 -- (\pagegoal - \pagetotal) is less than the room asked for.
 local KEEP_LINES, LEAD_LINES = 10, 3
+-- A listing is kept whole up to more lines than a frame: a float that lands
+-- between two halves of a listing cuts a function in two.
+local KEEP_LISTING_LINES = 18
 
 -- The room a block of n lines of \footnotesize asks for, in lines of the
 -- text around it (a footnotesize line is about 0.8 of one), with extra
--- lines for a header or a frame.
-local function room_for(n, extra)
-  if n > KEEP_LINES then return LEAD_LINES + extra end
+-- lines for a header or a frame; keep: the most lines kept whole.
+local function room_for(n, extra, keep)
+  if n > (keep or KEEP_LINES) then return LEAD_LINES + extra end
   return math.ceil(n * 0.8) + extra
 end
 
@@ -265,7 +269,8 @@ local NEED_MARK = "%quote.lua: need "
 
 -- TeX that starts a new page unless `lines` lines of text fit on this one.
 local function need_tex(lines)
-  return NEED_MARK .. lines .. "\n\\par\\penalty-100\\begingroup\\dimen0=" .. lines .. "\\baselineskip"
+  return NEED_MARK .. lines .. "\n\\par\\penalty-100\\begingroup"
+    .. "\\dimen0=" .. lines .. "\\baselineskip"
     .. "\\dimen2=\\pagegoal\\advance\\dimen2-\\pagetotal"
     .. "\\ifdim\\dimen0>\\dimen2 \\ifdim\\dimen2>0pt \\vfil\\fi\\penalty-10000\\fi\\endgroup\n"
 end
@@ -283,7 +288,8 @@ end
 -- A listing, kept on one page as above.
 local function kept_listing(block, text)
   if not FORMAT:match("latex") then return block end
-  return { pandoc.RawBlock("latex", need_tex(room_for(#lines_of(text), 1))), block }
+  return { pandoc.RawBlock("latex", need_tex(room_for(#lines_of(text), 1, KEEP_LISTING_LINES))),
+           block }
 end
 
 -- inlines as a header line, kept on the page of the frame below it, which
@@ -365,7 +371,9 @@ local function script_lines(path, part)
     end
   end
   if not found then error("quote.lua: no marker '#> " .. part .. "' in " .. path) end
-  if part and inside then error("quote.lua: marker '" .. part .. "' in " .. path .. " is never closed") end
+  if part and inside then
+    error("quote.lua: marker '" .. part .. "' in " .. path .. " is never closed")
+  end
   return table.concat(dedent(trim_blank_edges(out)), "\n")
 end
 
