@@ -175,8 +175,12 @@ end
 -- A figure: in LaTeX, Pandoc's own figure with the short caption added for
 -- the list of figures; in HTML, the number in the caption and an SVG image.
 local function Figure(para)
+  -- a reference in a caption (to another figure, a section) resolved first,
+  -- in the caption and in its short form for the list of figures
+  para = para:walk({ Cite = Cite })
   local img = para.content[1]
   local fig = figures[img.identifier]
+  fig.short = pandoc.Plain(fig.short):walk({ Cite = Cite }).content
   if is_latex then
     local tex = pandoc.write(pandoc.Pandoc({ para }), "latex"):gsub("\n+$", "")
     -- Pandoc writes \caption{...}\label{fig:name}; give \caption its short form
