@@ -636,7 +636,7 @@ static void chapter4_print(const chapter4 *c, FILE *f) {
 static int chapter4_write_data(const chapter4 *c, const char *dir) {
     const trained_part *t = &c->trained;
     const int n = N_TOKENS;
-    char names[N_TOKENS][4];
+    char names[N_TOKENS][12];  // room for any int
     const char *labels[N_TOKENS];
     for (int i = 0; i < n; i++) {
         snprintf(names[i], sizeof names[i], "%d", i);
