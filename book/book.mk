@@ -62,11 +62,14 @@ $(BUILD)/figures/style-checked: $(FIGURE_SCRIPTS) | $(BUILD)/figures
 	@touch $@
 
 # The same scripts draw the HTML page's figures: terminal.gp picks gnuplot's
-# svg terminal for an outfile ending in .svg. A script that sets its own
-# terminal would write something else under that name: stop there.
+# svg terminal for an outfile ending in .svg; its points (each a scaled
+# symbol) are drawn 1.5 times as large, as pdfcairo draws them. A script
+# that sets its own terminal would write something else under that name:
+# stop there.
 $(BUILD)/figures/%.svg: figures/%.gp figures/heatmap.gp $(OUTPUTS) | $(BUILD)/figures
 	gnuplot -e "datadir='$(BUILD)/data'; outfile='$@.tmp.svg'" $<
 	@grep -q '<svg' $@.tmp.svg || { echo "html: $< did not write an SVG: open the output with call 'figures/terminal.gp' 'WIDTH_CM' 'HEIGHT_CM'" >&2; rm -f $@.tmp.svg; exit 1; }
+	perl -pi -e 's/ scale\(([0-9.]+)\)/sprintf(" scale(%.2f)", $$1 * 1.5)/ge' $@.tmp.svg
 	mv $@.tmp.svg $@
 
 html: setup-book
