@@ -439,14 +439,25 @@ function Meta(meta)
   if meta["output-dir"] then output_dir = pandoc.utils.stringify(meta["output-dir"]) end
 end
 
+-- Whether b is a short paragraph that leads into what follows it: it ends
+-- with a colon, and has at most LEAD_IN_CHARS characters (three lines).
+local LEAD_IN_CHARS = 100
+local function lead_in(b)
+  if b.t ~= "Para" then return false end
+  local text = pandoc.utils.stringify(b)
+  return #text <= LEAD_IN_CHARS and text:match(":%s*$") ~= nil
+end
+
 -- A heading directly above a kept block asks for the block's room and its
--- own, so that a new page starts before the heading, not between the two.
+-- own, so that a new page starts before the heading, not between the two;
+-- so does a short paragraph that leads into the block with a colon ("The
+-- pieces they are made of:"), for its lines (at most three).
 local function keep_headings_with_blocks(blocks)
   local out = pandoc.List()
   for i, b in ipairs(blocks) do
-    local lines = b.t == "Header" and blocks[i + 1] and needed(blocks[i + 1])
+    local lines = (b.t == "Header" or lead_in(b)) and blocks[i + 1] and needed(blocks[i + 1])
     if lines and FORMAT:match("latex") then
-      out:insert(pandoc.RawBlock("latex", need_tex(lines + 4)))
+      out:insert(pandoc.RawBlock("latex", need_tex(lines + (b.t == "Header" and 4 or 3))))
     end
     out:insert(b)
   end
