@@ -86,7 +86,8 @@ $(BOOK_HTML): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(SVG_FIGURES) $(wildcar
 	  --metadata=source-dir:src --metadata=output-dir:$(BUILD)/out \
 	  --resource-path=$(BUILD)/figures \
 	  --number-sections --toc --toc-depth=2 --highlight-style=tango \
-	  --mathml --self-contained --css=book/book.css --fail-if-warnings \
+	  --mathml --self-contained --css=book/book.css --include-after-body=book/toc-follow.html \
+	  --fail-if-warnings \
 	  --standalone -t html5 -o $@.tmp
 	mv $@.tmp $@
 	@echo "html: $@"
