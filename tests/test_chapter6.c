@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "cells.h"
 #include "datafile.h"
 #include "golden.h"
 #include "suite.h"
@@ -668,16 +669,7 @@ START_TEST(chapter_with_glove) {
     fclose(f);
     const char *cells[] = { "U1", "U4", "U8", "U9", "U11", "U13", "U15", "U16", "U25", "U26",
                             "P6.1", "P6.2", "P6.3", "P6.4" };
-    const char *previous = text;  // in this order: the book quotes them so
-    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
-        char head[16];
-        snprintf(head, sizeof head, "\n[%s] ", cells[i]);
-        const char *at = strstr(text, head);
-        ck_assert_msg(at, "no cell [%s]", cells[i]);
-        ck_assert_msg(at > previous, "cell [%s] printed before the cell listed before it",
-                      cells[i]);
-        previous = at;
-    }
+    expect_blocks_in_order(text, cells, sizeof cells / sizeof cells[0]);  // the book quotes them so
     ck_assert_ptr_nonnull(strstr(text, "query words with no vector, so a row of zeros: 'a'"));
     ck_assert_ptr_nonnull(strstr(text, "key words with no vector, so a row of zeros: 'A'"));
     ck_assert_ptr_nonnull(strstr(text, "data/glove/wink-sg-100d.txt: 341479 lines, 100 numbers"));
