@@ -31,7 +31,8 @@ void masked_fill(real *out, const real *x, const bool *mask, real value,
 int masked_softmax_rows(real *x, const bool *mask, int rows, int cols) {
     int fully_masked = 0;
     for (int i = 0; i < rows; i++)
-        if (!softmax_row(x + (long)i * cols, mask + (long)i * cols, cols, cols)) fully_masked++;
+        if (!softmax_row(x + (long)i * cols, mask + (long)i * cols, cols, cols))
+            fully_masked++;
     return fully_masked;
 }
 //< masked-softmax

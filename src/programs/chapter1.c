@@ -254,11 +254,11 @@ static void scaling_print(FILE *f, const scaling_row *rows) {
                "are even, 0 when one weight is 1), and its largest weight.\n",
             SCALING_ROWS, SCALING_KEYS, SCALING_KEYS, log((double)SCALING_KEYS));
     fprintf(f, "%6s | %-22s | %-17s | %s\n", "", "variance of", "softmax(s)", "softmax(s / sqrt(d))");
-    fprintf(f, "%6s | %9s %12s | %8s %8s | %8s %8s\n", "d", "s", "s / sqrt(d)", "entropy",
+    fprintf(f, "%6s | %8s | %11s | %8s %8s | %8s %8s\n", "d", "s", "s / sqrt(d)", "entropy",
             "largest", "entropy", "largest");
     for (int w = 0; w < SCALING_WIDTHS; w++) {
         const scaling_row *r = &rows[w];
-        fprintf(f, "%6d | %9.2f %12.3f | %8.3f %8.3f | %8.3f %8.3f\n", r->d, r->var_raw,
+        fprintf(f, "%6d | %8.2f | %11.3f | %8.3f %8.3f | %8.3f %8.3f\n", r->d, r->var_raw,
                 r->var_scaled, r->entropy[0], r->largest[0], r->entropy[1], r->largest[1]);
     }
 }

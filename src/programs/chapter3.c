@@ -97,7 +97,7 @@ static const float WORKED_W_VALUE[WORKED_D * WORKED_DK] = {
 //> rounded-softmax
 // Step 5 of the article goes on with its softmax "rounded to 1 decimal place
 // for readability", typed in by hand. Its first entry is 0.0634, which
-// rounds to 0.1: the article wrote 0.0, perhaps so that the row sums to 1.
+// rounds to 0.1; the article wrote 0.0.
 static const float WORKED_SOFTMAX_ARTICLE[WORKED_N * WORKED_N] = {
     0.0f, 0.5f, 0.5f,
     0.0f, 1.0f, 0.0f,
