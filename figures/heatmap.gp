@@ -24,6 +24,8 @@
 #               points, the keys upright
 #   level       key labels of a character or two (digits): the keys
 #               written level, at the usual size
+#   masked      cells exactly zero (a mask's) drawn grey, not in the
+#               colour of a small weight
 # LEFT RIGHT BOTTOM TOP place the panel's frame at those fractions of the
 # figure (set multiplot without a layout); without them, multiplot's
 # layout or the whole figure, the cells kept square.
@@ -100,7 +102,11 @@ numfont = strstrt(flags, 'small') ? ",7" : ",8"
 yaxes = strstrt(flags, 'noqueries') ? 'x1y2' : 'x1y1'
 set y2range [:] reverse
 unset y2tics
+# With 'masked', a grey box over each cell that is exactly zero.
+masked(v) = strstrt(flags, 'masked') && v == 0 ? 0.5 : NaN
 plot file matrix rowheaders columnheaders using 1:2:3 axes @yaxes with @cells, \
+     file matrix rowheaders columnheaders using 1:2:(masked($3)):(masked($3)) \
+          axes @yaxes with boxxy fillstyle solid noborder fillcolor rgb "#bdbdbd", \
      file matrix rowheaders columnheaders using 1:2:(label($3)):(ink($3)) \
           axes @yaxes with labels textcolor rgb variable font numfont
 if (ARGC >= 9) {

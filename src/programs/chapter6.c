@@ -392,10 +392,11 @@ static int chapter6_run(chapter6 *c, const ch6_options *o, char *err, size_t err
     int rc = trainable_attention(c->tr_out, c->tr_weights, &c->trainable,
                                  c->q_x, c->k_x, c->k_x, n_q, n_k);   // [U15]
     additive_init(&c->additive, &g);                                  // [U25]
-    float *scratch = malloc((size_t)n_q * d_h * sizeof(float));  // the notebook's
+    // [U25] as the notebook wrote it: trainable_attention, not additive_attention
+    float *scratch = malloc((size_t)n_q * d_h * sizeof(float));
     rc |= !scratch || trainable_attention(scratch, c->additive_cell_weights,
                                           &c->trainable, c->q_x, c->k_x, c->k_x,
-                                          n_q, n_k);                  // mistake
+                                          n_q, n_k);
     free(scratch);
     additive_notebook_forward(c->equal_length_out, c->equal_length_weights,
                               &c->additive, c->q_x, c->k_x, c->k_x, n_q, n_k, d,

@@ -54,7 +54,7 @@ class TrainableAttention(nn.Module):
 
 #> additive
 class AdditiveAttention(nn.Module):
-    """The notebook's module, its forward scoring every (query, key) pair."""
+    """The notebook's module with its forward corrected: every (query, key) pair."""
 
     def __init__(self, num_in_features=100, num_out_features=256):
         super().__init__()
