@@ -24,7 +24,8 @@ set style line 5 lc rgb blue lw 2 dt 3
 set style line 6 lc rgb orange lw 2 dt 3
 set grid xtics ytics lc rgb "#dddddd"
 
-# the epochs the runs went through: the x axes end at the last one
+# the epochs the runs went through: the x axes end at the last one, the
+# loss panels' a little after it so that a spike there clears the frame
 stats acc(model(1), rate(1), emb(1)) using 1 nooutput
 epochs = int(STATS_max)
 
@@ -41,7 +42,7 @@ set title "Training loss, all six (logarithmic)" font ",10"
 set logscale y
 set format y "%g"
 set ylabel "sigmoid binary cross-entropy" font ",9"
-set xrange [0:epochs]
+set xrange [0:epochs * 1.03]
 set autoscale yfix
 set offsets 0, 0, graph 0.05, graph 0.05
 unset key

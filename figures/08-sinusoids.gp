@@ -14,7 +14,7 @@ set size ratio -1
 set cbrange [-1:1]
 set cbtics 0.5 font ",7"
 set palette defined (-1 "#b2182b", 0 "#f7f7f7", 1 "#2166ac")
-set title "PE(pos, 2i) = sin(pos w_i),  PE(pos, 2i+1) = cos(pos w_i)" font ",10"
+set title "PE(pos, 2i) = sin(pos ω_i),  PE(pos, 2i+1) = cos(pos ω_i)" font ",10"
 unset key
 # in an SVG, rectangles: a browser would smooth a bitmap's cells together
 cells = (GPVAL_TERM eq 'svg') ? 'image pixels' : 'image'

@@ -1239,8 +1239,10 @@ START_TEST(heatmap_line_names_the_test_chunk) {
     for (int k = 0; k < 2; k++) {
         if (k == 1) Y_test[2] = 0, Y_train[2] = 1;
         char *text = results_printed(&r, 1, &s);
-        char want[128];
-        snprintf(want, sizeof want, "(the attention figure shows test chunk 2, of review 7, a %s one)\n",
+        char want[192];
+        snprintf(want, sizeof want,
+                 "(the attention figure shows the first test chunk without padding or unknown"
+                 " words:\n test chunk 2, of review 7, both counted from 0, a %s one)\n",
                  Y_test[2] == 1 ? "positive" : "negative");
         ck_assert_msg(strstr(text, want) != NULL, "lacks \"%s\":\n%s", want, text);
         free(text);

@@ -61,8 +61,8 @@ void print_cell(FILE *f, const char *label, const char *title);
 // ['the', ',', '.'].
 void print_words(FILE *out, const strmap *m, size_t from, size_t to);
 
-// s wrapped at width columns at its spaces, each line indented by indent
-// spaces, and a newline.
+// s wrapped at width columns at its spaces (a run of spaces printed as
+// one), each line indented by indent spaces, and a newline.
 void print_wrapped(FILE *out, const char *s, int width, int indent);
 
 #endif

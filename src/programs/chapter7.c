@@ -545,7 +545,8 @@ void print_results_block(const run_result *results, int n, const ch7_state *s, F
     for (int i = 0; i < n; i++) softmax |= results[i].kind == MODEL_SOFTMAX_ATTENTION;
     if (!softmax) return;
     size_t c = heatmap_chunk(s);
-    fprintf(out, "(the attention figure shows test chunk %zu, of review %d, a %s one)\n", c,
+    fprintf(out, "(the attention figure shows the first test chunk without padding or unknown"
+                 " words:\n test chunk %zu, of review %d, both counted from 0, a %s one)\n", c,
             s->imdb.data.test_review[c], s->imdb.data.Y_test[c] == 1 ? "positive" : "negative");
     for (int i = 0; i < n; i++)
         if (results[i].kind == MODEL_SOFTMAX_ATTENTION && results[i].attention)
