@@ -9,8 +9,8 @@
 # closing ones. One colour scale, 0 to 1. The cells are taller than wide,
 # so that the query labels, one above the other, have room (sizes in
 # centimetres).
-W = 16.0; H = 11.4
-L = 1.2; M = 6.6; MH = 9.2; G = 0.3; B = 1.1
+W = 16.0; H = 12.4
+L = 1.2; M = 6.6; MH = 10.2; G = 0.3; B = 1.1
 call 'figures/terminal.gp' (W) (H)
 heads = datadir.'/chapter9-attention-heads.dat'
 title(p) = sprintf('Block %d, head %d: mostly %d place%s back', block[p], head[p], \

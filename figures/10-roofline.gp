@@ -2,8 +2,9 @@
 # against FLOPs per byte moved from memory, log-log, with the kernels of
 # the book placed on it. The roof is min(peak, bandwidth x intensity) with
 # the peak of all cores and the triad's bandwidth of block P10.1
-# (chapter10-machine.dat), the ridge labelled to the tenth as block P10.1
-# prints it; a dashed line marks one core's peak. Each kernel's rate is its counted
+# (chapter10-machine.dat), the ridge marked by a dot at the roof's corner
+# and labelled from there, to the tenth as block P10.1 prints it; a dashed
+# line marks one core's peak. Each kernel's rate is its counted
 # operations over its measured time; its intensity is those operations over
 # the bytes the chapter counts it moving: attention's forward does 4 n^2 d
 # operations, naive attention moves its n x n arrays four times, 16 n^2
@@ -17,7 +18,9 @@
 # each reads its operands and writes its result from memory, its time),
 # each numbered by its chapter (its name's fifth character) in a row of
 # labels below every point, at the x of its point with a dotted line up to
-# it, where nothing else is drawn. The y axis starts at 1 GFLOP/s.
+# it, where nothing else is drawn; their diamonds are open and larger than
+# the other markers, so that a point they fall on shows through. Each set
+# of points has a hue of its own. The y axis starts at 1 GFLOP/s.
 call 'figures/terminal.gp' '14' '10'
 machine = datadir.'/chapter10-machine.dat'
 memory = datadir.'/chapter10-memory.dat'
@@ -47,7 +50,8 @@ set format y "10^{%L}"
 set grid xtics ytics lc rgb "#dddddd"
 set bmargin 9.5
 set key at screen 0.5, screen 0.02 center bottom maxrows 5 width -3 reverse Left font ",8"
-set label 1 sprintf("ridge %.1f FLOP/B", peak / bw) at peak / bw, peak / 1e9 * 1.5 center font ",8"
+set label 1 sprintf("ridge %.1f FLOP/B", peak / bw) at peak / bw, peak / 1e9 left \
+    point pt 7 ps 0.5 offset -0.5, 0.9 font ",8"
 plot roof(x) with lines lw 2 lc rgb "#252525" title "roof: bandwidth, then peak (all cores)", \
      peak1 / 1e9 with lines dt 2 lw 1 lc rgb "#636363" title "peak of one core", \
      memory using (naive_int($1, 64)):(flops($1, 64) / $2 / 1e6) with points pt 7 ps 0.6 \
@@ -59,8 +63,8 @@ plot roof(x) with lines lw 2 lc rgb "#252525" title "roof: bandwidth, then peak 
      timing using (naive_int($1, 32)):($1 >= 256 ? flops($1, 32) / $3 / 1e6 : NaN) with points \
        pt 4 ps 0.6 lc rgb "#6a51a3" title "chapter 1: plain products", \
      timing using (naive_int($1, 32)):($1 >= 256 ? flops($1, 32) / $4 / 1e6 : NaN) with points \
-       pt 8 ps 0.6 lc rgb "#41ab5d" title "chapter 1: fast products", \
-     mfu using ($2 / $3):($2 / $4 / 1e9) with points pt 13 ps 0.9 lc rgb "#cb181d" \
+       pt 8 ps 0.6 lc rgb "#a6761d" title "chapter 1: fast products", \
+     mfu using ($2 / $3):($2 / $4 / 1e9) with points pt 12 ps 1.4 lw 1.5 lc rgb "#cb181d" \
        title "training steps (chapters 7, 8, 9)", \
      mfu using ($2 / $3):($2 / $4 / 1e9):(0):(ylab - $2 / $4 / 1e9) with vectors nohead \
        dt 3 lw 0.8 lc rgb "#cb181d" notitle, \

@@ -20,7 +20,7 @@
 #               the same queries, in rows level with these)
 #   small       numbers at 7 points instead of 8, for cells too narrow
 #               for "0.00" at 8
-#   chars       labels of one character each (a character model's): at 6
+#   chars       labels of one character each (a character model's): at 7.5
 #               points, the keys upright
 #   level       key labels of a character or two (digits): the keys
 #               written level, at the usual size
@@ -54,7 +54,7 @@ step = span / base <= 1 ? base : span / base <= 2 ? 2 * base : span / base <= 5 
 # neighbours never touch.
 nk = STATS_size_x
 nq = STATS_size_y
-tickfont = strstrt(flags, 'chars') ? ",6" : (nk > 16 || nq > 16) ? ",7" : ",8.5"
+tickfont = strstrt(flags, 'chars') ? ",7.5" : (nk > 16 || nq > 16) ? ",7" : ",8.5"
 set title ARG2 font ",9.5"
 set xlabel "Keys" font ",9"
 if (nk > 16) {

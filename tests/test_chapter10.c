@@ -11,7 +11,8 @@
 // And [P10.6] (src/programs/chapter10_mfu.h): each model's operations are
 // those of the batch it trained on, counted here from that batch again;
 // the printed table and the figure's data are read back, every share held
-// to the printed operations, time and peak.
+// to the printed operations, time and peak. [P10.1]'s line on which roof
+// bounds naive attention comes from ridge_side, held here.
 #include "../src/programs/chapter10_training.c"
 #include "../src/programs/chapter10_mfu.c"
 
@@ -215,6 +216,17 @@ START_TEST(mfu_refuses_bad_steps) {
 }
 END_TEST
 
+// [P10.1]'s line on naive attention: the peak bounds a kernel at or right
+// of the ridge, the bandwidth one left of it.
+START_TEST(ridge_side_names_the_roof) {
+    ck_assert_ptr_nonnull(strstr(ridge_side(16, 8.4), "right of the ridge"));
+    ck_assert_ptr_nonnull(strstr(ridge_side(16, 8.4), "by the peak"));
+    ck_assert_ptr_nonnull(strstr(ridge_side(16, 16), "by the peak"));
+    ck_assert_ptr_nonnull(strstr(ridge_side(16, 16.1), "left of the ridge"));
+    ck_assert_ptr_nonnull(strstr(ridge_side(16, 16.1), "by the bandwidth"));
+}
+END_TEST
+
 // A table made up.
 static mfu_table made_up(void) {
     return (mfu_table){.steps = 4, .peak = 2.5e11, .threads = 2, .words = 700, .src_rows = 300,
@@ -305,6 +317,7 @@ int main(void) {
     TCase *batches = tcase_create("batches");
     tcase_add_test(batches, batches_count_up_with_noise);
     tcase_add_test(batches, mfu_refuses_bad_steps);
+    tcase_add_test(batches, ridge_side_names_the_roof);
     tcase_add_test(batches, printed_mfu_table_is_the_rows);
     tcase_add_test(batches, mfu_data_are_the_rows);
     suite_add_tcase(s, batches);

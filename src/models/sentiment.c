@@ -239,7 +239,7 @@ static void forward_words(sentiment_model *m, const int32_t *ids, int B) {
     if (has_attention(m)) {
         // each distinct word is projected once; its tokens look it up
         embedding_forward(a->word_x, a->rows, p->embedding, U, d);     // (U, d)
-        // (U, d_k) each, flax's Dense with its (in, out) kernel
+        // (U, d_k) each; the weights stored (in, out), as flax, a JAX library, has them
         linear_forward(a->word_q, a->word_x, p->wq, p->bq, U, d, d_k, WEIGHT_IN_OUT);
         linear_forward(a->word_k, a->word_x, p->wk, p->bk, U, d, d_k, WEIGHT_IN_OUT);
         linear_forward(a->word_v, a->word_x, p->wv, p->bv, U, d, d_k, WEIGHT_IN_OUT);

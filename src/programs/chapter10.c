@@ -331,6 +331,13 @@ static bool measure_peaks(run_options *o) {
     return true;
 }
 
+// Naive attention's forward at COUNT_N: operations over the bytes of its
+// n x n arrays' four passes and its inputs and output (the chapter's d / 4).
+static double naive_intensity(void) {
+    double n = COUNT_N, d = D;
+    return attention_flops(COUNT_N, D, false, false) / (4 * (4 * n * n + 4 * n * d));
+}
+
 // [P10.1]: false when a measurement failed.
 static bool machine_block(FILE *out, run_options *o) {
     print_cell(out, BLOCK_LABELS[0], "the machine's ceilings");
@@ -358,6 +365,8 @@ static bool machine_block(FILE *out, run_options *o) {
             o->bandwidth / 1e9);
     fprintf(out, "ridge point: peak / bandwidth = %.1f FLOP/B (a kernel doing fewer operations\n"
             "  per byte moved waits for memory)\n", o->peak_all / o->bandwidth);
+    fprintf(out, "naive attention at d = %d, %.0f FLOP/B (block [P10.2]), lies\n  %s\n", D,
+            naive_intensity(), ridge_side(naive_intensity(), o->peak_all / o->bandwidth));
     return o->data_dir ? write_machine(o) : true;
 }
 
@@ -393,7 +402,7 @@ static void counting_block(FILE *out) {
             "about once while k and v (2 n d floats, %.0f MiB) fit in the last cache: 4 (4 n d) = %.3g\n"
             "bytes forward, %.0f operations a byte; naive moves its n x n arrays, %.0f a byte.\n",
             blocks, 8 * n * d / (1 << 20), 16 * n * d, attention_flops(COUNT_N, D, false, false) / (16 * n * d),
-            attention_flops(COUNT_N, D, false, false) / (4 * (4 * n * n + 4 * n * d)));
+            naive_intensity());
 }
 
 // One row of [P10.3]'s table, and of its figure's data.

@@ -234,3 +234,9 @@ bool mfu_write(const mfu_table *t, const char *program, const char *dir) {
     }
     return close_data_file(program, f, dir, name);
 }
+
+const char *ridge_side(double intensity, double ridge) {
+    return intensity >= ridge
+               ? "right of the ridge: the roofline bounds it by the peak, not the bandwidth"
+               : "left of the ridge: the roofline bounds it by the bandwidth";
+}

@@ -58,6 +58,11 @@ double mfu_share(const mfu_table *t, const mfu_row *r);
 // measured number followed by its unit.
 void mfu_print(FILE *out, const mfu_table *t);
 
+// Where a kernel of `intensity` FLOP/B stands against the ridge point
+// `ridge` (FLOP/B) of the roofline, and which roof bounds it there: at or
+// right of the ridge the peak, left of it the bandwidth.
+const char *ridge_side(double intensity, double ridge);
+
 // The roofline's points, DIR/<program>-mfu.dat: a line a model, its name
 // in quotes, its operations and bytes a step, its seconds a step, its
 // threads. False (said on stderr) when the file cannot be written.

@@ -161,9 +161,9 @@ static bool eval_due(long step, long steps) {
 }
 
 //> train
-// steps steps of B random windows of the training novels; the batches come
-// from a generator seeded with the random seed (as the twin draws them), the
-// held-out batches from one seeded seed + 1.
+// Trains for c->s.steps steps, each on B random windows of the training novels;
+// the batches come from a generator seeded with the random seed (as the twin
+// draws them), the held-out batches from one seeded seed + 1.
 static int train(chapter9 *c) {
     const austen_corpus *a = &c->corpus;
     torch_rng g, ge;
