@@ -1,6 +1,6 @@
 # Chapter 9: two trained heads of the GPT over one sentence of the held-out
 # novel (block P9.7): each query character (down the side) over the keys
-# it may see (across), the causal mask leaving the upper triangle blank.
+# it may see (across), the causal mask's upper triangle grey.
 # Left, the head with the largest mean weight on the previous character;
 # right, of the others, the one with the largest on the earlier letters
 # of the query's word (between the last space and the previous one); each
@@ -28,8 +28,8 @@ do for [p = 1:2] {
 }
 x2 = L + M + G
 set multiplot
-call 'figures/heatmap.gp' datadir.'/chapter9-attention-1.dat' title(1) '' '0:1' 'nobox chars' \
+call 'figures/heatmap.gp' datadir.'/chapter9-attention-1.dat' title(1) '' '0:1' 'nobox chars masked' \
      (L/W) ((L+M)/W) (B/H) ((B+MH)/H)
-call 'figures/heatmap.gp' datadir.'/chapter9-attention-2.dat' title(2) '' '0:1' 'noqueries chars' \
+call 'figures/heatmap.gp' datadir.'/chapter9-attention-2.dat' title(2) '' '0:1' 'noqueries chars masked' \
      (x2/W) ((x2+M)/W) (B/H) ((B+MH)/H)
 unset multiplot

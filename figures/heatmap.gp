@@ -8,8 +8,9 @@
 # panel: queries down the side, keys across the bottom, each cell printed
 # with FORMAT (e.g. '%.2f'; '' prints no numbers, for matrices with too
 # many cells to read), white on dark cells and black on light ones. A
-# weight that is exactly zero, as a masked one is, is left blank, so that
-# it is never confused with a small weight printed as 0.00.
+# weight that is exactly zero, as a masked one is, gets no number, so that
+# it is never confused with a small weight printed as 0.00 (and with the
+# flag masked, a grey cell).
 #
 # The colours run from LO to HI; without them, from the smallest value in
 # FILE to the largest. Panels that a reader compares by colour must share
