@@ -79,7 +79,10 @@ html: setup-book
 # The filters are the PDF's: crossref.lua numbers the figures and headings
 # as LaTeX does, quote.lua quotes the code and the output, citeproc the works.
 # Pandoc's warnings (a formula MathML cannot show, a citation not found, a
-# resource it cannot embed) fail the build.
+# resource it cannot embed) fail the build. In a formula set in the line,
+# brackets keep the text's size: Pandoc marks each pair stretchy, and
+# Chromium then draws (1 + 2e^d) with brackets as tall as the superscript
+# reaches, wide apart.
 $(BOOK_HTML): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(SVG_FIGURES) $(wildcard book/*) $(LIB_SRCS) $(LIB_HDRS) $(CHAPTER_SRCS) $(PROGRAM_PARTS) | $(BUILD)/book
 	pandoc book/metadata.yaml $(CHAPTER_MDS) \
 	  --lua-filter=book/crossref.lua --lua-filter=book/quote.lua --lua-filter=book/aside.lua --lua-filter=book/index.lua --citeproc \
@@ -89,6 +92,7 @@ $(BOOK_HTML): $(CHAPTER_MDS) $(OUTPUTS) $(BOOK_OUTPUTS) $(SVG_FIGURES) $(wildcar
 	  --mathml --self-contained --css=book/book.css --include-after-body=book/toc-follow.html \
 	  --fail-if-warnings \
 	  --standalone -t html5 -o $@.tmp
+	perl -0pi -e 's{(<math display="inline".*?</math>)}{ (my $$m = $$1) =~ s/stretchy="true"/stretchy="false"/g; $$m }gse' $@.tmp
 	mv $@.tmp $@
 	@echo "html: $@"
 
