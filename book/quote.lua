@@ -452,12 +452,22 @@ end
 -- own, so that a new page starts before the heading, not between the two;
 -- so does a short paragraph that leads into the block with a colon ("The
 -- pieces they are made of:"), for its lines (at most three).
+-- A heading above such a paragraph asks for both, the block's room and
+-- their own, so that neither the heading nor the paragraph is left alone.
 local function keep_headings_with_blocks(blocks)
   local out = pandoc.List()
   for i, b in ipairs(blocks) do
-    local lines = (b.t == "Header" or lead_in(b)) and blocks[i + 1] and needed(blocks[i + 1])
+    local lines
+    if b.t == "Header" and blocks[i + 1] and lead_in(blocks[i + 1]) and blocks[i + 2] then
+      lines = needed(blocks[i + 2]) and needed(blocks[i + 2]) + 3
+    elseif lead_in(b) and not (blocks[i - 1] and blocks[i - 1].t == "Header") then
+      lines = blocks[i + 1] and needed(blocks[i + 1])
+      lines = lines and lines + 3
+    elseif b.t == "Header" then
+      lines = blocks[i + 1] and needed(blocks[i + 1])
+    end
     if lines and FORMAT:match("latex") then
-      out:insert(pandoc.RawBlock("latex", need_tex(lines + (b.t == "Header" and 4 or 3))))
+      out:insert(pandoc.RawBlock("latex", need_tex(lines + (b.t == "Header" and 4 or 0))))
     end
     out:insert(b)
   end

@@ -365,7 +365,7 @@ static bool machine_block(FILE *out, run_options *o) {
             o->bandwidth / 1e9);
     fprintf(out, "ridge point: peak / bandwidth = %.1f FLOP/B (a kernel doing fewer operations\n"
             "  per byte moved waits for memory)\n", o->peak_all / o->bandwidth);
-    fprintf(out, "naive attention at d = %d, %.0f FLOP/B (block [P10.2]), lies\n  %s\n", D,
+    fprintf(out, "naive attention at d = %d, %.0f FLOP/B (block P10.2), lies\n  %s\n", D,
             naive_intensity(), ridge_side(naive_intensity(), o->peak_all / o->bandwidth));
     return o->data_dir ? write_machine(o) : true;
 }
