@@ -267,12 +267,10 @@ end
 
 local NEED_MARK = "%quote.lua: need "
 
--- TeX that starts a new page unless `lines` lines of text fit on this one.
+-- TeX that starts a new page unless `lines` lines of text fit on this one
+-- (book/header.tex's \bookneed).
 local function need_tex(lines)
-  return NEED_MARK .. lines .. "\n\\par\\penalty-100\\begingroup"
-    .. "\\dimen0=" .. lines .. "\\baselineskip"
-    .. "\\dimen2=\\pagegoal\\advance\\dimen2-\\pagetotal"
-    .. "\\ifdim\\dimen0>\\dimen2 \\ifdim\\dimen2>0pt \\vfil\\fi\\penalty-10000\\fi\\endgroup\n"
+  return NEED_MARK .. lines .. "\n\\bookneed{" .. lines .. "}\n"
 end
 
 -- The lines a block of text asks for, when it starts with need_tex's mark.
