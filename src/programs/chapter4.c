@@ -582,7 +582,7 @@ static void trained_part_print(const trained_part *t, FILE *f) {
     for (int i = 0; i < HEADS; i++)
         fprintf(f, "head %d %34d %11d\n", i + 1, t->on_previous[i], t->on_first[i]);
 
-    print_cell(f, "P4.3", "the weights of block [P4.2]'s heads on one more sequence");
+    print_cell(f, "P4.3", "the weights of block P4.2's heads on one more sequence");
     fprintf(f, "causal, query t a row, key 0-%d a column; untrained:\n", n - 1);
     print_heads_side_by_side(f, t->before);
     fputs("trained:\n", f);
