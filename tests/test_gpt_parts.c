@@ -59,21 +59,28 @@ START_TEST(gelu_matches_pytorch) {
     free(golden_expect_header(GOLDEN, "gpt_parts_golden.py"));
     enum { N = 64 };
     float *x = golden_f32("gelu.x", N), *dout = golden_f32("gelu.dout", N);
-    float y[N], dx[N] = {0};
-    gelu_forward(y, x, N);
-    double worst = golden_expect_near(GOLDEN, "gelu.y", y, N, 1, 1e-6);
-    gelu_backward(dx, dout, x, N);
-    double worst_dx = golden_expect_near(GOLDEN, "gelu.dx", dx, N, 1, 1e-6);
-    printf("gelu: largest difference from PyTorch %.2g (forward), %.2g (backward)\n", worst,
-           worst_dx);
-    // backward adds: a second call doubles the gradient
-    gelu_backward(dx, dout, x, N);
-    float twice[N];
-    for (int i = 0; i < N; i++) twice[i] = dx[i] / 2;
-    golden_expect_near(GOLDEN, "gelu.dx", twice, N, 1, 1e-6);
-    // forward in place
-    gelu_forward(x, x, N);
-    for (int i = 0; i < N; i++) ck_assert_float_eq(x[i], y[i]);
+    simd_level lv[3];
+    int nl = levels(lv);
+    for (int l = 0; l < nl; l++) {  // the readable loops, then each vector kernel
+        use_level(lv[l]);
+        float y[N], dx[N] = {0}, in[N];
+        gelu_forward(y, x, N);
+        double worst = golden_expect_near(GOLDEN, "gelu.y", y, N, 1, 1e-6);
+        gelu_backward(dx, dout, x, N);
+        double worst_dx = golden_expect_near(GOLDEN, "gelu.dx", dx, N, 1, 1e-6);
+        printf("gelu (%s): largest difference from PyTorch %.2g (forward), %.2g (backward)\n",
+               simd_name(lv[l]), worst, worst_dx);
+        // backward adds: a second call doubles the gradient
+        gelu_backward(dx, dout, x, N);
+        float twice[N];
+        for (int i = 0; i < N; i++) twice[i] = dx[i] / 2;
+        golden_expect_near(GOLDEN, "gelu.dx", twice, N, 1, 1e-6);
+        // forward in place
+        memcpy(in, x, sizeof in);
+        gelu_forward(in, in, N);
+        for (int i = 0; i < N; i++) ck_assert_float_eq(in[i], y[i]);
+    }
+    use_best_level();
     free(x);
     free(dout);
 }
@@ -107,6 +114,44 @@ START_TEST(gelu_backward_write_gives_the_bits_of_adding_to_zero) {
     }
     use_best_level();
     free(x), free(dout), free(want), free(got);
+}
+END_TEST
+
+// The training step's pair: the slope the forward keeps (in place of its
+// input) gives the backward the bits of gelu_backward_write, and its
+// output is gelu_forward's, at every vector level. The inputs run past
+// where exp(-2u) caps (x about -11) and where the slope rounds to 1.
+START_TEST(gelu_kept_slope_gives_the_bits_of_the_backward) {
+    enum { N = 1001 };  // not a whole number of vectors
+    float *x = malloc(N * sizeof *x), *dout = malloc(N * sizeof *dout), *y = malloc(N * sizeof *y);
+    float *want = malloc(N * sizeof *want), *got = malloc(N * sizeof *got);
+    float *slope = malloc(N * sizeof *slope), *want_y = malloc(N * sizeof *want_y);
+    ck_assert(x && dout && y && want && got && slope && want_y);
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)(i - N / 2) / 40;
+        dout[i] = (float)((i * 37) % 101 - 50) / 25;
+    }
+    simd_level lv[3];
+    int nl = levels(lv);
+    for (int l = 0; l < nl; l++) {
+        use_level(lv[l]);
+        gelu_forward(want_y, x, N);
+        gelu_backward_write(want, dout, x, N);
+        memcpy(slope, x, N * sizeof *slope);
+        gelu_forward_slope(y, slope, slope, N);  // the slope in place of the input
+        ck_assert_msg(memcmp(y, want_y, N * sizeof *y) == 0, "%s: not gelu_forward's output",
+                      simd_name(lv[l]));
+        for (int i = 0; i < N; i++) got[i] = 1e6f + (float)i;  // what it held
+        gelu_backward_slope(got, dout, slope, N);
+        ck_assert_msg(memcmp(got, want, N * sizeof *got) == 0, "%s: not the backward's bits",
+                      simd_name(lv[l]));
+        memcpy(got, dout, N * sizeof *got);
+        gelu_backward_slope(got, got, slope, N);
+        ck_assert_msg(memcmp(got, want, N * sizeof *got) == 0, "%s: in place differs",
+                      simd_name(lv[l]));
+    }
+    use_best_level();
+    free(x), free(dout), free(y), free(want), free(got), free(slope), free(want_y);
 }
 END_TEST
 
@@ -419,6 +464,7 @@ int main(void) {
     TCase *tc = tcase_create("parts");
     tcase_add_test(tc, gelu_matches_pytorch);
     tcase_add_test(tc, gelu_backward_write_gives_the_bits_of_adding_to_zero);
+    tcase_add_test(tc, gelu_kept_slope_gives_the_bits_of_the_backward);
     tcase_add_test(tc, schedule_matches_nanogpt_shape);
     tcase_add_test(tc, clipping_matches_pytorch);
     tcase_add_test(tc, adamw_ten_steps_match_pytorch);

@@ -89,8 +89,9 @@ const char *simd_name(simd_level level);
                                         const float *dout, const float *inp, const float *mean,    \
                                         const float *rstd, const float *gain, int n, int d);     \
     void add_arrays_##isa(float *y, const float *a, const float *b, long n);                       \
-    void gelu_forward_##isa(float *out, const float *inp, long n);                                 \
-    void gelu_backward_##isa(float *dinp, const float *dout, const float *inp, long n, int add);
+    void gelu_forward_##isa(float *out, float *slope, const float *inp, long n);                   \
+    void gelu_backward_##isa(float *dinp, const float *dout, const float *inp, long n, int add);  \
+    void gelu_backward_slope_##isa(float *dinp, const float *dout, const float *slope, long n);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 

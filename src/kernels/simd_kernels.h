@@ -698,16 +698,38 @@ INLINE vec gelu_sigmoid_vec(vec x, vec *rest) {
     return s;
 }
 
-// Replaces the loops of gelu_forward and gelu_backward (layers/gelu.c),
-// to a few units in the last place (vec_exp for exp): out = x s for the n
-// numbers (out may be inp); dinp += dout (s + 2 x s (1 - s) du/dx), or with
-// add 0 dinp = 0 + the same (dinp not read: the bits of adding into a
-// cleared dinp; dinp may be dout).
-TARGET void KERNEL(gelu_forward)(float *out, const float *inp, long n) {
+// gelu'(x) = s + 2 x s (1 - s) du/dx, du/dx = sqrt(2/pi) (1 + 3 * 0.044715
+// x^2), from s and rest = 1 - s: the one slope of the forward (which may
+// keep it) and of the backward.
+INLINE vec gelu_slope_vec(vec x, vec s, vec rest) {
+    vec du_dx = vec_mul(vec_set(0.7978845608028654f),
+                        vec_fma(vec_mul(vec_set(3 * 0.044715f), x), x, vec_set(1)));
+    vec two_x_s = vec_mul(vec_mul(vec_set(2), x), s);
+    return vec_fma(vec_mul(two_x_s, rest), du_dx, s);
+}
+
+// Replaces the loops of gelu_forward, gelu_forward_slope and gelu_backward
+// (layers/gelu.c), to a few units in the last place (vec_exp for exp):
+// out = x s for the n numbers (out may be inp), and when slope is not NULL
+// slope = gelu'(x) too (slope may be inp, not out); dinp += dout gelu'(x),
+// or with add 0 dinp = 0 + the same (dinp not read: the bits of adding
+// into a cleared dinp; dinp may be dout).
+TARGET void KERNEL(gelu_forward)(float *out, float *slope, const float *inp, long n) {
     for (long i = 0; i < n; i += VEC) {
         int w = n - i < VEC ? (int)(n - i) : VEC;
-        vec x = load_part(inp + i, w), rest;
-        store_part(out + i, vec_mul(x, gelu_sigmoid_vec(x, &rest)), w);
+        vec x = load_part(inp + i, w), rest, s = gelu_sigmoid_vec(x, &rest);
+        if (slope) store_part(slope + i, gelu_slope_vec(x, s, rest), w);
+        store_part(out + i, vec_mul(x, s), w);
+    }
+}
+
+// Replaces the loop of gelu_backward_slope (layers/gelu.c): dinp = 0 +
+// dout slope, one rounding (dinp may be dout).
+TARGET void KERNEL(gelu_backward_slope)(float *dinp, const float *dout, const float *slope,
+                                        long n) {
+    for (long i = 0; i < n; i += VEC) {
+        int w = n - i < VEC ? (int)(n - i) : VEC;
+        store_part(dinp + i, vec_fma(load_part(dout + i, w), load_part(slope + i, w), vec_set(0)), w);
     }
 }
 
@@ -716,11 +738,7 @@ TARGET void KERNEL(gelu_backward)(float *dinp, const float *dout, const float *i
     for (long i = 0; i < n; i += VEC) {
         int w = n - i < VEC ? (int)(n - i) : VEC;
         vec x = load_part(inp + i, w), rest, s = gelu_sigmoid_vec(x, &rest);
-        vec du_dx = vec_mul(vec_set(0.7978845608028654f),
-                            vec_fma(vec_mul(vec_set(3 * 0.044715f), x), x, vec_set(1)));
-        vec two_x_s = vec_mul(vec_mul(vec_set(2), x), s);
-        vec slope = vec_fma(vec_mul(two_x_s, rest), du_dx, s);
         vec before = add ? load_part(dinp + i, w) : vec_set(0);
-        store_part(dinp + i, vec_fma(load_part(dout + i, w), slope, before), w);
+        store_part(dinp + i, vec_fma(load_part(dout + i, w), gelu_slope_vec(x, s, rest), before), w);
     }
 }

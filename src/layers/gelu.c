@@ -23,7 +23,7 @@ static inline real gelu_sigmoid(real x, real *rest) {
 }
 
 void gelu_forward(real *out, const real *inp, size_t n) {
-    if (FAST_KERNEL(gelu_forward, out, inp, (long)n)) return;  // the same, a vector at a time
+    if (FAST_KERNEL(gelu_forward, out, NULL, inp, (long)n)) return;  // the same, a vector at a time
     for (size_t i = 0; i < n; i++) {
         real rest;
         out[i] = inp[i] * gelu_sigmoid(inp[i], &rest);
@@ -37,6 +37,15 @@ static inline real gelu_slope(real x) {
     return s + 2 * x * s * rest * du_dx;
 }
 
+void gelu_forward_slope(real *out, real *slope, const real *inp, size_t n) {
+    if (FAST_KERNEL(gelu_forward, out, slope, inp, (long)n)) return;
+    for (size_t i = 0; i < n; i++) {
+        real x = inp[i], rest;
+        out[i] = x * gelu_sigmoid(x, &rest);
+        slope[i] = gelu_slope(x);
+    }
+}
+
 void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
     if (FAST_KERNEL(gelu_backward, dinp, dout, inp, (long)n, 1)) return;
     for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * gelu_slope(inp[i]);
@@ -45,4 +54,9 @@ void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n) {
 void gelu_backward_write(real *dinp, const real *dout, const real *inp, size_t n) {
     if (FAST_KERNEL(gelu_backward, dinp, dout, inp, (long)n, 0)) return;  // dinp not read
     for (size_t i = 0; i < n; i++) dinp[i] = 0 + dout[i] * gelu_slope(inp[i]);  // as from 0
+}
+
+void gelu_backward_slope(real *dinp, const real *dout, const real *slope, size_t n) {
+    if (FAST_KERNEL(gelu_backward_slope, dinp, dout, slope, (long)n)) return;
+    for (size_t i = 0; i < n; i++) dinp[i] = 0 + dout[i] * slope[i];  // as from 0
 }

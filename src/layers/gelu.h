@@ -40,4 +40,12 @@ void gelu_backward(real *dinp, const real *dout, const real *inp, size_t n);
 // into a cleared dinp, without the pass that clears it. dinp may be dout.
 void gelu_backward_write(real *dinp, const real *dout, const real *inp, size_t n);
 
+// A training step's pair, which computes the slope gelu'(x) once: forward,
+// out[i] = gelu(inp[i]) and slope[i] = gelu'(inp[i]) (slope may be inp,
+// which the backward pass then no longer needs; out may be inp, not
+// slope); backward, dinp[i] = dout[i] slope[i], written: the bits of
+// gelu_backward_write, without its exp and division. dinp may be dout.
+void gelu_forward_slope(real *out, real *slope, const real *inp, size_t n);
+void gelu_backward_slope(real *dinp, const real *dout, const real *slope, size_t n);
+
 #endif

@@ -351,7 +351,7 @@ static void block_forward(gpt_model *m, int l, const shard *s) {
     layernorm_forward(ln2, ROWS(a->ln2_mean, 1), ROWS(a->ln2_rstd, 1), mid, p->ln2_w, p->ln2_b,
                       N, d);
     linear_forward(fc, ln2, p->fc_w, p->fc_b, N, d, 4 * d, WEIGHT_OUT_IN);
-    gelu_forward(gelu, fc, nd * 4);
+    gelu_forward_slope(gelu, fc, fc, nd * 4);  // fc now holds GELU's slope, for the backward
     linear_forward(out, gelu, p->proj_w, p->proj_b, N, 4 * d, d, WEIGHT_OUT_IN);
     sum_arrays(out, mid, out, (long)nd);
 }
@@ -450,7 +450,7 @@ static void block_backward(gpt_model *m, int l, const shard *s) {
     // its input, in place) and dln written, not cleared and added to
     linear_backward_write(dh, g->proj_w, g->proj_b, dx, ROWS(b->gelu, 4 * d), p->proj_w, N,
                           4 * d, d, WEIGHT_OUT_IN);
-    gelu_backward_write(dh, dh, ROWS(b->fc, 4 * d), nf);
+    gelu_backward_slope(dh, dh, ROWS(b->fc, 4 * d), nf);
     linear_backward_write(dln, g->fc_w, g->fc_b, dh, ROWS(b->ln2, d), p->fc_w, N, d, 4 * d,
                           WEIGHT_OUT_IN);
     // the residual path: dx, the gradient of out, is mid's too, and collects ln_2's

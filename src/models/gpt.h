@@ -93,7 +93,7 @@ typedef struct {
     real *attn_out;                   // (B, T, d)
     real *mid;                        // (B, T, d) the stream after the attention
     real *ln2, *ln2_mean, *ln2_rstd;
-    real *fc;                         // (B, T, 4d) before GELU
+    real *fc;                         // (B, T, 4d) c_fc's output, then GELU's slope at it
     real *gelu;                       // (B, T, 4d) after it
 } gpt_block_acts;
 
