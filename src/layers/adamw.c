@@ -6,7 +6,6 @@
 #include <string.h>
 #include <tgmath.h>
 
-#include "kernels/parallel.h"
 #include "kernels/simd.h"
 
 int adamw_init(adamw_state *s, size_t n, double weight_decay) {
@@ -49,28 +48,21 @@ void adamw_step(adamw_state *s, real *restrict params, const real *restrict grad
     const real step = (real)(lr / (1 - pow(s->b1, (double)s->t)));
     const real root_c2 = (real)sqrt(1 - pow(s->b2, (double)s->t));
     real *restrict m = s->m, *restrict v = s->v;
-    // Each number's update is its own: the threads share SLICES fixed
-    // slices of a large model, and within a slice, a run of parameters all
-    // decayed or all not at a time (a tensor, or several side by side)
-    // goes to the vector kernel (simd_kernels.h, the same bits), or to the
-    // loop, the readable code. The bits are those of one thread.
-    enum { SLICES = 16 };
-    PARALLEL_FOR(s->n >= 65536)
-    for (int slice = 0; slice < SLICES; slice++) {
-        const size_t first = s->n * slice / SLICES, last = s->n * (slice + 1) / SLICES;
-        for (size_t i = first, end; i < last; i = end) {
-            const unsigned char *next = memchr(s->decay + i, !s->decay[i], last - i);
-            end = next ? (size_t)(next - s->decay) : last;
-            if (FAST_KERNEL(adamw_dense, params + i, grads + i, m + i, v + i, (long)(end - i),
-                            s->decay[i] ? shrink : 1, b1, b2, a1, a2, eps, step, root_c2))
-                continue;
-            for (size_t j = i; j < end; j++) {
-                real g = grads[j];
-                if (s->decay[j]) params[j] *= shrink;  // decoupled weight decay
-                m[j] = b1 * m[j] + a1 * g;              // running mean of g
-                v[j] = b2 * v[j] + a2 * g * g;          // running mean of g^2
-                params[j] -= step * m[j] / (sqrt(v[j]) / root_c2 + eps);
-            }
+    // a run of parameters all decayed or all not at a time (a tensor, or
+    // several side by side): the vector kernel (simd_kernels.h, the same
+    // bits), or the loop, the readable code
+    for (size_t i = 0, end; i < s->n; i = end) {
+        const unsigned char *next = memchr(s->decay + i, !s->decay[i], s->n - i);
+        end = next ? (size_t)(next - s->decay) : s->n;
+        if (FAST_KERNEL(adamw_dense, params + i, grads + i, m + i, v + i, (long)(end - i),
+                        s->decay[i] ? shrink : 1, b1, b2, a1, a2, eps, step, root_c2))
+            continue;
+        for (size_t j = i; j < end; j++) {
+            real g = grads[j];
+            if (s->decay[j]) params[j] *= shrink;  // decoupled weight decay
+            m[j] = b1 * m[j] + a1 * g;              // running mean of g
+            v[j] = b2 * v[j] + a2 * g * g;          // running mean of g^2
+            params[j] -= step * m[j] / (sqrt(v[j]) / root_c2 + eps);
         }
     }
 }

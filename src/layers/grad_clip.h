@@ -18,8 +18,7 @@
 #include "kernels/real.h"
 
 // The L2 norm of grads (n), its squares summed in double, in eight
-// interleaved sums over each of 16 fixed slices (the same number with any
-// threads).
+// interleaved sums (the same number with any threads).
 double grad_norm(const real *grads, size_t n);
 
 // Scales grads (n) by max_norm / (norm + 1e-6) when that is below 1.
