@@ -236,8 +236,7 @@ static bool fast_backward(real *dquery, real *dkv, const mha_params *g, mha_cach
     simd_level level = simd_best();
     if (level == SIMD_NONE) return false;
     const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
-    memset(c->dz, 0, (size_t)N_q * d * sizeof(real));
-    linear_backward(c->dz, g->out_proj_weight, g->out_proj_bias, dout, c->z,
+    linear_backward_write(c->dz, g->out_proj_weight, g->out_proj_bias, dout, c->z,
                           p->out_proj_weight, N_q, d, d, WEIGHT_OUT_IN);
     long row_q = 0, row_k = 0;  // every head writes its columns of dq, dk, dv: no clearing
     for (int b = 0; b < B; b++) {

@@ -133,7 +133,6 @@ static void carve_acts(arena *r, gpt_model *m) {
         b->ln1 = carve(r, N * d);
         b->ln1_mean = carve(r, N);
         b->ln1_rstd = carve(r, N);
-        b->attn_out = carve(r, N * d);
         b->mid = carve(r, N * d);
         b->ln2 = carve(r, N * d);
         b->ln2_mean = carve(r, N);
@@ -338,16 +337,17 @@ static void block_forward(gpt_model *m, int l, const shard *s) {
     gpt_block_acts *a = &m->a.blocks[l];
     const real *in = stream(m, l, s);
     real *out = stream(m, l + 1, s), *ln1 = ROWS(a->ln1, d), *ln2 = ROWS(a->ln2, d);
-    real *mid = ROWS(a->mid, d), *attn_out = ROWS(a->attn_out, d), *fc = ROWS(a->fc, 4 * d);
+    real *mid = ROWS(a->mid, d), *fc = ROWS(a->fc, 4 * d);
     real *gelu = ROWS(a->gelu, 4 * d);
     layernorm_forward(ln1, ROWS(a->ln1_mean, 1), ROWS(a->ln1_rstd, 1), in, p->ln1_w, p->ln1_b,
                       N, d);
+    // the attention's output goes into mid, which then adds in
     if (m->cfg.attention == GPT_ATTENTION_TILED)  // keeps no weights: attn[k].w stays NULL
-        mha_tiled_forward(attn_out, &a->attn[s->k], &p->attn, ln1, true, s->B, s->n, d, m->cfg.h);
+        mha_tiled_forward(mid, &a->attn[s->k], &p->attn, ln1, true, s->B, s->n, d, m->cfg.h);
     else
-        mha_forward(attn_out, &a->attn[s->k], &p->attn, ln1, ln1, NULL, true, s->B, s->n, s->n,
-                    d, m->cfg.h, NULL, NULL);
-    sum_arrays(mid, in, attn_out, (long)nd);
+        mha_forward(mid, &a->attn[s->k], &p->attn, ln1, ln1, NULL, true, s->B, s->n, s->n, d,
+                    m->cfg.h, NULL, NULL);
+    sum_arrays(mid, in, mid, (long)nd);
     layernorm_forward(ln2, ROWS(a->ln2_mean, 1), ROWS(a->ln2_rstd, 1), mid, p->ln2_w, p->ln2_b,
                       N, d);
     linear_forward(fc, ln2, p->fc_w, p->fc_b, N, d, 4 * d, WEIGHT_OUT_IN);

@@ -90,11 +90,10 @@ typedef struct {
     real *ln1, *ln1_mean, *ln1_rstd;  // (B, T, d), (B, T), (B, T)
     mha_cache *attn;                  // (shards) each shard's attention; tiled, no
                                       // weights (attn[k].w NULL)
-    real *attn_out;                   // (B, T, d)
     real *mid;                        // (B, T, d) the stream after the attention
     real *ln2, *ln2_mean, *ln2_rstd;
     real *fc;                         // (B, T, 4d) c_fc's output, then GELU's slope at it
-    real *gelu;                       // (B, T, 4d) after it
+    real *gelu;                       // (B, T, 4d) GELU's output
 } gpt_block_acts;
 
 typedef struct {
