@@ -30,6 +30,10 @@
 // of float for a panel of 32 columns).
 #define PACK_K 256
 
+// The rows of c that GEMM_ATB computes across all its panels at a time,
+// when a is the larger: 16 floats of a row of a, 64 bytes, a cache line.
+#define ATB_ROWS 16
+
 #ifdef SIMD_X86
 // Rows [0, n) and columns [0, w) of c, c(i, j) = c[i ldc + j], += the
 // product of a(i, p) = a[i a_i + p a_p] and b(p, j) = b[p ldb + j].
@@ -37,6 +41,12 @@ static void panel(simd_level level, float *c, long ldc, const float *start, cons
                   long a_i, long a_p, const float *b, long ldb, int n, int k, int w) {
     if (level == SIMD_AVX512) gemm_panel_avx512(c, ldc, start, a, a_i, a_p, b, ldb, n, k, w);
     else gemm_panel_avx2(c, ldc, start, a, a_i, a_p, b, ldb, n, k, w);
+}
+
+// Where a panel from column j starts its sums: from c (NULL), zeros, or
+// column j of the row from.
+static const float *from_column(const float *from, const float *zeros, int j) {
+    return from == NULL || from == zeros ? from : from + j;
 }
 #endif
 
@@ -78,12 +88,27 @@ void gemm_fast_rows_from(simd_level level, float *c, const float *start, const f
         const float *ai = layout == GEMM_ATB ? a + i0 : a + (long)i0 * k;
         long a_i = layout == GEMM_ATB ? 1 : k, a_p = layout == GEMM_ATB ? n : 1;
         int j = 0;
+        if (layout == GEMM_ATB && i1 - i0 > m) {
+            // a^T b with a the larger (a weight's gradient, dout^T inp, with more
+            // outputs than inputs): row i of c is column i of a, a number from
+            // each row of a, and a panel's way through all of c's rows would
+            // read all of a again for every panel. So ATB_ROWS rows of c at a
+            // time across every panel instead: their numbers of a (a whole cache
+            // line a row of a) stay in the cache from one panel to the next.
+            for (int i = 0; i < i1 - i0; i += ATB_ROWS) {
+                int rows = i1 - i0 - i < ATB_ROWS ? i1 - i0 - i : ATB_ROWS;
+                for (j = 0; j < m; j += W)
+                    panel(level, c + (long)i * m + j, m, from_column(from, zeros, j),
+                          ai + i * a_i, a_i, a_p, b + j, m, rows, k, m - j < W ? m - j : W);
+            }
+            return;
+        }
         if (i1 - i0 == 1 && layout != GEMM_ABT)  // one row: four panels at a time
             for (; j + 4 * W <= m; j += 4 * W)
                 SIMD_RUN(level, gemm_row, c + j, ai, a_p, b + j, m, k);
         for (; j < m; j += W) {  // a panel of W columns of c
             int w = m - j < W ? m - j : W;
-            const float *from_j = from == NULL ? NULL : from == zeros ? zeros : from + j;
+            const float *from_j = from_column(from, zeros, j);
             if (layout != GEMM_ABT) {
                 panel(level, c + j, m, from_j, ai, a_i, a_p, b + j, m, i1 - i0, k, w);
                 continue;
