@@ -357,9 +357,10 @@ TARGET void KERNEL(adam_missed_steps)(float *p, float *m, float *v, long n, cons
 // numbers apart. Every product entry is summed as gemm_panel sums it (from
 // its start value, one fused multiply-add per term, in the order of the
 // terms). The softmax's e^x is vec_exp, not expf, and its sums (the row's
-// total, and w . dw backward) are taken in 16 interleaved partial sums, so
-// these agree with masked_softmax and head_backward to rounding (within
-// 1e-5 relative, tests/test_kernels.c), and AVX2 with AVX-512 to the bit.
+// total, and w . dw backward) are taken in 16 interleaved partial sums
+// added in a tree (sum16), so these agree with masked_softmax and
+// head_backward to rounding (within 1e-5 relative, tests/test_kernels.c),
+// and AVX2 with AVX-512 to the bit.
 //
 //   nq, nk   the head's queries and keys, dk its columns
 
@@ -430,10 +431,34 @@ INLINE void head_scores_causal(float *s, const float *a, long ld, const float *b
 
 INLINE float partial_sums(const float *x, float mu, int squares, int d);
 
+// The 16 partial sums held in part (16 / VEC vectors) added in a fixed
+// tree: lane i and lane i + 8, then i and i + 4, i and i + 2, and 0 and 1
+// (vec_sum). AVX2's two vectors are the two halves of AVX-512's one, so
+// both give the same bits; four additions deep where one after the other
+// would be sixteen, which a softmax row waits for.
+INLINE float sum16(const vec *part) {
+    enum { NV = 16 / VEC };
+    return vec_sum(NV == 1 ? part[0] : vec_add(part[0], part[NV - 1]));
+}
+
+// The n numbers of x in 16 interleaved partial sums, as partial_sums adds
+// them, then those in sum16's tree, then the tail one by one.
+INLINE float head_sum(const float *x, int n) {
+    enum { NV = 16 / VEC };
+    vec part[NV];
+    for (int v = 0; v < NV; v++) part[v] = vec_set(0);
+    int j = 0;
+    for (; j + 16 <= n; j += 16)
+        for (int v = 0; v < NV; v++) part[v] = vec_add(part[v], vec_load(x + j + v * VEC));
+    float sum = sum16(part);
+    for (; j < n; j++) sum += x[j];
+    return sum;
+}
+
 // masked_softmax (multihead_attention.c) on the rows of w (nq, nk), with
 // vec_exp for expf (to about a unit in the last place, not the same bits)
-// and the row's sum as layer norm's 16 interleaved partial sums
-// (partial_sums), so that AVX2 and AVX-512 still agree to the bit. The
+// and the row's sum in 16 interleaved partial sums added in a tree
+// (head_sum), so that AVX2 and AVX-512 still agree to the bit. The
 // readable loop is softmax_row (softmax.c), which masked_softmax calls.
 INLINE void head_softmax(float *w, const bool *pad, int causal, int nq, int nk) {
     for (int r = 0; r < nq; r++) {
@@ -461,16 +486,16 @@ INLINE void head_softmax(float *w, const bool *pad, int causal, int nq, int nk) 
         if (pad)
             for (int j = 0; j < seen; j++)
                 if (pad[j]) row[j] = 0;
-        float sum = partial_sums(row, 0, 0, nk);
-        if (sum > 0)
-            for (int j = 0; j < nk; j += VEC)
+        float sum = head_sum(row, nk);
+        if (sum > 0)  // the vectors beyond seen hold zeros, which stay zeros
+            for (int j = 0; j < seen; j += VEC)
                 store_part(row + j, vec_div(load_part(row + j, nk - j), vec_set(sum)), nk - j);
     }
 }
 
 // a . b over n numbers: the products (each rounded) in 16 interleaved
-// partial sums, as partial_sums adds, then the tail and the 16 one by one;
-// the same bits with AVX2 and AVX-512, not the loop's order.
+// partial sums, as head_sum adds, those in sum16's tree, then the tail one
+// by one; the same bits with AVX2 and AVX-512, not the loop's order.
 INLINE float head_dot(const float *a, const float *b, int n) {
     enum { NV = 16 / VEC };
     vec part[NV];
@@ -479,10 +504,8 @@ INLINE float head_dot(const float *a, const float *b, int n) {
     for (; j + 16 <= n; j += 16)
         for (int v = 0; v < NV; v++)
             part[v] = vec_add(part[v], vec_mul(vec_load(a + j + v * VEC), vec_load(b + j + v * VEC)));
-    float sum = 0, lanes[16];
+    float sum = sum16(part);
     for (; j < n; j++) sum += a[j] * b[j];
-    for (int v = 0; v < NV; v++) vec_store(lanes + v * VEC, part[v]);
-    for (int k = 0; k < 16; k++) sum += lanes[k];
     return sum;
 }
 
