@@ -18,6 +18,7 @@
 
 #include "core/rng.h"
 #include "kernels/parallel.h"
+#include "layers/grad_clip.h"
 #include "models/gpt.h"
 #include "models/step_flops.h"
 #include "suite.h"
@@ -362,6 +363,23 @@ START_TEST(shards_and_threads) {
     ck_assert_msg(worst < 1e-6, "one shard and two differ by %g", worst);
     gpt_free(one);
     gpt_free(two);
+    // a training step, whose clipping and AdamW the threads share by parts
+    // (clip_and_step): the same parameters and norm on one thread or two,
+    // and the gradients it leaves clipped to the norm 1
+    gpt_model *step[2];
+    for (int threads = 1; threads <= 2; threads++) {
+        parallel_set_threads(threads);
+        step[threads - 1] = gpt_build(&c, 4, 2, 6, NULL, 0.1, NULL, err, sizeof err);
+        ck_assert(step[threads - 1]);
+        gpt_train_step(step[threads - 1], windows, 4, T);
+    }
+    parallel_set_threads(1);
+    ck_assert_double_eq(step[0]->last_norm, step[1]->last_norm);
+    ck_assert_mem_eq(step[0]->param_block, step[1]->param_block, size);
+    ck_assert_double_gt(step[0]->last_norm, 1);  // clipped: the norm is now just under 1
+    ck_assert_double_eq_tol(grad_norm(step[0]->grad_block, step[0]->n_params), 1, 1e-5);
+    gpt_free(step[0]);
+    gpt_free(step[1]);
 }
 END_TEST
 

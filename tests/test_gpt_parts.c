@@ -234,6 +234,53 @@ START_TEST(adamw_ten_steps_match_pytorch) {
 }
 END_TEST
 
+// The step in parts, as the GPT's threads take it (models/gpt.c): the
+// norm from its parts' sums in any order of computing them, and AdamW part
+// by part in reverse order (parts that cut through the decayed runs), give
+// the bits of grad_norm and adamw_step; the parts tile the array.
+START_TEST(clipping_and_adamw_in_parts_give_the_same_bits) {
+    enum { N = 1003, STEPS = 3 };
+    float *p0 = malloc(N * sizeof *p0), *g0 = malloc(N * sizeof *g0);
+    float *whole = malloc(N * sizeof *whole), *parts = malloc(N * sizeof *parts);
+    ck_assert(p0 && g0 && whole && parts);
+    for (int i = 0; i < N; i++) {
+        p0[i] = (float)((i * 29) % 97 - 48) / 50;
+        g0[i] = (float)((i * 37) % 101 - 50) / 40;
+    }
+    ck_assert_uint_eq(grad_part_start(N, 0), 0);
+    ck_assert_uint_eq(grad_part_start(N, GRAD_PARTS), N);
+    double squares[GRAD_PARTS], sum = 0, check = 0;
+    for (int j = GRAD_PARTS - 1; j >= 0; j--) {
+        ck_assert_uint_le(grad_part_start(N, j), grad_part_start(N, j + 1));
+        ck_assert_uint_eq(grad_part_start(N, j) % 8, 0);  // a whole number of eight before it
+        squares[j] = grad_part_squares(g0, N, j);
+    }
+    for (int j = 0; j < GRAD_PARTS; j++) sum += squares[j];
+    for (int i = 0; i < N; i++) check += (double)g0[i] * g0[i];
+    ck_assert_double_eq(sqrt(sum), grad_norm(g0, N));
+    ck_assert_double_eq_tol(grad_norm(g0, N), sqrt(check), 1e-12 * sqrt(check));
+    adamw_state a, b;
+    ck_assert_int_eq(adamw_init(&a, N, 0.1), 0);
+    ck_assert_int_eq(adamw_init(&b, N, 0.1), 0);
+    ck_assert_int_eq(adamw_decay(&a, 100, 500), 0);
+    ck_assert_int_eq(adamw_decay(&b, 100, 500), 0);
+    memcpy(whole, p0, N * sizeof *whole);
+    memcpy(parts, p0, N * sizeof *parts);
+    for (int t = 0; t < STEPS; t++) {
+        adamw_step(&a, whole, g0, 1e-2);
+        b.t++;
+        for (int j = GRAD_PARTS - 1; j >= 0; j--)
+            adamw_update(&b, parts, g0, 1e-2, grad_part_start(N, j), grad_part_start(N, j + 1));
+    }
+    ck_assert_msg(memcmp(whole, parts, N * sizeof *whole) == 0, "AdamW in parts differs");
+    ck_assert_msg(memcmp(a.m, b.m, N * sizeof *a.m) == 0 && memcmp(a.v, b.v, N * sizeof *a.v) == 0,
+                  "the moments differ");
+    adamw_free(&a);
+    adamw_free(&b);
+    free(p0), free(g0), free(whole), free(parts);
+}
+END_TEST
+
 // With a zero gradient Adam does not move a parameter: only the decay does,
 // and only where it was asked for.
 START_TEST(adamw_decays_only_what_is_marked) {
@@ -469,6 +516,7 @@ int main(void) {
     tcase_add_test(tc, clipping_matches_pytorch);
     tcase_add_test(tc, adamw_ten_steps_match_pytorch);
     tcase_add_test(tc, adamw_decays_only_what_is_marked);
+    tcase_add_test(tc, clipping_and_adamw_in_parts_give_the_same_bits);
     tcase_add_test(tc, adamw_without_decay_is_adam);
     tcase_add_test(tc, vocabulary_encode_decode);
     tcase_add_test(tc, batches_are_torch_randint_draws);

@@ -37,6 +37,11 @@ int adamw_decay(adamw_state *s, size_t from, size_t count) {
 
 void adamw_step(adamw_state *s, real *restrict params, const real *restrict grads, double lr) {
     s->t++;
+    adamw_update(s, params, grads, lr, 0, s->n);
+}
+
+void adamw_update(const adamw_state *s, real *restrict params, const real *restrict grads,
+                  double lr, size_t first, size_t last) {
     // The step's constants, in double as PyTorch's Python computes them,
     // then rounded to real: b1, b2, 1 - b1, 1 - b2, eps, the decay factor,
     // the step size lr / c1 with c1 = 1 - b1^t, and sqrt(c2) with
@@ -51,9 +56,9 @@ void adamw_step(adamw_state *s, real *restrict params, const real *restrict grad
     // a run of parameters all decayed or all not at a time (a tensor, or
     // several side by side): the vector kernel (simd_kernels.h, the same
     // bits), or the loop, the readable code
-    for (size_t i = 0, end; i < s->n; i = end) {
-        const unsigned char *next = memchr(s->decay + i, !s->decay[i], s->n - i);
-        end = next ? (size_t)(next - s->decay) : s->n;
+    for (size_t i = first, end; i < last; i = end) {
+        const unsigned char *next = memchr(s->decay + i, !s->decay[i], last - i);
+        end = next ? (size_t)(next - s->decay) : last;
         if (FAST_KERNEL(adamw_dense, params + i, grads + i, m + i, v + i, (long)(end - i),
                         s->decay[i] ? shrink : 1, b1, b2, a1, a2, eps, step, root_c2))
             continue;

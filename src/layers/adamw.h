@@ -61,4 +61,12 @@ int adamw_decay(adamw_state *s, size_t from, size_t count);
 // One step at learning rate lr: params (n) updated from grads (n) as above.
 void adamw_step(adamw_state *s, real *restrict params, const real *restrict grads, double lr);
 
+// The same step in parts, for threads that share a large model: the
+// caller counts the step (s->t++) once, then updates each part [first,
+// last) of the parameters once, in any order and on any thread. Each
+// number's update is its own, so the bits are adamw_step's (which is the
+// count and the one part [0, n)).
+void adamw_update(const adamw_state *s, real *restrict params, const real *restrict grads,
+                  double lr, size_t first, size_t last);
+
 #endif

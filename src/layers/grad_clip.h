@@ -17,12 +17,26 @@
 
 #include "kernels/real.h"
 
-// The L2 norm of grads (n), its squares summed in double, in eight
-// interleaved sums (the same number with any threads).
+// The norm in GRAD_PARTS fixed parts of the array, which threads may
+// share: part j from grad_part_start(n, j) to grad_part_start(n, j + 1)
+// (each a whole number of eight), its squares summed in double in eight
+// interleaved sums and those then in order (grad_part_squares); the
+// parts' sums then added in order. The same number on any machine and
+// with any threads.
+enum { GRAD_PARTS = 16 };
+size_t grad_part_start(size_t n, int j);
+double grad_part_squares(const real *grads, size_t n, int j);
+
+// The L2 norm of grads (n): the parts' sums of squares, added in order,
+// and the root.
 double grad_norm(const real *grads, size_t n);
 
-// Scales grads (n) by max_norm / (norm + 1e-6) when that is below 1.
-// Returns the norm before clipping (what clip_grad_norm_ returns).
+// The factor clipping scales the gradients by, max_norm / (norm + 1e-6),
+// when it is below 1.
+double grad_clip_factor(double norm, double max_norm);
+
+// Scales grads (n) by grad_clip_factor when that is below 1. Returns the
+// norm before clipping (what clip_grad_norm_ returns).
 double grad_clip(real *grads, size_t n, double max_norm);
 
 #endif

@@ -511,6 +511,25 @@ void gpt_backward(gpt_model *m) {
 
 #undef ROWS
 
+// grad_clip and adamw_step on the summed gradients, their parts shared by
+// the threads as the shards are: the same bits (grad_clip.h, adamw.h).
+static void clip_and_step(gpt_model *m, double lr) {
+    const size_t n = m->n_params;
+    double squares[GRAD_PARTS], sum = 0;
+    PARALLEL_FOR(m->shards > 1)
+    for (int j = 0; j < GRAD_PARTS; j++) squares[j] = grad_part_squares(m->grad_block, n, j);
+    for (int j = 0; j < GRAD_PARTS; j++) sum += squares[j];
+    m->last_norm = sqrt(sum);  // grad_norm's number
+    const double factor = grad_clip_factor(m->last_norm, m->clip);
+    m->opt.t++;  // the step, counted once
+    PARALLEL_FOR(m->shards > 1)
+    for (int j = 0; j < GRAD_PARTS; j++) {
+        size_t first = grad_part_start(n, j), last = grad_part_start(n, j + 1);
+        for (size_t i = first; factor < 1 && i < last; i++) m->grad_block[i] *= (real)factor;
+        adamw_update(&m->opt, m->param_block, m->grad_block, lr, first, last);
+    }
+}
+
 real gpt_train_step(gpt_model *m, const int32_t *windows, int B, int n) {
     for (int b = 0; b < B; b++) {
         const int32_t *w = windows + (size_t)b * (n + 1);
@@ -522,8 +541,7 @@ real gpt_train_step(gpt_model *m, const int32_t *windows, int B, int n) {
     run_shards(m, true, true, true);  // gpt_forward and gpt_backward, a shard at a time
     real loss = mean_loss(m);
     sum_shard_grads(m);
-    m->last_norm = grad_clip(m->grad_block, m->n_params, m->clip);
-    adamw_step(&m->opt, m->param_block, m->grad_block, lr_at(&m->schedule, m->step));
+    clip_and_step(m, lr_at(&m->schedule, m->step));
     m->step++;
     return loss;
 }
