@@ -341,7 +341,7 @@ static void block_forward(gpt_model *m, int l, const shard *s) {
     real *gelu = ROWS(a->gelu, 4 * d);
     layernorm_forward(ln1, ROWS(a->ln1_mean, 1), ROWS(a->ln1_rstd, 1), in, p->ln1_w, p->ln1_b,
                       N, d);
-    // the attention's output goes into mid, which then adds in
+    // the attention's output goes into mid, and the stream is added to it
     if (m->cfg.attention == GPT_ATTENTION_TILED)  // keeps no weights: attn[k].w stays NULL
         mha_tiled_forward(mid, &a->attn[s->k], &p->attn, ln1, true, s->B, s->n, d, m->cfg.h);
     else
