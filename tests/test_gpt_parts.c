@@ -86,42 +86,28 @@ START_TEST(gelu_matches_pytorch) {
 }
 END_TEST
 
-// gelu_backward_write: what gelu_backward adds into a cleared array, to the
-// bit, whatever the array held, also in place (dinp = dout), at every level.
-START_TEST(gelu_backward_write_gives_the_bits_of_adding_to_zero) {
-    enum { N = 1000 };  // not a whole number of vectors
-    float *x = malloc(N * sizeof *x), *dout = malloc(N * sizeof *dout);
-    float *want = malloc(N * sizeof *want), *got = malloc(N * sizeof *got);
-    ck_assert(x && dout && want && got);
-    for (int i = 0; i < N; i++) {
-        x[i] = (float)(i - N / 2) / 100;
-        dout[i] = (float)((i * 37) % 101 - 50) / 25;
-    }
-    simd_level lv[3];
-    int nl = levels(lv);
-    for (int l = 0; l < nl; l++) {
-        use_level(lv[l]);
-        memset(want, 0, N * sizeof *want);
-        gelu_backward(want, dout, x, N);
-        for (int i = 0; i < N; i++) got[i] = 1e6f + (float)i;  // what it held
-        gelu_backward_write(got, dout, x, N);
-        ck_assert_msg(memcmp(got, want, N * sizeof *got) == 0, "%s: not the bits of adding",
-                      simd_name(lv[l]));
-        memcpy(got, dout, N * sizeof *got);
-        gelu_backward_write(got, got, x, N);
-        ck_assert_msg(memcmp(got, want, N * sizeof *got) == 0, "%s: in place differs",
-                      simd_name(lv[l]));
-    }
-    use_best_level();
-    free(x), free(dout), free(want), free(got);
+// A backward that writes (dinp = 0 + dout times the slope): the bits of
+// want, whatever dinp held, and also in place (dinp = dout).
+typedef void gelu_writer(real *dinp, const real *dout, const real *from, size_t n);
+static void expect_writes(gelu_writer *write, const char *name, const float *want,
+                          const float *dout, const float *from, float *got, int n,
+                          simd_level level) {
+    for (int i = 0; i < n; i++) got[i] = 1e6f + (float)i;  // what it held
+    write(got, dout, from, n);
+    ck_assert_msg(memcmp(got, want, n * sizeof *got) == 0, "%s, %s: not the bits of adding",
+                  name, simd_name(level));
+    memcpy(got, dout, n * sizeof *got);
+    write(got, got, from, n);
+    ck_assert_msg(memcmp(got, want, n * sizeof *got) == 0, "%s, %s: in place differs", name,
+                  simd_name(level));
 }
-END_TEST
 
-// The training step's pair: the slope the forward keeps (in place of its
-// input) gives the backward the bits of gelu_backward_write, and its
-// output is gelu_forward's, at every vector level. The inputs run past
-// where exp(-2u) caps (x about -11) and where the slope rounds to 1.
-START_TEST(gelu_kept_slope_gives_the_bits_of_the_backward) {
+// What gelu_backward adds into a cleared array, to the bit, at every
+// level: gelu_backward_write from the input, and the training step's pair,
+// gelu_backward_slope from the slope gelu_forward_slope kept in place of
+// the input (whose output is gelu_forward's). The inputs run past where
+// exp(-2u) caps (x about -11) and where the slope rounds to 1.
+START_TEST(gelu_backward_write_gives_the_bits_of_adding_to_zero) {
     enum { N = 1001 };  // not a whole number of vectors
     float *x = malloc(N * sizeof *x), *dout = malloc(N * sizeof *dout), *y = malloc(N * sizeof *y);
     float *want = malloc(N * sizeof *want), *got = malloc(N * sizeof *got);
@@ -135,20 +121,16 @@ START_TEST(gelu_kept_slope_gives_the_bits_of_the_backward) {
     int nl = levels(lv);
     for (int l = 0; l < nl; l++) {
         use_level(lv[l]);
+        memset(want, 0, N * sizeof *want);
+        gelu_backward(want, dout, x, N);
+        expect_writes(gelu_backward_write, "gelu_backward_write", want, dout, x, got, N, lv[l]);
         gelu_forward(want_y, x, N);
-        gelu_backward_write(want, dout, x, N);
         memcpy(slope, x, N * sizeof *slope);
         gelu_forward_slope(y, slope, slope, N);  // the slope in place of the input
         ck_assert_msg(memcmp(y, want_y, N * sizeof *y) == 0, "%s: not gelu_forward's output",
                       simd_name(lv[l]));
-        for (int i = 0; i < N; i++) got[i] = 1e6f + (float)i;  // what it held
-        gelu_backward_slope(got, dout, slope, N);
-        ck_assert_msg(memcmp(got, want, N * sizeof *got) == 0, "%s: not the backward's bits",
-                      simd_name(lv[l]));
-        memcpy(got, dout, N * sizeof *got);
-        gelu_backward_slope(got, got, slope, N);
-        ck_assert_msg(memcmp(got, want, N * sizeof *got) == 0, "%s: in place differs",
-                      simd_name(lv[l]));
+        expect_writes(gelu_backward_slope, "gelu_backward_slope", want, dout, slope, got, N,
+                      lv[l]);
     }
     use_best_level();
     free(x), free(dout), free(y), free(want), free(got), free(slope), free(want_y);
@@ -511,7 +493,6 @@ int main(void) {
     TCase *tc = tcase_create("parts");
     tcase_add_test(tc, gelu_matches_pytorch);
     tcase_add_test(tc, gelu_backward_write_gives_the_bits_of_adding_to_zero);
-    tcase_add_test(tc, gelu_kept_slope_gives_the_bits_of_the_backward);
     tcase_add_test(tc, schedule_matches_nanogpt_shape);
     tcase_add_test(tc, clipping_matches_pytorch);
     tcase_add_test(tc, adamw_ten_steps_match_pytorch);
