@@ -237,7 +237,7 @@ static bool fast_backward(real *dquery, real *dkv, const mha_params *g, mha_cach
     if (level == SIMD_NONE) return false;
     const int d_k = d / h, N_q = mha_rows(q_len, B, n_q), N_k = mha_rows(k_len, B, n_k);
     linear_backward_write(c->dz, g->out_proj_weight, g->out_proj_bias, dout, c->z,
-                          p->out_proj_weight, N_q, d, d, WEIGHT_OUT_IN);
+                          p->out_proj_weight, N_q, d, d, WEIGHT_OUT_IN);  // dz written
     long row_q = 0, row_k = 0;  // every head writes its columns of dq, dk, dv: no clearing
     for (int b = 0; b < B; b++) {
         int nq = length(q_len, b, n_q), nk = length(k_len, b, n_k);
