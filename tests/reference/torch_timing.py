@@ -1,7 +1,7 @@
 """torch_timing.py: what the PyTorch benchmarks (bench_torch.py,
 bench_torch8.py, bench_torch9.py, bench_torch10.py) share: OpenMP's threads
-asked to wait asleep, glibc asked to keep large blocks, the BLAS
-libraries loaded and their thread count, and the lines the C benchmarks
+asked to wait asleep, OpenBLAS's kernels chosen for the CPU, glibc asked
+to keep large blocks, the BLAS libraries loaded and their thread count, and the lines the C benchmarks
 read (tests/bench/bench.h, run_torch).
 
 Imported by the scripts beside it (not a script itself).
@@ -10,6 +10,8 @@ import ctypes
 import ctypes.util
 import os
 import statistics
+import subprocess
+import sys
 
 # OpenMP's threads wait for work by spinning, by default; on two cores,
 # torch's spinning threads then take turns with OpenBLAS's own threads, and
@@ -17,6 +19,59 @@ import statistics
 # gives PyTorch its 2 threads' worth. libgomp reads the variable when torch
 # loads, so the scripts import this module before torch.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+# OpenBLAS chooses its kernels when it loads, for the CPU it recognises. A
+# CPU newer than the library gets the oldest it has: Debian 12's OpenBLAS
+# 0.3.21 takes Intel's Emerald Rapids for a Prescott, whose kernels (SSE3)
+# multiply this book's matrices four times slower than the AVX-512 ones the
+# CPU runs. So before torch loads it, a child process asks OpenBLAS which
+# kernels it would choose; when it falls back to one of those old cores,
+# OPENBLAS_CORETYPE names the newest core whose instructions the CPU has.
+OLD_CORES = {"prescott", "core2", "penryn", "dunnington", "nehalem", "atom"}
+PROBE = ("import ctypes, ctypes.util\n"
+         "f = ctypes.CDLL(ctypes.util.find_library('blas')).openblas_get_corename\n"
+         "f.restype = ctypes.c_char_p\n"
+         "print(f().decode())")
+
+
+def openblas_core():
+    """The kernels OpenBLAS chooses by itself here, or None (no OpenBLAS)."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    try:
+        r = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
+                           timeout=60, env=env)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if r.returncode != 0:
+        return None
+    return r.stdout.strip() or None
+
+
+def best_core():
+    """The newest OpenBLAS core whose instructions this CPU has, or None."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((set(line.split(":", 1)[1].split()) for line in f
+                          if line.startswith("flags")), set())
+    except OSError:
+        return None
+    skylakex = {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"}
+    if skylakex | {"avx512_bf16"} <= flags:
+        return "Cooperlake"
+    if skylakex <= flags:
+        return "SkylakeX"
+    if {"avx2", "fma"} <= flags:
+        return "Haswell"
+    return None
+
+
+CHOSEN_CORE = openblas_core()  # what OpenBLAS would run here by itself
+CORE_NOTE = ""
+if "OPENBLAS_CORETYPE" not in os.environ and CHOSEN_CORE and CHOSEN_CORE.lower() in OLD_CORES:
+    better = best_core()
+    if better:
+        os.environ["OPENBLAS_CORETYPE"] = better
+        CORE_NOTE = f", OpenBLAS's {better} kernels (by itself: {CHOSEN_CORE}'s)"
 
 
 def keep_large_blocks():
@@ -58,5 +113,7 @@ def print_runs(model, threads, runs, repeats, steps):
 
 
 def print_version(torch_version, blas, kept):
-    """The last line: torch <version> with <BLAS>[, large blocks kept]."""
-    print(f"torch {torch_version} with {blas}" + (", large blocks kept" if kept else ""))
+    """The last line: torch <version> with <BLAS>[, the OpenBLAS core
+    chosen for it][, large blocks kept]."""
+    print(f"torch {torch_version} with {blas}" + CORE_NOTE
+          + (", large blocks kept" if kept else ""))
