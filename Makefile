@@ -303,8 +303,11 @@ golden:
 	for s in tests/reference/*_golden.py; do $(PYTHON) $$s tests/golden || exit 1; done
 
 # Each chapter fragment adds its benchmarks to BENCH_TARGETS; each prints its
-# speed as a ratio to a reference measured in the same run.
+# speed as a ratio to a reference measured in the same run. The timed
+# outputs come after the book's others (the twins, the exercises' commands),
+# never beside them, so the benchmarks need the book's packages too.
 bench: all
+	@sh tests/setup.sh $(BOOK_PKGS)
 	@$(if $(BENCH_TARGETS),$(MAKE) --no-print-directory $(BENCH_TARGETS),echo "bench: no benchmarks")
 
 # ---------------------------------------------------------------- set-up
