@@ -1,9 +1,9 @@
 // test_gpt.c: the float GPT of src/models/gpt.h: generation with the cache
 // of keys and values gives the same logits, bit for bit, and the same
 // tokens as recomputing the whole window, for several prompts,
-// temperatures, top-k and seeds, also after the window slides; sampling is
-// reproducible for a seed; a model saved and loaded is the same model, and
-// every damaged file is refused by name; a short training run's loss
+// temperatures, top-k and seeds, also after the window slides, and on one
+// thread or several; sampling is reproducible for a seed; a model saved
+// and loaded is the same model, and every damaged file is refused by name; a short training run's loss
 // falls; trained with tiled attention, the model gives the same losses and
 // parameters to tiled attention's tolerance, and the same bits on one
 // thread or two; the attention weights it hands out are each head's own.
@@ -91,6 +91,36 @@ START_TEST(many_positions_at_once_are_one_at_a_time) {
     }
     free(k);
     free(v);
+    gpt_free(m);
+}
+END_TEST
+
+// The threads share a position's products by columns and its heads
+// (gpt_generate.c): on one thread, two or three, the cached logits are the
+// whole window's, bit for bit, a position at a time and a window at once.
+START_TEST(cache_same_on_any_threads) {
+    gpt_model *m = small_model(3);
+    for (size_t i = 0; i < m->n_params; i++)  // the biases too, which start at 0
+        m->param_block[i] += (real)(0.05 * (double)(i % 7) - 0.15);
+    int32_t ids[T];
+    for (int i = 0; i < T; i++) ids[i] = (i * 11 + 2) % V;
+    static real window[T][V];
+    parallel_set_threads(1);
+    for (int n = 1; n <= T; n++)
+        memcpy(window[n - 1], gpt_forward_window(m, ids, n), sizeof window[0]);
+    for (int threads = 1; threads <= 3; threads++) {
+        parallel_set_threads(threads);
+        gpt_cache_reset(m);
+        ck_assert_int_eq(m->kv.threads, parallel_threads());
+        for (int n = 1; n <= T; n++)
+            ck_assert_msg(memcmp(gpt_forward_cached(m, &ids[n - 1], 1), window[n - 1],
+                                 sizeof window[0]) == 0,
+                          "%d thread(s), position %d", threads, n - 1);
+        gpt_cache_reset(m);
+        ck_assert_msg(memcmp(gpt_forward_cached(m, ids, T), window[T - 1], sizeof window[0]) == 0,
+                      "%d thread(s), the window at once", threads);
+    }
+    parallel_set_threads(1);
     gpt_free(m);
 }
 END_TEST
@@ -608,6 +638,7 @@ int main(void) {
     TCase *gen = tcase_create("generation");
     tcase_add_test(gen, cached_logits_are_the_windows);
     tcase_add_test(gen, many_positions_at_once_are_one_at_a_time);
+    tcase_add_test(gen, cache_same_on_any_threads);
     tcase_add_test(gen, window_slides_by_half);
     tcase_add_test(gen, cache_gives_the_same_tokens);
     tcase_add_test(gen, sampling_is_reproducible);

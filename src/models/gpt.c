@@ -161,7 +161,7 @@ static void carve_acts(arena *r, gpt_model *m) {
     kv->out = carve(r, Td);
     kv->hid = carve(r, 4 * Td);
     kv->logits = carve(r, c->V);
-    kv->w = carve(r, c->T);
+    kv->w = carve(r, (size_t)c->h * c->T);
     kv->scratch = carve(r, (size_t)c->T * d);
 }
 

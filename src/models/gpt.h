@@ -119,14 +119,17 @@ typedef struct {
 // A position's products read its weights (in, out), row after row: the
 // same sums, in the same order, as a product of many rows, which copies
 // each (out, in) weight transposed a slice at a time (kernels/gemm_fast.c),
-// where one row would pay for the copy alone.
+// where one row would pay for the copy alone. The threads share each
+// product by columns: each transposed weight is stored as `threads`
+// matrices of its own, one for each thread's columns (gpt_generate.c).
 typedef struct {
     real *k, *v;                      // (L, h, d_k, T) the keys transposed, (L, h, T, d_k)
     int len;                          // positions cached
+    int threads;                      // threads a position's products are shared by
     real *wt;                         // per block c_attn^T (d, 3d), c_proj^T (d, d),
                                       // c_fc^T (d, 4d), mlp c_proj^T (4d, d); then wte^T (d, V)
     real *x, *ln, *qkv, *z, *out;     // (T, d), (T, d), (T, 3d), (T, d), (T, d)
-    real *hid, *logits, *w, *scratch; // (T, 4d), (V), (T), (T d)
+    real *hid, *logits, *w, *scratch; // (T, 4d), (V), (h, T) a head's weights each, (T d)
     double *probs;                    // (2V) sampling's scratch
 } gpt_kv_cache;
 
@@ -201,9 +204,10 @@ real gpt_train_step(gpt_model *m, const int32_t *windows, int B, int n);
 
 // ---------------------------------------------------------------- generation
 
-// Empties the cache and copies the weights into it transposed: call it
-// before the first gpt_forward_cached, and again whenever the parameters
-// change (gpt_generate calls it).
+// Empties the cache and copies the weights into it transposed, in shares
+// for the threads (as many as parallel_threads() says now): call it before
+// the first gpt_forward_cached, and again whenever the parameters change
+// (gpt_generate calls it).
 void gpt_cache_reset(gpt_model *m);
 
 // The logits (V) of the token after positions kv.len .. kv.len + n - 1,
