@@ -90,14 +90,16 @@ typedef struct {
     runs by[MAX_MODELS][3];
     runs cpu[MAX_MODELS];
     char version[160];
-    int lines;  // measurements read
+    char kernels[160];  // the OpenBLAS kernels the script chose, or ""
+    int lines;          // measurements read
 } torch_times;
 
 // Runs the command and adds the runs it prints for the models named
 // name[0..n-1]: lines "torch NAME threads T ms_per_step ... runs a,b,...",
 // "torch_cpu NAME threads 1 runs a,b,..." and the version line "torch
-// VERSION with BLAS". Returns 0, or -1 when the command failed or printed
-// no measurement.
+// VERSION with BLAS", and "torch_kernels WHICH" when the script chose
+// OpenBLAS's kernels (tests/reference/torch_timing.py). Returns 0, or -1
+// when the command failed or printed no measurement.
 static int run_torch(torch_times *t, const char *command, const char *const *name, int n) {
     FILE *f = popen(command, "r");
     if (!f) return -1;
@@ -117,6 +119,9 @@ static int run_torch(torch_times *t, const char *command, const char *const *nam
         } else if (sscanf(line, "torch_cpu %63s threads 1 runs %n", model, &at) == 1 && at > 0) {
             for (int k = 0; k < n; k++)
                 if (strcmp(model, name[k]) == 0) add_runs(&t->cpu[k], line + at);
+        } else if (strncmp(line, "torch_kernels ", 14) == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(t->kernels, sizeof t->kernels, "%.150s", line + 14);
         } else if (strncmp(line, "torch ", 6) == 0 && strstr(line, " with ")) {
             line[strcspn(line, "\n")] = '\0';
             snprintf(t->version, sizeof t->version, "%.150s", line + 6);

@@ -121,6 +121,7 @@ static void print_table(const c_runs *r, const torch_times *t, bool have_torch) 
         printf("\n");
     }
     if (have_torch) printf("target: C at least %.0fx as fast as PyTorch; torch %s\n", TARGET, t->version);
+    if (have_torch && *t->kernels) printf("%s\n", t->kernels);
 }
 
 // The tiled forward and backward at PEAK_N against the peak of the same

@@ -235,6 +235,7 @@ static void print_table(const options *o, const batches *x, runs c[MODELS], runs
            L, x->distinct, W, count[CLASSIFIER]);
     printf("C on one thread (%s vectors)\n", simd_name(simd_best()));
     if (have_torch) printf("PyTorch %s\n", t->version);
+    if (have_torch && *t->kernels) printf("%s\n", t->kernels);
     printf("ms per step, min and median of %d runs of %d steps", c[0].n ? c[0].n : c[1].n,
            o->b.steps);
     if (have_torch)

@@ -496,6 +496,7 @@ static int bench(const options *o, const austen_corpus *c) {
     print_training(&s, &t, have_torch);
     print_generation(&s, &t, have_torch);
     if (have_torch) printf("torch %s\n", t.version);
+    if (have_torch && *t.kernels) printf("%s\n", t.kernels);
     else if (o->torch) printf("PyTorch: its run failed (%.60s); C measured alone\n", o->torch);
     else printf("PyTorch: not measured in this run (no --torch); C alone\n");
     printf("the whole run: %.0f s\n", now_seconds() - t0);

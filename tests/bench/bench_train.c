@@ -166,9 +166,12 @@ static double bench_steps(const bench_options *o, bool *torch_ok) {
            "the same q, k and v to the bit; PyTorch projects every one of the %d tokens)\n", B * L);
     printf("C: %s vectors; ms per step, min and median of %d runs of %d steps after %d\n",
            simd_name(simd_best()), one_thread[0].n, o->steps, WARMUP);
-    if (have_torch)
-        printf("PyTorch %s\n(its better run of 1 and 2 threads; %d round%s, PyTorch and C in turn)\n",
-               torch.version, o->rounds, o->rounds == 1 ? "" : "s");
+    if (have_torch) {
+        printf("PyTorch %s\n", torch.version);
+        if (*torch.kernels) printf("%s\n", torch.kernels);
+        printf("(its better run of 1 and 2 threads; %d round%s, PyTorch and C in turn)\n",
+               o->rounds, o->rounds == 1 ? "" : "s");
+    }
     printf("\n%-18s %19s   %19s   %19s\n", "", "C, one thread", "C, 2 models at once",
            "PyTorch");
     printf("%-18s %9s %9s   %9s %9s   %9s %9s %8s\n", "model", "min", "median", "min", "median",

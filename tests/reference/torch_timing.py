@@ -72,7 +72,8 @@ if "OPENBLAS_CORETYPE" not in os.environ and CHOSEN_CORE and CHOSEN_CORE.lower()
     better = best_core()
     if better:
         os.environ["OPENBLAS_CORETYPE"] = better
-        CORE_NOTE = f", OPENBLAS_CORETYPE={better} (OpenBLAS alone: {CHOSEN_CORE})"
+        CORE_NOTE = (f"OPENBLAS_CORETYPE={better} (OpenBLAS alone would run "
+                     f"{CHOSEN_CORE}'s kernels here)")
 
 
 def keep_large_blocks():
@@ -114,7 +115,8 @@ def print_runs(model, threads, runs, repeats, steps):
 
 
 def print_version(torch_version, blas, kept):
-    """The last line: torch <version> with <BLAS>[, the OpenBLAS core
-    chosen for it][, large blocks kept]."""
-    print(f"torch {torch_version} with {blas}" + CORE_NOTE
-          + (", large blocks kept" if kept else ""))
+    """The last lines: torch <version> with <BLAS>[, large blocks kept],
+    then, when the kernels were chosen here, torch_kernels <which>."""
+    print(f"torch {torch_version} with {blas}" + (", large blocks kept" if kept else ""))
+    if CORE_NOTE:
+        print(f"torch_kernels {CORE_NOTE}")
