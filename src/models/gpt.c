@@ -211,6 +211,7 @@ static int alloc_model(gpt_model *m, int B) {
     r.used = 0;
     carve_acts(&r, m);
     m->a.arena = r.base;
+    m->kv.threads = 1;  // until gpt_cache_reset shares the weights out
     for (int l = 0; l < c->L; l++) {
         gpt_block_acts *b = &m->a.blocks[l];
         if (!(b->attn = calloc(m->shards, sizeof *b->attn))) return -1;
