@@ -101,24 +101,28 @@ printf '%s\n' 'I saw Mr. Smith at 3 p.m. He said "no." Then he left...' \
 # runs as three cases (--blocks): its measurements, [P10.5]'s training and
 # [P10.6]'s steps, so that a call reached in one part fails without the runs
 # of the others before it.
-cases="chapter1|chapter1 --data DATA|-|DATA
-chapter1-timing|chapter1 --timing --data DATA|-|DATA
-chapter1-scaling|chapter1 --scaling --data DATA|-|DATA
-chapter2|chapter2 --data DATA|-|DATA
-chapter3|chapter3 --data DATA|-|DATA
+# The longest first (their times under make oom on two cores: chapter 1's
+# timing 112 s, chapter 8 96 s, chapter 10's first and last 93 s and 92 s,
+# chapter 9 84 s, the others 30 s or less), so that the jobs, each taking
+# the next case when it is done with one, end together.
+cases="chapter1-timing|chapter1 --timing --data DATA|-|DATA
+chapter8|chapter8 --steps 3 --test-size 8 --imdb $in/reviews.json --glove $in/glove100.txt --data DATA|-|DATA
+chapter10-kernels-timing|chapter10 --max-n 512 --max-memory 1 --blocks P10.1,P10.2,P10.3,P10.4 --data DATA|-|DATA|sites
+chapter10-mfu-timing|chapter10 --steps 1 --blocks P10.6 --data DATA|-|DATA|sites
+chapter9|chapter9 --rdb $in/austen.rdb --steps 1 --eval-batches 1 --tokens 5 --save OUT --data DATA|-|DATA|sites
+chapter7|chapter7 --imdb $in/reviews.json --glove $in/glove100.txt --epochs 1 --data DATA|-|DATA
 chapter4|chapter4 --data DATA|-|DATA
 chapter5|chapter5 --data DATA|-|DATA
-chapter6|chapter6 --glove $in/glove4.txt --data DATA|-|DATA
-chapter8|chapter8 --steps 3 --test-size 8 --imdb $in/reviews.json --glove $in/glove100.txt --data DATA|-|DATA
-chapter7|chapter7 --imdb $in/reviews.json --glove $in/glove100.txt --epochs 1 --data DATA|-|DATA
-chapter9|chapter9 --rdb $in/austen.rdb --steps 1 --eval-batches 1 --tokens 5 --save OUT --data DATA|-|DATA|sites
-chapter9-load|chapter9 --rdb $in/austen.rdb --load $in/austen-model.bin --tokens 5 --temperature 0 --top-k 3 --no-compressors|-|-|sites
-chapter10-kernels-timing|chapter10 --max-n 512 --max-memory 1 --blocks P10.1,P10.2,P10.3,P10.4 --data DATA|-|DATA|sites
 chapter10-training-timing|chapter10 --steps 1 --blocks P10.5|-|-|sites
-chapter10-mfu-timing|chapter10 --steps 1 --blocks P10.6 --data DATA|-|DATA|sites
+chapter9-load|chapter9 --rdb $in/austen.rdb --load $in/austen-model.bin --tokens 5 --temperature 0 --top-k 3 --no-compressors|-|-|sites
+chapter1-scaling|chapter1 --scaling --data DATA|-|DATA
+chapter6|chapter6 --glove $in/glove4.txt --data DATA|-|DATA
+chapter7-convert-link|chapter7 --convert-glove $in/wink.json LINK|-|LINK
+chapter3|chapter3 --data DATA|-|DATA
+chapter2|chapter2 --data DATA|-|DATA
+chapter1|chapter1 --data DATA|-|DATA
 chapter7-tokenize|chapter7 --tokenize|$in/lines.txt|-
-chapter7-convert|chapter7 --convert-glove $in/wink.json OUT|-|OUT
-chapter7-convert-link|chapter7 --convert-glove $in/wink.json LINK|-|LINK"
+chapter7-convert|chapter7 --convert-glove $in/wink.json OUT|-|OUT"
 
 # Runs case $1 (its fields in $cmd, $stdin, $writes) in the folder $2,
 # with the environment already set; leaves stdout, stderr and status there.
@@ -230,6 +234,7 @@ one_case() {
 $1
 LINE
   ref=$work/$name/ref
+  started=$(date +%s)
   mkdir -p "$work/$name"
   : > "$work/$name/seen"
   OOM_SITES=$work/$name/sites OOM_SITES_SEEN=$work/$name/seen run_case "$name" "$ref"
@@ -266,18 +271,22 @@ LINE
     done
   fi
   echo "$n" >> "$work/runs"
+  echo "oom: $name: $n runs in $(($(date +%s) - started)) s"
 }
 
 # The cases OOM_CASES names (default: all), OOM_JOBS at a time (default:
-# one a core): case k goes to job k mod OOM_JOBS, each job's cases in turn.
+# one a core): each job takes the next case no job has claimed (mkdir
+# claims it: one job succeeds), until none is left.
 jobs=${OOM_JOBS:-$(nproc 2>/dev/null || echo 1)}
 selected=$(echo "$cases" | while IFS='|' read -r name rest; do
   case " ${OOM_CASES:-$name} " in *" $name "*) echo "$name|$rest" ;; esac
 done)
+mkdir -p "$work/claimed"
 job=0
 while [ "$job" -lt "$jobs" ]; do
-  echo "$selected" | awk -v job="$job" -v jobs="$jobs" 'NF && (NR - 1) % jobs == job' |
-    while IFS= read -r line; do one_case "$line"; done &
+  echo "$selected" | awk 'NF' | while IFS= read -r line; do
+    mkdir "$work/claimed/${line%%|*}" 2> /dev/null && one_case "$line"
+  done &
   job=$((job + 1))
 done
 wait
