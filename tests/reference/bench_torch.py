@@ -49,7 +49,7 @@ import math
 import time
 
 # first: it sets OpenMP's waiting policy, which torch reads when it loads
-from torch_timing import (blas_libs, keep_large_blocks, print_runs, print_version,  # isort: skip
+from torch_timing import (keep_large_blocks, print_runs, print_version,  # isort: skip
                           set_blas_threads)
 import torch
 import torch.nn as nn
@@ -109,13 +109,6 @@ def time_model(kind, threads, steps, repeats):
     return per_step
 
 
-def blas_name():
-    """The BLAS library loaded into this process (Debian's torch links the
-    libblas.so.3 that update-alternatives picks)."""
-    names = [lib.rsplit("/", 1)[-1] for lib in blas_libs()]
-    return next((n for n in names if "openblas" in n), names[0] if names else "unknown")
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=50, help="steps per repeat (50)")
@@ -128,7 +121,7 @@ def main():
         for threads in (1, 2):
             runs = time_model(kind, threads, args.steps, args.repeats)
             print_runs(kind, threads, runs, args.repeats, args.steps)
-    print_version(torch.__version__, blas_name(), kept)
+    print_version(torch.__version__, kept)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ import math
 import time
 
 # first: it sets OpenMP's waiting policy, which torch reads when it loads
-from torch_timing import blas_libs, keep_large_blocks, print_runs, print_version, set_blas_threads
+from torch_timing import keep_large_blocks, print_runs, print_version, set_blas_threads
 import torch
 
 D = 64
@@ -80,8 +80,7 @@ def main():
             for threads in (1, 2):
                 runs = time_pass(n, train, threads, args.steps, args.repeats)
                 print_runs(name, threads, runs, args.repeats, args.steps)
-    libs = blas_libs()
-    print_version(torch.__version__, libs[0].rsplit("/", 1)[-1] if libs else "no BLAS", kept)
+    print_version(torch.__version__, kept)
 
 
 if __name__ == "__main__":

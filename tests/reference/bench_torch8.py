@@ -52,11 +52,10 @@ freed blocks for reuse rather than give them back to the system: the
 reference is PyTorch at its best, not at its default.
 """
 import argparse
-import ctypes
 import time
 
 # first: it sets OpenMP's waiting policy, which torch reads when it loads
-from torch_timing import (blas_libs, keep_large_blocks, print_runs, print_version,  # isort: skip
+from torch_timing import (keep_large_blocks, print_runs, print_version,  # isort: skip
                           set_blas_threads)
 import torch
 import torch.nn as nn
@@ -124,22 +123,6 @@ def classifier_task(steps):
 TASKS = {"reversal": reversal_task, "transformer": classifier_task}
 
 
-def blas_name():
-    """OpenBLAS's version and the kernel it chose (openblas_get_config),
-    or the file name of the BLAS library loaded."""
-    libs = blas_libs()
-    for lib in libs:
-        try:
-            config = ctypes.CDLL(lib).openblas_get_config
-            config.restype = ctypes.c_char_p
-            words = config().decode().split()
-            kernel = next((w for w in words[2:] if w.isalpha() and w.upper() != w), None)
-            return " ".join(words[:2]) + (f" ({kernel} kernels)" if kernel else "")
-        except (OSError, AttributeError):
-            pass
-    return libs[0].rsplit("/", 1)[-1] if libs else "unknown BLAS"
-
-
 def time_model(task, threads, steps, repeats, max_seconds):
     torch.set_num_threads(threads)
     set_blas_threads(threads)
@@ -185,7 +168,7 @@ def main():
             if threads == 1:
                 print(f"torch_cpu {task} threads 1 runs {','.join(f'{c:.4f}' for c in cpu)}",
                       flush=True)
-    print_version(torch.__version__, blas_name(), kept)
+    print_version(torch.__version__, kept)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ import math
 import time
 
 # first: it sets OpenMP's waiting policy, which torch reads when it loads
-from torch_timing import (blas_libs, keep_large_blocks, print_runs,  # isort: skip
+from torch_timing import (keep_large_blocks, print_runs,  # isort: skip
                           print_version, set_blas_threads)
 import numpy as np
 import torch
@@ -158,8 +158,7 @@ def main():
         for path in args.gen:
             runs, n_new = time_generation(path, args.seed, args.repeats)
             print_runs(f"generate-{n_new + 1}", threads, runs, args.repeats, n_new)
-    libs = blas_libs()
-    print_version(torch.__version__, libs[0].rsplit("/", 1)[-1] if libs else "no BLAS", kept)
+    print_version(torch.__version__, kept)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,9 @@ check() stops a script whose pins did not take (a processor without AVX2,
 or a variable set after torch was loaded): goldens written then would differ
 from the committed ones for reasons that have nothing to do with the code.
 """
-import ctypes
 import os
+
+from blas_info import openblas_core  # the kernels the loaded OpenBLAS runs
 
 PINS = {
     "OPENBLAS_CORETYPE": "Haswell",
@@ -39,19 +40,6 @@ import torch  # noqa: E402  (after the variables, which torch reads on load)
 
 torch.set_num_threads(1)
 torch.backends.mkldnn.enabled = False
-
-
-def openblas_core():
-    """The kernel family the loaded OpenBLAS uses, or None if none is loaded."""
-    with open("/proc/self/maps") as maps:
-        paths = sorted({line.split()[-1] for line in maps
-                        if "libopenblas" in line and line.split()[-1].startswith("/")})
-    for path in paths:
-        lib = ctypes.CDLL(path)
-        if hasattr(lib, "openblas_get_corename"):
-            lib.openblas_get_corename.restype = ctypes.c_char_p
-            return lib.openblas_get_corename().decode()
-    return None
 
 
 def check():

@@ -13,6 +13,8 @@ import statistics
 import subprocess
 import sys
 
+from blas_info import blas_libs, blas_name
+
 # OpenMP's threads wait for work by spinning, by default; on two cores,
 # torch's spinning threads then take turns with OpenBLAS's own threads, and
 # a step on 2 threads can take ten times as long as on 1. Waiting asleep
@@ -29,15 +31,18 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # would choose; when it falls back to one of those old cores,
 # OPENBLAS_CORETYPE names the newest core whose instructions the CPU has.
 OLD_CORES = {"prescott", "core2", "penryn", "dunnington", "nehalem", "atom"}
-PROBE = ("import ctypes, ctypes.util\n"
-         "f = ctypes.CDLL(ctypes.util.find_library('blas')).openblas_get_corename\n"
-         "f.restype = ctypes.c_char_p\n"
-         "print(f().decode())")
+# The child loads the library torch would (libblas.so.3, which Debian's
+# alternatives point at OpenBLAS) and asks it (blas_info.py).
+PROBE = ("import ctypes, ctypes.util, blas_info\n"
+         "ctypes.CDLL(ctypes.util.find_library('blas'))\n"
+         "print(blas_info.openblas_core() or '')")
 
 
 def openblas_core():
     """The kernels OpenBLAS chooses by itself here, or None (no OpenBLAS)."""
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+    here = os.path.dirname(os.path.abspath(__file__))
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
         r = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
                            timeout=60, env=env)
@@ -89,15 +94,6 @@ def keep_large_blocks():
         return False
 
 
-def blas_libs():
-    """The paths of the BLAS libraries loaded into this process, sorted."""
-    try:
-        with open("/proc/self/maps") as f:
-            return sorted({line.split()[-1] for line in f if "blas" in line and ".so" in line})
-    except OSError:
-        return []
-
-
 def set_blas_threads(threads):
     """The thread count of the OpenBLAS loaded into this process, if any."""
     for lib in blas_libs():
@@ -114,9 +110,10 @@ def print_runs(model, threads, runs, repeats, steps):
           f"runs {','.join(f'{r:.4f}' for r in runs)}", flush=True)
 
 
-def print_version(torch_version, blas, kept):
-    """The last lines: torch <version> with <BLAS>[, large blocks kept],
-    then, when the kernels were chosen here, torch_kernels <which>."""
-    print(f"torch {torch_version} with {blas}" + (", large blocks kept" if kept else ""))
+def print_version(torch_version, kept):
+    """The last lines: torch <version> with <BLAS> (blas_info.blas_name)[,
+    large blocks kept], then, when the kernels were chosen here,
+    torch_kernels <which>."""
+    print(f"torch {torch_version} with {blas_name()}" + (", large blocks kept" if kept else ""))
     if CORE_NOTE:
         print(f"torch_kernels {CORE_NOTE}")
