@@ -468,54 +468,47 @@ START_TEST(labels_name_their_program) {
 }
 END_TEST
 
-START_TEST(same_seed_same_output) {
+// The same seed prints the same output twice, and a program with threads
+// (chapter 7 trains its models side by side, chapter 9 shares its batch's
+// shards) prints the same with one thread as with two: three runs with one
+// seed, two on all the threads (two here) and one on one. Programs without
+// threads pass the second half trivially.
+static char *seeded_run(const program *p, const char *threads, const char *name) {
+    const char *seed[] = {"--seed", "20261122", NULL};
+    if (threads) ck_assert_int_eq(setenv("OMP_NUM_THREADS", threads, 1), 0);
+    int status = run(p, true, seed, out_file(name));
+    ck_assert_int_eq(unsetenv("OMP_NUM_THREADS"), 0);
+    ck_assert_msg(status == 0, "%s --seed 20261122 exited %d", p->name, status);
+    size_t len;
+    char *text = read_whole_file(out_file(name), &len);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(len > 0, "%s printed nothing", p->name);
+    return text;
+}
+
+// The first line where a and b differ, with what follows it in each.
+static void expect_same(const program *p, const char *a, const char *b, const char *what) {
+    size_t at = 0, line = 1;
+    for (; a[at] && a[at] == b[at]; at++) line += a[at] == '\n';
+    while (at > 0 && a[at - 1] != '\n') at--;
+    ck_assert_msg(strcmp(a, b) == 0, "%s --seed 20261122 printed %s; line %zu:\n%.200s\nthen:\n%.200s",
+                  p->name, what, line, a + at, b + at);
+}
+
+START_TEST(same_seed_same_output_on_one_or_two_threads) {
     for (int i = 0; i < n_programs; i++) {
         const program *p = &programs[i];
-        const char *seed[] = {"--seed", "20261122", NULL};
-        ck_assert_int_eq(run(p, true, seed, out_file("a")), 0);
-        ck_assert_int_eq(run(p, true, seed, out_file("b")), 0);
-        size_t la, lb;
-        char *a = read_whole_file(out_file("a"), &la), *b = read_whole_file(out_file("b"), &lb);
-        ck_assert_ptr_nonnull(a);
-        ck_assert_ptr_nonnull(b);
-        ck_assert_msg(la > 0, "%s printed nothing", p->name);
+        char *a = seeded_run(p, "2", "a"), *b = seeded_run(p, "2", "b"), *one = seeded_run(p, "1", "c");
         const char *bad = bad_label(p->name, a);
         ck_assert_msg(bad == NULL, "%s prints a label that is not its own: %.40s", p->name, bad);
         blank_timings(a);
         blank_timings(b);
-        size_t at = 0, line = 1;  // the first difference, to show it
-        for (; a[at] && a[at] == b[at]; at++) line += a[at] == '\n';
-        while (at > 0 && a[at - 1] != '\n') at--;
-        ck_assert_msg(strcmp(a, b) == 0, "%s --seed 20261122 printed two different outputs; "
-                      "line %zu:\n%.200s\nthen:\n%.200s", p->name, line, a + at, b + at);
+        blank_timings(one);
+        expect_same(p, a, b, "two different outputs");
+        expect_same(p, a, one, "differently with 2 threads and with 1");
         free(a);
         free(b);
-    }
-}
-END_TEST
-
-// A program with threads (chapter 7 trains its models side by side) prints
-// the same with one thread as with two. The programs that have no threads
-// pass trivially.
-START_TEST(same_output_with_one_or_two_threads) {
-    for (int i = 0; i < n_programs; i++) {
-        const program *p = &programs[i];
-        ck_assert_int_eq(setenv("OMP_NUM_THREADS", "1", 1), 0);
-        int one = run(p, true, NULL, out_file("a"));
-        ck_assert_int_eq(setenv("OMP_NUM_THREADS", "2", 1), 0);
-        int two = run(p, true, NULL, out_file("b"));
-        ck_assert_int_eq(unsetenv("OMP_NUM_THREADS"), 0);
-        ck_assert_int_eq(one, 0);
-        ck_assert_int_eq(two, 0);
-        size_t la, lb;
-        char *a = read_whole_file(out_file("a"), &la), *b = read_whole_file(out_file("b"), &lb);
-        ck_assert_ptr_nonnull(a);
-        ck_assert_ptr_nonnull(b);
-        blank_timings(a);
-        blank_timings(b);
-        ck_assert_msg(strcmp(a, b) == 0, "%s printed differently with 1 and with 2 threads", p->name);
-        free(a);
-        free(b);
+        free(one);
     }
 }
 END_TEST
@@ -608,8 +601,7 @@ int main(void) {
     tcase_add_test(tc, imdb_options_refused_beside_no_imdb);
     tcase_add_test(tc, malformed_reviews_fail_first);
     tcase_add_test(tc, full_disk_is_an_error);
-    tcase_add_test(tc, same_seed_same_output);
-    tcase_add_test(tc, same_output_with_one_or_two_threads);
+    tcase_add_test(tc, same_seed_same_output_on_one_or_two_threads);
     tcase_add_test(tc, timings_are_blanked);
     tcase_add_test(tc, chapter10_runs_only_the_blocks_named);
     tcase_add_test(tc, labels_name_their_program);
