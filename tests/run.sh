@@ -4,18 +4,53 @@
 # suite fails or crashes.
 # A test that could not run here says "SKIP: ..." and passes (in CI it fails
 # instead, tests/skip.h); the total counts the skipped ones apart.
+# RUN_JOBS=N runs N suites at a time (default 1), each taking the next
+# suite of the list that no other has claimed, so the longest go first in
+# the list; their outputs are printed in the list's order as they finish.
 set -u
 total_pass=0
 total_fail=0
 total_skip=0
 broken=""
-for t in "$@"; do
-  echo "== $t"
+jobs=${RUN_JOBS:-1}
+work=$(mktemp -d "${TMPDIR:-/tmp}/run.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+
+# Suite number $1, the program $2: its output, status and seconds in $work.
+run_one() {
   started=$(date +%s)
-  out=$("$t" 2>&1)
-  rc=$?
+  "$2" > "$work/$1.out" 2>&1
+  echo $? > "$work/$1.rc"
+  echo $(( $(date +%s) - started )) > "$work/$1.time"
+}
+
+if [ "$jobs" -gt 1 ]; then
+  job=0
+  while [ "$job" -lt "$jobs" ]; do
+    (
+      k=0
+      for t in "$@"; do
+        k=$((k + 1))
+        mkdir "$work/$k.claimed" 2> /dev/null && run_one "$k" "$t"
+      done
+    ) &
+    job=$((job + 1))
+  done
+fi
+
+k=0
+for t in "$@"; do
+  k=$((k + 1))
+  echo "== $t"
+  if [ "$jobs" -gt 1 ]; then
+    while [ ! -f "$work/$k.time" ]; do sleep 1; done
+  else
+    run_one "$k" "$t"
+  fi
+  out=$(cat "$work/$k.out")
+  rc=$(cat "$work/$k.rc")
   printf '%s\n' "$out"
-  echo "($(( $(date +%s) - started )) s)"
+  echo "($(cat "$work/$k.time") s)"
   line=$(printf '%s\n' "$out" | grep -E '^[0-9]+%: Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' | tail -n 1)
   if [ -z "$line" ]; then
     broken="$broken $t"
@@ -30,6 +65,7 @@ for t in "$@"; do
   total_fail=$((total_fail + fails + errors))
   [ "$rc" -ne 0 ] && [ "$fails" -eq 0 ] && [ "$errors" -eq 0 ] && broken="$broken $t"
 done
+wait
 echo
 if [ "$total_skip" -gt 0 ]; then
   echo "tests: $total_pass passed, $total_fail failed, $total_skip skipped"
