@@ -122,9 +122,9 @@ endif
 # novel scored, samples. The tests run two steps, without the
 # compressors, each held-out loss of [P9.4] on 2 batches rather than 20,
 # scoring the first 2,000 held-out characters: the same code, a few
-# seconds (tests/test_programs.c runs it five times, and make sanitize five
-# times more under the sanitizers, where the 20 batches at each of four
-# steps shown took over 90 s a run).
+# seconds (tests/test_programs.c runs it to the end four times, and make
+# sanitize four times more under the sanitizers, where the 20 batches at
+# each of four steps shown took over 90 s a run).
 BOOK_ARGS_chapter9 =
 CHECK_ARGS_chapter9 = --steps 2 --no-compressors --eval-batches 2 --eval-chars 2000 --tokens 40
 # `make chapter9` fetches the novels as well (see the Makefile's chapter% rule).
