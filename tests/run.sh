@@ -24,19 +24,8 @@ run_one() {
   echo $(( $(date +%s) - started )) > "$work/$1.time"
 }
 
-if [ "$jobs" -gt 1 ]; then
-  job=0
-  while [ "$job" -lt "$jobs" ]; do
-    (
-      k=0
-      for t in "$@"; do
-        k=$((k + 1))
-        mkdir "$work/$k.claimed" 2> /dev/null && run_one "$k" "$t"
-      done
-    ) &
-    job=$((job + 1))
-  done
-fi
+. "$(dirname "$0")/jobs.sh"
+[ "$jobs" -gt 1 ] && claimed_jobs "$work" "$jobs" run_one "$@"
 
 k=0
 for t in "$@"; do

@@ -275,20 +275,23 @@ LINE
 }
 
 # The cases OOM_CASES names (default: all), OOM_JOBS at a time (default:
-# one a core): each job takes the next case no job has claimed (mkdir
-# claims it: one job succeeds), until none is left.
+# one a core), each job taking the next case no job has claimed
+# (tests/jobs.sh), until none is left.
+. "$(dirname "$0")/../jobs.sh"
 jobs=${OOM_JOBS:-$(nproc 2>/dev/null || echo 1)}
 selected=$(echo "$cases" | while IFS='|' read -r name rest; do
   case " ${OOM_CASES:-$name} " in *" $name "*) echo "$name|$rest" ;; esac
 done)
+case_k() { one_case "$2"; }  # claimed_jobs' K-th case, its line
 mkdir -p "$work/claimed"
-job=0
-while [ "$job" -lt "$jobs" ]; do
-  echo "$selected" | awk 'NF' | while IFS= read -r line; do
-    mkdir "$work/claimed/${line%%|*}" 2> /dev/null && one_case "$line"
-  done &
-  job=$((job + 1))
-done
+IFS='
+'
+set -f
+# shellcheck disable=SC2086  # one item a line of $selected
+claimed_jobs "$work/claimed" "$jobs" case_k $selected
+IFS=' 	
+'
+set +f
 wait
 
 # ------------------------------------------------------------- the count
