@@ -199,14 +199,10 @@ sanitize: setup-test
 # The suites run BUILD_JOBS at a time, test_programs first: under the
 # sanitizers it takes as long as all the others together (six minutes
 # against three, on two cores). Each suite's threads then share the cores
-# with another's, so a waiting thread sleeps (OMP_WAIT_POLICY=passive)
-# instead of spinning on the core that the thread it waits for needs:
-# test_gpt's generation tests, which wait at every layer of every token,
-# took 2.4 s alone and 62 s beside two busy processes with spinning threads
-# (5.6 s with sleeping ones).
+# with another's: tests/run.sh has waiting threads sleep, not spin.
 sanitize-run: $(TESTS)
 	@echo "sanitize: the suites without their tests tagged $(SANITIZE_EXCLUDE) (make test runs those)"
-	@CK_EXCLUDE_TAGS="$(SANITIZE_EXCLUDE)" CK_TIMEOUT_MULTIPLIER=5 OMP_WAIT_POLICY=passive ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	@CK_EXCLUDE_TAGS="$(SANITIZE_EXCLUDE)" CK_TIMEOUT_MULTIPLIER=5 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  RUN_JOBS=$(BUILD_JOBS) sh tests/run.sh $(filter %/test_programs,$(TESTS)) $(filter-out %/test_programs,$(TESTS))
 
 # make valgrind: memcheck on every suite but test_programs (CK_FORK=no, so

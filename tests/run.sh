@@ -13,6 +13,14 @@ total_fail=0
 total_skip=0
 broken=""
 jobs=${RUN_JOBS:-1}
+# A thread that waits for another sleeps (unless the caller sets
+# OMP_WAIT_POLICY): spinning, it holds a core the thread it waits for
+# needs whenever the machine has other work, its own suites' with RUN_JOBS
+# or anything else. test_gpt's generation tests wait at every layer of every
+# token: 0.5 s alone; beside two busy processes, 1.8 s with sleeping
+# threads, and with spinning ones they ended only when the busy processes
+# did, 40 s later (sanitized: 2.4 s alone, 5.6 s sleeping, 60 s spinning).
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/run.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 

@@ -42,8 +42,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=97
 export LSAN_OPTIONS=exitcode=97
 export OMP_NUM_THREADS=2
 # Two cases run at once on two threads each: a waiting thread sleeps rather
-# than spin on a core another thread needs (the Makefile's sanitize-run says
-# how much that costs).
+# than spin on a core another thread needs (tests/run.sh says how much that
+# costs).
 export OMP_WAIT_POLICY=passive
 
 # ------------------------------------------------------------- the inputs
