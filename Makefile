@@ -279,7 +279,7 @@ valgrind-program-chapter7-tokenize:
 OOM_BUILD := $(BUILD)/oom
 OOM_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls \
              -fsanitize=address,undefined -fno-sanitize-recover=all
-OOM_WRAP  := malloc calloc realloc strdup strndup getline open_memstream realpath fopen fdopen opendir
+OOM_WRAP  := malloc calloc aligned_alloc realloc strdup strndup getline open_memstream realpath fopen fdopen opendir
 .PHONY: oom
 oom: setup-test $(OOM_BUILD)/fail_alloc.o $(OOM_BUILD)/austen_rdb
 	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) BUILD=$(OOM_BUILD) CFLAGS="$(OOM_FLAGS)" \

@@ -6,11 +6,13 @@
 // and loaded is the same model, and every damaged file is refused by name; a short training run's loss
 // falls; trained with tiled attention, the model gives the same losses and
 // parameters to tiled attention's tolerance, and the same bits on one
-// thread or two; the attention weights it hands out are each head's own.
+// thread or two; the attention weights it hands out are each head's own;
+// the arrays its vector kernels sweep start on cache lines.
 // test_gpt_gradients.c holds the backward pass to finite
 // differences, test_gpt_golden.c the model to PyTorch.
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -611,6 +613,50 @@ START_TEST(bad_sizes_are_refused) {
 }
 END_TEST
 
+// Every array the step sweeps with vectors starts on a 64-byte cache line
+// (kernels/aligned.h), for sizes whose arrays are not whole lines long: the
+// parameters, gradients and AdamW's moments, each shard's gradients, the
+// activations carved from one block, and the attention's caches.
+static void assert_on_a_line(const void *p, const char *what, int l) {
+    ck_assert_msg((uintptr_t)p % 64 == 0, "%s (block %d) starts %d bytes past a cache line",
+                  what, l, (int)((uintptr_t)p % 64));
+}
+
+START_TEST(arrays_start_on_cache_lines) {
+    gpt_config c = { .V = 9, .T = 5, .d = 12, .h = 3, .L = 2 };
+    char err[200];
+    gpt_model *m = gpt_build(&c, 3, 3, 1, NULL, 0.1, NULL, err, sizeof err);
+    ck_assert_msg(m != NULL, "%s", err);
+    ck_assert_msg(m->n_params % 16 != 0, "n_params %zu: a whole number of lines", m->n_params);
+    assert_on_a_line(m->param_block, "param_block", -1);
+    assert_on_a_line(m->grad_block, "grad_block", -1);
+    assert_on_a_line(m->opt.m, "AdamW's first moments", -1);
+    assert_on_a_line(m->opt.v, "AdamW's second moments", -1);
+    for (int k = 1; k < m->shards; k++)
+        assert_on_a_line(m->gs[k].wte, "a shard's gradients", k);
+    const gpt_acts *a = &m->a;
+    const real *top[] = { a->x, a->lnf, a->lnf_mean, a->lnf_rstd, a->logits, a->dlogits, a->dx,
+                          a->dln, a->dh, m->kv.k, m->kv.v, m->kv.wt, m->kv.x, m->kv.hid };
+    for (size_t i = 0; i < sizeof top / sizeof *top; i++)
+        assert_on_a_line(top[i], "an activation", (int)i);
+    for (int l = 0; l < c.L; l++) {
+        const gpt_block_acts *b = &a->blocks[l];
+        const real *each[] = { b->ln1, b->ln1_mean, b->ln1_rstd, b->mid, b->ln2, b->ln2_mean,
+                               b->ln2_rstd, b->fc, b->gelu };
+        for (size_t i = 0; i < sizeof each / sizeof *each; i++)
+            assert_on_a_line(each[i], "a block's activation", l);
+        for (int k = 0; k < m->shards; k++) {
+            const mha_cache *h = &b->attn[k];
+            const real *cache[] = { h->q, h->k, h->v, h->z, h->proj, h->dz, h->dq, h->dk, h->dv,
+                                    h->w, h->dw };
+            for (size_t i = 0; i < sizeof cache / sizeof *cache; i++)
+                assert_on_a_line(cache[i], "the attention's cache", l);
+        }
+    }
+    gpt_free(m);
+}
+END_TEST
+
 // The step's operations, product by product: each of a position's
 // products with a weight matrix (in, out) is 2 in out operations, each
 // head's scores and weighted values 2 n d_k each; the backward twice the
@@ -653,6 +699,7 @@ int main(void) {
     tcase_add_test(train, shards_and_threads);
     tcase_add_test(train, attention_weights_are_each_heads);
     tcase_add_test(train, bad_sizes_are_refused);
+    tcase_add_test(train, arrays_start_on_cache_lines);
     tcase_add_test(train, step_flops_count_every_product);
     tcase_add_test(train, tiled_attention_trains_alike);
     tcase_add_test(train, tiled_attention_same_on_any_threads);

@@ -7,17 +7,19 @@
 // rounding. Adam, the embedding's gradient and the means do the very same
 // operations in the same order: they must agree to the bit. And the lazy
 // Adam of a table must give the same bits as the dense step, however many
-// steps a row sits out.
+// steps a row sits out. Memory from aligned.h starts on a cache line.
 #include <check.h>
 
 #include "suite.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "layers/adam.h"
 #include "layers/adamw.h"
 #include "layers/grad_clip.h"
+#include "kernels/aligned.h"
 #include "kernels/parallel.h"
 #include "layers/attention_head.h"
 #include "layers/embedding.h"
@@ -704,6 +706,26 @@ START_TEST(lazy_rows_refuse_what_does_not_fit) {
 }
 END_TEST
 
+// aligned.h's sizes: whole cache lines, at least one, as C11's
+// aligned_alloc asks; for a count and size whose product overflows, a size
+// no object can have (so aligned_alloc returns NULL); and a block starts on
+// a line, zeroed by ALIGNED_CALLOC.
+START_TEST(aligned_memory_is_whole_lines) {
+    ck_assert_uint_eq(aligned_size(0, 4), 64);
+    ck_assert_uint_eq(aligned_size(1, 4), 64);
+    ck_assert_uint_eq(aligned_size(16, 4), 64);
+    ck_assert_uint_eq(aligned_size(17, 4), 128);
+    ck_assert_uint_eq(aligned_size(3, 1000), 3008);
+    ck_assert_uint_eq(aligned_size(SIZE_MAX / 2, 4) % 64, 0);
+    ck_assert_uint_ge(aligned_size(SIZE_MAX / 2, 4), (size_t)PTRDIFF_MAX / 2);
+    float *x = ALIGNED_CALLOC(1001, sizeof *x);
+    ck_assert_ptr_nonnull(x);
+    ck_assert_uint_eq((uintptr_t)x % 64, 0);
+    for (int i = 0; i < 1001; i++) ck_assert_float_eq(x[i], 0);
+    free(x);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("kernels");
     TCase *tc = tcase_create("kernels");
@@ -724,6 +746,7 @@ int main(void) {
     tcase_add_test(tc, adamw_and_clipping_give_the_same_bits_on_any_threads);
     tcase_add_test(tc, lazy_rows_give_the_bits_of_the_dense_step);
     tcase_add_test(tc, lazy_rows_refuse_what_does_not_fit);
+    tcase_add_test(tc, aligned_memory_is_whole_lines);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -26,6 +26,8 @@
 
 #include <string.h>
 
+#include "kernels/aligned.h"
+
 // The k-slice of the transposed b that GEMM_ABT copies out at a time (32 KB
 // of float for a panel of 32 columns).
 #define PACK_K 256
@@ -116,7 +118,7 @@ void gemm_fast_rows_from(simd_level level, float *c, const float *start, const f
             // b is (m, k): copy the panel's columns of b^T out, PACK_K rows
             // at a time; c holds the partial sums in between, so the terms
             // are added in the same order as without the copy
-            float bt[PACK_K * 32];
+            _Alignas(ALIGN_BYTES) float bt[PACK_K * 32];  // no vector of it across two lines
             for (int p0 = 0; p0 < k; p0 += PACK_K) {
                 int kk = k - p0 < PACK_K ? k - p0 : PACK_K;
                 // bt(p, jj) = b(j + jj, p0 + p)

@@ -6,13 +6,14 @@
 #include <string.h>
 #include <tgmath.h>
 
+#include "kernels/aligned.h"
 #include "kernels/simd.h"
 
 int adamw_init(adamw_state *s, size_t n, double weight_decay) {
     *s = (adamw_state){.b1 = 0.9, .b2 = 0.999, .eps = 1e-8, .weight_decay = weight_decay, .n = n};
     size_t k = n ? n : 1;
-    s->m = calloc(k, sizeof *s->m);
-    s->v = calloc(k, sizeof *s->v);
+    s->m = ALIGNED_CALLOC(k, sizeof *s->m);
+    s->v = ALIGNED_CALLOC(k, sizeof *s->v);
     s->decay = calloc(k, sizeof *s->decay);
     if (!s->m || !s->v || !s->decay) {
         adamw_free(s);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <tgmath.h>
 
+#include "kernels/aligned.h"
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
 #include "kernels/simd.h"
@@ -91,20 +92,20 @@ static int mha_cache_alloc_either(mha_cache *c, int B, int n_q, int n_k, int d, 
     memset(c, 0, sizeof *c);
     size_t s = sizeof(real), bq = (size_t)B * n_q * d, bk = (size_t)B * n_k * d;
     size_t n = (size_t)max_int(n_q, n_k);
-    c->q = malloc(bq * s);
-    c->k = malloc(bk * s);
-    c->v = malloc(bk * s);
-    c->z = malloc(bq * s);
-    c->proj = malloc((size_t)B * n * d * s);
-    c->dz = malloc(bq * s);
-    c->dq = malloc(bq * s);
-    c->dk = malloc(bk * s);
-    c->dv = malloc(bk * s);
+    c->q = ALIGNED_MALLOC(bq, s);
+    c->k = ALIGNED_MALLOC(bk, s);
+    c->v = ALIGNED_MALLOC(bk, s);
+    c->z = ALIGNED_MALLOC(bq, s);
+    c->proj = ALIGNED_MALLOC((size_t)B * n * d, s);
+    c->dz = ALIGNED_MALLOC(bq, s);
+    c->dq = ALIGNED_MALLOC(bq, s);
+    c->dk = ALIGNED_MALLOC(bk, s);
+    c->dv = ALIGNED_MALLOC(bk, s);
     if (tiled) {
-        c->lse = malloc((size_t)B * h * n_q * s);
+        c->lse = ALIGNED_MALLOC((size_t)B * h * n_q, s);
     } else {
-        c->w = malloc((size_t)B * h * n_q * n_k * s);
-        c->dw = malloc((size_t)n_q * n_k * s);
+        c->w = ALIGNED_MALLOC((size_t)B * h * n_q * n_k, s);
+        c->dw = ALIGNED_MALLOC((size_t)n_q * n_k, s);
     }
     bool kept = tiled ? c->lse != NULL : c->w && c->dw;
     if (kept && c->q && c->k && c->v && c->z && c->proj && c->dz && c->dq && c->dk && c->dv)

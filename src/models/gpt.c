@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/rng.h"
+#include "kernels/aligned.h"
 #include "kernels/parallel.h"
 #include "kernels/simd.h"
 #include "layers/cross_entropy.h"
@@ -112,14 +113,16 @@ static int init_params(gpt_model *m, uint64_t seed) {
 // ---------------------------------------------------------------- building
 
 // Carves arrays out of one allocation: a first walk with base NULL counts.
+// Each array starts on a cache line (kernels/aligned.h), as the block does.
 typedef struct {
     real *base;
     size_t used;
 } arena;
 
 static real *carve(arena *a, size_t n) {
+    const size_t line = ALIGN_BYTES / sizeof(real);
     real *at = a->base ? a->base + a->used : NULL;
-    a->used += n;
+    a->used += (n + line - 1) / line * line;
     return at;
 }
 
@@ -168,19 +171,27 @@ static void carve_acts(arena *r, gpt_model *m) {
 // Where shard k of B sequences in `shards` parts ends (k = -1: 0).
 static int shard_end(int B, int shards, int k) { return (int)((long)B * (k + 1) / shards); }
 
+// The distance between two shards' gradients in shard_grads: the parameters'
+// count, rounded up to whole cache lines.
+static size_t shard_stride(const gpt_model *m) {
+    const size_t line = ALIGN_BYTES / sizeof(real);
+    return (m->n_params + line - 1) / line * line;
+}
+
 // Everything the model owns but its parameters' values; 0, or -1 when out
 // of memory.
 static int alloc_model(gpt_model *m, int B) {
     const gpt_config *c = &m->cfg;
     m->n_params = gpt_param_count(c);
-    m->param_block = calloc(m->n_params, sizeof(real));
-    m->grad_block = calloc(m->n_params, sizeof(real));
+    m->param_block = ALIGNED_CALLOC(m->n_params, sizeof(real));
+    m->grad_block = ALIGNED_CALLOC(m->n_params, sizeof(real));
     m->p.blocks = calloc(c->L, sizeof(gpt_block));
     m->g.blocks = calloc(c->L, sizeof(gpt_block));
     m->vocab = calloc(c->V, sizeof *m->vocab);
     m->a.blocks = calloc(c->L, sizeof(gpt_block_acts));
     m->gs = calloc(m->shards, sizeof *m->gs);
-    if (m->shards > 1) m->shard_grads = calloc((m->shards - 1) * m->n_params, sizeof(real));
+    if (m->shards > 1)
+        m->shard_grads = ALIGNED_CALLOC((m->shards - 1) * shard_stride(m), sizeof(real));
     m->a.B = B;
     m->a.ids = calloc((size_t)B * c->T, sizeof(int32_t));
     m->a.targets = calloc((size_t)B * c->T, sizeof(int32_t));
@@ -202,12 +213,12 @@ static int alloc_model(gpt_model *m, int B) {
     m->gs[0] = m->g;
     for (int k = 1; k < m->shards; k++) {
         if (!(m->gs[k].blocks = calloc(c->L, sizeof(gpt_block)))) return -1;
-        layout_walk w = { .block = m->shard_grads + (k - 1) * m->n_params };
+        layout_walk w = { .block = m->shard_grads + (k - 1) * shard_stride(m) };
         walk_layout(&w, &m->gs[k], c);
     }
     arena r = { 0 };
     carve_acts(&r, m);
-    if (!(r.base = malloc(r.used * sizeof(real)))) return -1;
+    if (!(r.base = ALIGNED_MALLOC(r.used, sizeof(real)))) return -1;
     r.used = 0;
     carve_acts(&r, m);
     m->a.arena = r.base;
@@ -387,7 +398,7 @@ static void shard_backward(gpt_model *m, const shard *s);
 // Shard k's gradients: grad_block for shard 0, a block of shard_grads for
 // the others.
 static real *shard_grads(const gpt_model *m, int k) {
-    return k == 0 ? m->grad_block : m->shard_grads + (size_t)(k - 1) * m->n_params;
+    return k == 0 ? m->grad_block : m->shard_grads + (size_t)(k - 1) * shard_stride(m);
 }
 
 // The shards of the batch of m->B sequences of m->n positions, which the

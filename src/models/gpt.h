@@ -139,7 +139,8 @@ typedef struct {
     real *param_block, *grad_block;   // (n_params) each
     gpt_params p, g;                  // views into them
     int shards;                       // the batch's sequences split into this many parts
-    real *shard_grads;                // (shards - 1, n_params) the other shards' gradients
+    real *shard_grads;                // (shards - 1) the other shards' gradients, n_params each,
+                                      // each from a cache line (kernels/aligned.h)
     gpt_params *gs;                   // (shards) views: gs[0] = g, gs[s] into shard_grads
     gpt_tensor *tensors;              // (n_tensors), block order
     int n_tensors;

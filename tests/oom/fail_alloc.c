@@ -36,6 +36,7 @@
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
+void *__real_aligned_alloc(size_t alignment, size_t n);
 void *__real_realloc(void *p, size_t n);
 char *__real_strdup(const char *s);
 char *__real_strndup(const char *s, size_t n);
@@ -155,6 +156,11 @@ void *__wrap_malloc(size_t n) {
 void *__wrap_calloc(size_t n, size_t size) {
     FAIL_WITH(NULL);
     return __real_calloc(n, size);
+}
+
+void *__wrap_aligned_alloc(size_t alignment, size_t n) {
+    FAIL_WITH(NULL);
+    return __real_aligned_alloc(alignment, n);
 }
 
 void *__wrap_realloc(void *p, size_t n) {
