@@ -23,7 +23,11 @@
 //       gpt_save and read by the twin) and the same batches (each round
 //       both start again from that model and the seed): one step untimed,
 //       then R runs of N steps, a run's time its steps' mean; each side
-//       the min of its runs. Then the step's model FLOPs
+//       the min of its runs, 8 rounds of 3 runs by default: this
+//       machine's speed swings by a third over tens of seconds, and with
+//       4 rounds a side's few seconds of training could all fall in slow
+//       stretches (here, one run's C took 80.7 ms at best; a run of 8
+//       rounds a minute later, 54.0). Then the step's model FLOPs
 //       (models/step_flops.h) a second, as a share of the measured peak of
 //       the threads the side ran on (kernels/machine.h).
 //   [2] generation: for each context T of 64, 128, 256, 512 (the book's
@@ -88,7 +92,7 @@ static const char USAGE[] =
     "                    training ids (little-endian int32), for chapter9_twin.py\n"
     "With --bench: the training step and generation against the PyTorch twin.\n"
     "  --torch CMD       also time PyTorch: CMD runs tests/reference/bench_torch9.py\n"
-    "  --rounds N        rounds, PyTorch and C in turn (4)\n"
+    "  --rounds N        rounds, PyTorch and C in turn (8)\n"
     "  --repeats R       runs of each measurement in a round (3)\n"
     "  --steps N         training steps a run (3)\n"
     "  --quick           1 step, 2 runs, 1 round\n"
@@ -141,7 +145,7 @@ static int check_modes(const options *o, int argc, char **argv) {
 // Parses the command line into o; -1 to go on, else the exit status.
 static int parse(options *o, int argc, char **argv) {
     *o = (options){.steps = -1, .warmup = 50, .lr = 4e-3, .common = {.seed = 1337},
-                   .shards = 4, .rounds = 4, .repeats = 3, .work = "build",
+                   .shards = 4, .rounds = 8, .repeats = 3, .work = "build",
                    .rdb = "data/janeaustenr/data/Rdata.rdb"};
     extra_option extra[] = {
         {"--steps", OPT_INTEGER, &o->steps, 0, MAX_STEPS, "training steps"},
