@@ -10,11 +10,11 @@
 // 9% less time (the same bits: only the addresses change).
 //
 // ALIGNED_MALLOC(count, size) is malloc(count * size) from a 64-byte
-// boundary, ALIGNED_CALLOC(count, size) the same zeroed, as calloc; NULL when
-// out of memory or when count * size does not fit in a size_t. Both are freed
-// with free(). They are macros, so that each is a call of aligned_alloc where
-// it is written: make oom fails each call by its line. Their arguments are
-// evaluated more than once.
+// boundary, ALIGNED_CALLOC(count, size) the same zeroed, as calloc; NULL
+// when out of memory or when count * size is larger than any object can be.
+// Both are freed with free(). They are macros, so that each is a call of
+// aligned_alloc where it is written: make oom fails each call by its line.
+// Their arguments are evaluated more than once.
 #ifndef ATTN_ALIGNED_H
 #define ATTN_ALIGNED_H
 
