@@ -36,6 +36,13 @@ static inline size_t aligned_size(size_t count, size_t size) {
     return n ? (n + ALIGN_BYTES - 1) / ALIGN_BYTES * ALIGN_BYTES : ALIGN_BYTES;
 }
 
+// count things of size bytes (a divisor of the line), rounded up to whole
+// lines: where the next array starts, for arrays carved from one block.
+static inline size_t aligned_count(size_t count, size_t size) {
+    const size_t per_line = ALIGN_BYTES / size;
+    return (count + per_line - 1) / per_line * per_line;
+}
+
 // p with its first n bytes set to 0, or NULL when p is NULL.
 static inline void *zeroed(void *p, size_t n) { return p ? memset(p, 0, n) : NULL; }
 

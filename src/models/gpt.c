@@ -120,9 +120,8 @@ typedef struct {
 } arena;
 
 static real *carve(arena *a, size_t n) {
-    const size_t line = ALIGN_BYTES / sizeof(real);
     real *at = a->base ? a->base + a->used : NULL;
-    a->used += (n + line - 1) / line * line;
+    a->used += aligned_count(n, sizeof(real));
     return at;
 }
 
@@ -174,8 +173,7 @@ static int shard_end(int B, int shards, int k) { return (int)((long)B * (k + 1) 
 // The distance between two shards' gradients in shard_grads: the parameters'
 // count, rounded up to whole cache lines.
 static size_t shard_stride(const gpt_model *m) {
-    const size_t line = ALIGN_BYTES / sizeof(real);
-    return (m->n_params + line - 1) / line * line;
+    return aligned_count(m->n_params, sizeof(real));
 }
 
 // Everything the model owns but its parameters' values; 0, or -1 when out
