@@ -22,6 +22,7 @@
 #include "kernels/aligned.h"
 #include "kernels/parallel.h"
 #include "layers/attention_head.h"
+#include "layers/cross_entropy.h"
 #include "layers/embedding.h"
 #include "kernels/gemm_fast.h"
 #include "layers/layernorm.h"
@@ -493,6 +494,68 @@ START_TEST(softmax_of_extreme_scores) {
 }
 END_TEST
 
+// ---------------------------------------------------------------- cross-entropy
+
+// cross_entropy_rows and _backward at each level against the loops (in
+// double) on widths around the vectors' and the GPT's 81, one row with a
+// logit far above the others, one whose logits are all far below 0 (whose
+// e^z underflow but for the largest's shift): the losses to float's rounding, every number
+// of dz written, AVX2 and AVX-512 the same bits. A flat row costs log V,
+// and each row's gradient sums to 0.
+START_TEST(cross_entropy_rows_agree_at_every_level) {
+    simd_level lv[3];
+    int nl = levels(lv);
+    static const int WIDTHS[] = {1, 5, 8, 15, 16, 17, 31, 33, 81};
+    enum { ROWS = 6, C = 3 };
+    torch_rng g;
+    rng_seed(&g, 11);
+    for (size_t s = 0; s < sizeof WIDTHS / sizeof *WIDTHS; s++) {
+        const int V = WIDTHS[s];
+        float *z = random_floats(&g, (long)ROWS * V, -8, 8);
+        for (int v = 0; v < V; v++) z[v] = 0;           // row 0 flat
+        z[V + V / 2] = 60;                             // row 1 nearly sure of one token
+        for (int v = 0; v < V; v++) z[2 * V + v] = -300 + (float)v / V;  // row 2 far below 0
+        int32_t y[ROWS];
+        for (int r = 0; r < ROWS; r++) y[r] = (r * 7 + 3) % V;
+        y[1] = V / 2;
+        double loss[3][ROWS], lse[3][ROWS];
+        float *dz[3];
+        for (int l = 0; l < nl; l++) {
+            use_level(lv[l]);
+            dz[l] = malloc((size_t)ROWS * V * sizeof *dz[l]);
+            ck_assert_ptr_nonnull(dz[l]);
+            for (int i = 0; i < ROWS * V; i++) dz[l][i] = NAN;  // written, never read
+            cross_entropy_rows(loss[l], lse[l], z, y, ROWS, V);
+            cross_entropy_rows_backward(dz[l], z, y, lse[l], ROWS, V, C);
+            ck_assert_msg(fabs(loss[l][0] - log((double)V)) < 1e-6, "%s V %d: flat row %.9g",
+                          simd_name(lv[l]), V, loss[l][0]);
+            for (int r = 0; r < ROWS; r++) {
+                double sum = 0;
+                for (int v = 0; v < V; v++) sum += dz[l][r * V + v];
+                ck_assert_msg(fabs(sum) < 1e-6, "%s V %d row %d: gradient sums to %g",
+                              simd_name(lv[l]), V, r, sum);
+                ck_assert_msg(fabs(loss[l][r] - loss[0][r]) <= 1e-6 + 1e-6 * fabs(loss[0][r]),
+                              "%s V %d row %d: loss %.9g, loop %.9g", simd_name(lv[l]), V, r,
+                              loss[l][r], loss[0][r]);
+                ck_assert(fabs(lse[l][r] - lse[0][r]) <= 1e-6 + 1e-6 * fabs(lse[0][r]));
+            }
+            for (int i = 0; i < ROWS * V; i++)
+                ck_assert_msg(fabsf(dz[l][i] - dz[0][i]) <= 1e-7f + 4e-6f * fabsf(dz[0][i]),
+                              "%s V %d at %d: %.9g, loop %.9g", simd_name(lv[l]), V, i,
+                              dz[l][i], dz[0][i]);
+        }
+        if (nl == 3) {  // AVX2 and AVX-512
+            ck_assert(memcmp(loss[1], loss[2], sizeof loss[1]) == 0);
+            ck_assert(memcmp(lse[1], lse[2], sizeof lse[1]) == 0);
+            ck_assert(memcmp(dz[1], dz[2], (size_t)ROWS * V * sizeof *dz[1]) == 0);
+        }
+        for (int l = 0; l < nl; l++) free(dz[l]);
+        free(z);
+    }
+    use_best_level();
+}
+END_TEST
+
 // ---------------------------------------------------------------- layers
 
 START_TEST(embedding_and_mean_give_the_same_bits) {
@@ -740,6 +803,7 @@ int main(void) {
     tcase_add_test(tc, layer_norm_gives_the_same_bits);
     tcase_add_test(tc, residual_sums_give_the_same_bits);
     tcase_add_test(tc, softmax_of_extreme_scores);
+    tcase_add_test(tc, cross_entropy_rows_agree_at_every_level);
     tcase_add_test(tc, embedding_and_mean_give_the_same_bits);
     tcase_add_test(tc, adam_step_rows_gives_the_bits_of_adam_step);
     tcase_add_test(tc, adamw_step_gives_the_same_bits_with_every_level);

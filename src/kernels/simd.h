@@ -7,12 +7,12 @@
 // instead when the CPU has neither set, off x86-64, with ATTN_SIMD=none or
 // when real is double: gemm_reference.c for the product, and the loops
 // beside each call in attention_head.c, multihead_attention.c, layernorm.c,
-// embedding.c, linear.c, mean.c, gelu.c, adam.c and adamw.c (and softmax.c
-// for the softmax) for the others. The program is built without -march flags, so it
-// runs on any x86-64 (and on other processors, through that readable code);
-// each compiled version carries its instruction set in a function
-// attribute, and simd_best() picks one at run time from what the CPU
-// reports. Valgrind, for one, reports no AVX-512, so under valgrind the
+// embedding.c, linear.c, mean.c, gelu.c, cross_entropy.c, adam.c and adamw.c
+// (and softmax.c for the softmax) for the others. The program is built
+// without -march flags, so it runs on any x86-64 (and on other processors,
+// through that readable code); each compiled version carries its
+// instruction set in a function attribute, and simd_best() picks one at run
+// time from what the CPU reports. Valgrind, for one, reports no AVX-512, so under valgrind the
 // AVX2 code runs.
 #ifndef ATTN_SIMD_H
 #define ATTN_SIMD_H
@@ -91,7 +91,11 @@ const char *simd_name(simd_level level);
     void add_arrays_##isa(float *y, const float *a, const float *b, long n);                       \
     void gelu_forward_##isa(float *out, float *slope, const float *inp, long n);                   \
     void gelu_backward_##isa(float *dinp, const float *dout, const float *inp, long n, int add);  \
-    void gelu_backward_slope_##isa(float *dinp, const float *dout, const float *slope, long n);
+    void gelu_backward_slope_##isa(float *dinp, const float *dout, const float *slope, long n);  \
+    void cross_entropy_rows_##isa(double *loss, double *lse, const float *z, const int32_t *y,     \
+                                  int rows, int V);                                                \
+    void cross_entropy_rows_backward_##isa(float *dz, const float *z, const int32_t *y,            \
+                                           const double *lse, int rows, int V, int C);
 SIMD_KERNELS(avx512)
 SIMD_KERNELS(avx2)
 

@@ -765,3 +765,59 @@ TARGET void KERNEL(gelu_backward)(float *dinp, const float *dout, const float *i
         store_part(dinp + i, vec_fma(load_part(dout + i, w), gelu_slope_vec(x, s, rest), before), w);
     }
 }
+
+// ---------------------------------------------------------------- cross-entropy
+
+// The largest of the n (0 < n) numbers of row.
+INLINE float row_max(const float *row, int n) {
+    vec mx = vec_set(-INFINITY);
+    for (int j = 0; j < n; j += VEC) mx = vec_max(mx, vec_load_first_or(row + j, n - j, -INFINITY));
+    return vec_max_all(mx);
+}
+
+// Replaces the loop of cross_entropy_rows (layers/cross_entropy.c), row by
+// row: the largest logit top, the sum of e^(z - top) with vec_exp in float
+// (where the loop takes exp in double), in 16 interleaved partial sums added
+// in sum16's tree so that AVX2 and AVX-512 agree to the bit; then, in
+// double as there, lse = top + log(sum) and the loss lse - z[y].
+TARGET void KERNEL(cross_entropy_rows)(double *loss, double *lse, const float *z,
+                                       const int32_t *y, int rows, int V) {
+    enum { NV = 16 / VEC };
+    for (int r = 0; r < rows; r++) {
+        const float *row = z + (long)r * V;
+        float top = row_max(row, V);
+        vec part[NV];
+        for (int v = 0; v < NV; v++) part[v] = vec_set(0);
+        for (int j = 0; j < V; j += 16)
+            for (int v = 0; v < NV && j + v * VEC < V; v++) {  // a vector past the row adds nothing
+                int at = j + v * VEC;
+                vec e = vec_exp(vec_sub(load_part(row + at, V - at), vec_set(top)));
+                part[v] = vec_add(part[v], vec_keep_first(e, V - at));
+            }
+        lse[r] = (double)top + log((double)sum16(part));
+        loss[r] = lse[r] - row[y[r]];
+    }
+}
+
+// Replaces the loop of cross_entropy_rows_backward: each row of dz written,
+// (e^(z - lse) - onehot(y)) / C, in float: e^((z - top) - (lse - top)) by
+// vec_exp, top the row's largest logit, so that only lse - top, at most
+// log V, is rounded to float (lse itself may be far from 0, and a float of
+// it off by more than the exponent may be); the difference and the quotient
+// each rounded once.
+TARGET void KERNEL(cross_entropy_rows_backward)(float *dz, const float *z, const int32_t *y,
+                                                const double *lse, int rows, int V, int C) {
+    for (int r = 0; r < rows; r++) {
+        const float *row = z + (long)r * V;
+        float *out = dz + (long)r * V;
+        float top = row_max(row, V);
+        vec shift = vec_set((float)(lse[r] - top)), count = vec_set((float)C);
+        for (int j = 0; j < V; j += VEC) {
+            vec x = vec_sub(load_part(row + j, V - j), vec_set(top));
+            store_part(out + j, vec_exp(vec_sub(x, shift)), V - j);
+        }
+        out[y[r]] -= 1;
+        for (int j = 0; j < V; j += VEC)
+            store_part(out + j, vec_div(load_part(out + j, V - j), count), V - j);
+    }
+}

@@ -28,15 +28,19 @@ real cross_entropy_forward(const real *z, const int32_t *y, int N, int V, int32_
 void cross_entropy_backward(real *dz, const real *z, const int32_t *y, int N, int V,
                             int32_t ignore);
 
-// The same one position at a time, for a caller that shares the rows out
-// (chapter 9's GPT, its batch in shards): z (V) one position's logits, y
-// its target (not ignored). cross_entropy_row returns the position's loss,
-// log sum_v exp z[v] - z[y], the term cross_entropy_forward adds, with the
-// log-sum-exp in *lse; cross_entropy_row_backward adds the position's
-// gradient, (softmax(z) - onehot(y)) / C, into dz (V), given that lse and
-// C, the positions counted in the whole batch. The same bits as the
-// functions above.
-double cross_entropy_row(const real *z, int32_t y, int V, double *lse);
-void cross_entropy_row_backward(real *dz, const real *z, int32_t y, int V, double lse, int C);
+// The same over rows of positions, for a caller that shares the rows out
+// (chapter 9's GPT, its batch in shards): z (rows, V), y (rows), no target
+// ignored. cross_entropy_rows writes each position's loss, log sum_v exp
+// z[r][v] - z[r][y[r]] (the term cross_entropy_forward adds), into loss and
+// its log-sum-exp into lse; cross_entropy_rows_backward writes (does not
+// add) each row's gradient, (softmax(z[r]) - onehot(y[r])) / C, into dz
+// (rows, V), given those log-sum-exps and C, the positions counted in the
+// whole batch. The loops are the functions' above, in double, the same
+// bits; the cross_entropy_rows kernels (simd_kernels.h) replace them, with
+// the exponentials in float, to about a unit in float's last place.
+void cross_entropy_rows(double *loss, double *lse, const real *z, const int32_t *y, int rows,
+                        int V);
+void cross_entropy_rows_backward(real *dz, const real *z, const int32_t *y, const double *lse,
+                                 int rows, int V, int C);
 
 #endif

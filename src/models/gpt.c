@@ -381,8 +381,9 @@ static void shard_forward(gpt_model *m, const shard *s, bool scored) {
     // the output layer is the token embedding: logits = ln_f(x) wte^T
     linear_forward(ROWS(a->logits, c->V), ROWS(a->lnf, d), m->p.wte, NULL, N, d, c->V,
                    WEIGHT_OUT_IN);
-    for (size_t r = s->r0; scored && r < s->r0 + N; r++)
-        a->loss[r] = cross_entropy_row(a->logits + r * c->V, a->targets[r], c->V, &a->lse[r]);
+    if (scored)
+        cross_entropy_rows(a->loss + s->r0, a->lse + s->r0, ROWS(a->logits, c->V),
+                           ROWS(a->targets, 1), N, c->V);
 }
 
 // Shard k of the last forward pass.
@@ -414,7 +415,8 @@ static void run_shards(gpt_model *m, bool forward, bool scored, bool backward) {
     }
 }
 
-// cross_entropy_forward's mean of a scored pass: the positions' losses in order.
+// The mean loss of a scored pass, as cross_entropy_forward takes it: the
+// positions' losses added in order, in double.
 static real mean_loss(const gpt_model *m) {
     const int N = m->B * m->n;
     double sum = 0;
@@ -485,10 +487,9 @@ static void shard_backward(gpt_model *m, const shard *s) {
     const int N = s->B * s->n, d = c->d, V = c->V;
     gpt_acts *a = &m->a;
     real *dln = ROWS(a->dln, d), *dx = ROWS(a->dx, d), *dlogits = ROWS(a->dlogits, V);
-    memset(dlogits, 0, (size_t)N * V * sizeof(real));
-    for (size_t r = s->r0; r < s->r0 + N; r++)  // the mean over all the batch's positions
-        cross_entropy_row_backward(a->dlogits + r * V, a->logits + r * V, a->targets[r], V,
-                                   a->lse[r], m->B * m->n);
+    // the mean over all the batch's positions
+    cross_entropy_rows_backward(dlogits, ROWS(a->logits, V), ROWS(a->targets, 1),
+                                a->lse + s->r0, N, V, m->B * m->n);
     // the tied weight: its gradient as the output layer ...
     linear_backward_write(dln, s->g->wte, NULL, dlogits, ROWS(a->lnf, d), m->p.wte, N, d, V,
                           WEIGHT_OUT_IN);
