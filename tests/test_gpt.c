@@ -415,6 +415,56 @@ START_TEST(shards_and_threads) {
 }
 END_TEST
 
+// A batch of 32 in six shards, the last two small (7, 7, 7, 7, 2, 2
+// sequences: gpt.h): the same gradients on one thread or two, within
+// rounding of the batch in one piece, and each sequence's attention
+// weights those of the sequence alone; the first shards hold more
+// sequences than an equal sixth, and their caches have room for them.
+START_TEST(unequal_shards) {
+    enum { B = 32, N = 6 };
+    gpt_config c = { .V = V, .T = T, .d = D, .h = HEADS, .L = LAYERS };
+    char err[200];
+    gpt_model *one = gpt_build(&c, B, 1, 8, NULL, 0.1, NULL, err, sizeof err);
+    gpt_model *six = gpt_build(&c, B, 6, 8, NULL, 0.1, NULL, err, sizeof err);
+    ck_assert(one && six);
+    static const int ends[] = { 0, 7, 14, 21, 28, 30, 32 };
+    for (int k = -1; k < 6; k++) ck_assert_int_eq(gpt_shard_end(B, 6, k), ends[k + 1]);
+    static const int thirds[] = { 10, 21, 32 };  // fewer than four parts: equal
+    for (int k = 0; k < 3; k++) ck_assert_int_eq(gpt_shard_end(B, 3, k), thirds[k]);
+    int32_t ids[B * N], targets[B * N];
+    for (int i = 0; i < B * N; i++) ids[i] = (i * 7 + i / 3) % V, targets[i] = (i * 5 + 1) % V;
+    size_t size = six->n_params * sizeof(real);
+    real *grads[2] = { malloc(size), malloc(size) };
+    ck_assert(grads[0] && grads[1]);
+    for (int threads = 1; threads <= 2; threads++) {
+        parallel_set_threads(threads);
+        gpt_forward(six, ids, targets, B, N);
+        gpt_backward(six);
+        memcpy(grads[threads - 1], six->grad_block, size);
+    }
+    parallel_set_threads(1);
+    ck_assert_mem_eq(grads[0], grads[1], size);
+    gpt_forward(one, ids, targets, B, N);
+    gpt_backward(one);
+    double worst = 0;
+    for (size_t i = 0; i < one->n_params; i++)
+        worst = fmax(worst, fabs(one->grad_block[i] - grads[0][i]));
+    ck_assert_msg(worst < 1e-6, "one shard and six differ by %g", worst);
+    real w[N * N], alone[N * N];
+    for (int b = 0; b < B; b++) {
+        gpt_forward(six, ids, targets, B, N);
+        ck_assert_int_eq(gpt_attention_weights(six, b, LAYERS - 1, 1, w), 0);
+        gpt_forward(one, ids + b * N, NULL, 1, N);
+        ck_assert_int_eq(gpt_attention_weights(one, 0, LAYERS - 1, 1, alone), 0);
+        ck_assert_msg(memcmp(w, alone, sizeof w) == 0, "sequence %d's weights", b);
+    }
+    free(grads[0]);
+    free(grads[1]);
+    gpt_free(one);
+    gpt_free(six);
+}
+END_TEST
+
 // ---------------------------------------------------------------- tiled attention
 
 // Windows longer than a tile (ATTN_TILE, 64): two query blocks, the second
@@ -697,6 +747,7 @@ int main(void) {
     tcase_set_timeout(train, 60);
     tcase_add_test(train, training_loss_falls);
     tcase_add_test(train, shards_and_threads);
+    tcase_add_test(train, unequal_shards);
     tcase_add_test(train, attention_weights_are_each_heads);
     tcase_add_test(train, bad_sizes_are_refused);
     tcase_add_test(train, arrays_start_on_cache_lines);

@@ -167,8 +167,25 @@ static void carve_acts(arena *r, gpt_model *m) {
     kv->scratch = carve(r, (size_t)c->T * d);
 }
 
-// Where shard k of B sequences in `shards` parts ends (k = -1: 0).
-static int shard_end(int B, int shards, int k) { return (int)((long)B * (k + 1) / shards); }
+// The large shards first, then the two small ones (gpt.h).
+int gpt_shard_end(int B, int shards, int k) {
+    if (k < 0) return 0;
+    int small = shards < 4 || B < 4 ? 0 : B / 16 > 0 ? B / 16 : 1;
+    int large = shards - (small ? 2 : 0);
+    int rest = B - 2 * small;  // the large shards'
+    if (k < large) return (int)((long)rest * (k + 1) / large);
+    return rest + small * (k - large + 1);
+}
+
+// The most sequences any shard of a batch of B holds.
+static int largest_shard(int B, int shards) {
+    int most = 0;
+    for (int k = 0; k < shards; k++) {
+        int size = gpt_shard_end(B, shards, k) - gpt_shard_end(B, shards, k - 1);
+        most = size > most ? size : most;
+    }
+    return most;
+}
 
 // The distance between two shards' gradients in shard_grads: the parameters'
 // count, rounded up to whole cache lines.
@@ -225,7 +242,11 @@ static int alloc_model(gpt_model *m, int B) {
         gpt_block_acts *b = &m->a.blocks[l];
         if (!(b->attn = calloc(m->shards, sizeof *b->attn))) return -1;
         // room for the largest shard of any batch of up to B sequences
-        int most = (B + m->shards - 1) / m->shards;
+        int most = 0;
+        for (int b = 1; b <= B; b++) {
+            int size = largest_shard(b, m->shards);
+            most = size > most ? size : most;
+        }
         for (int k = 0; k < m->shards; k++)
             if ((c->attention == GPT_ATTENTION_TILED
                      ? mha_tiled_cache_alloc(&b->attn[k], most, c->T, c->d, c->h)
@@ -388,7 +409,7 @@ static void shard_forward(gpt_model *m, const shard *s, bool scored) {
 
 // Shard k of the last forward pass.
 static shard shard_of(const gpt_model *m, int k) {
-    int b0 = shard_end(m->B, m->shards, k - 1), b1 = shard_end(m->B, m->shards, k);
+    int b0 = gpt_shard_end(m->B, m->shards, k - 1), b1 = gpt_shard_end(m->B, m->shards, k);
     return (shard){ .k = k, .B = b1 - b0, .n = m->n, .r0 = (size_t)b0 * m->n, .g = &m->gs[k] };
 }
 
@@ -439,8 +460,8 @@ int gpt_attention_weights(const gpt_model *m, int b, int l, int head, real *w) {
     if (b < 0 || b >= m->B || l < 0 || l >= m->cfg.L || head < 0 || head >= m->cfg.h) return -1;
     if (m->cfg.attention != GPT_ATTENTION_NAIVE) return -1;  // tiled: no weights kept
     int k = 0;  // the shard that computed sequence b
-    while (b >= shard_end(m->B, m->shards, k)) k++;
-    const int b0 = shard_end(m->B, m->shards, k - 1);
+    while (b >= gpt_shard_end(m->B, m->shards, k)) k++;
+    const int b0 = gpt_shard_end(m->B, m->shards, k - 1);
     const size_t nn = (size_t)m->n * m->n;
     const real *from = m->a.blocks[l].attn[k].w + ((size_t)(b - b0) * m->cfg.h + head) * nn;
     memcpy(w, from, nn * sizeof *w);

@@ -158,13 +158,23 @@ typedef struct {
 // The number of parameters of that configuration.
 size_t gpt_param_count(const gpt_config *cfg);
 
-// Threads: a batch's sequences are split into `shards` parts of (nearly)
-// equal size, each computed on its own from the embedding to the loss's
-// gradient (OpenMP shares the parts among the threads, kernels/parallel.h);
-// each part adds its parameters' gradients into a block of its own, and the
-// blocks are summed in order, part 0 first. The numbers are the same with
-// any number of threads for a given number of parts; a different number
-// of parts sums the gradients in another order (to rounding).
+// Threads: a batch's sequences are split into `shards` parts, each
+// computed on its own from the embedding to the loss's gradient (OpenMP
+// shares the parts among the threads, kernels/parallel.h); each part adds
+// its parameters' gradients into a block of its own, and the blocks are
+// summed in order, part 0 first. The numbers are the same with any number
+// of threads for a given number of parts; a different number of parts sums
+// the gradients in another order (to rounding).
+//
+// The threads take the parts as they come free, so the parts are not all
+// alike: from four parts (and four sequences) on, the last two are small,
+// B / 16 sequences each (at least one), and the others share the rest
+// equally (a batch of 32 in six: 7, 7, 7, 7, 2, 2). On a shared machine one
+// thread often runs slower than the other for a while; the faster one,
+// done with its large parts first, takes the small ones, and neither waits
+// for the other for long. With fewer parts they are equal. gpt_shard_end
+// says where part k of a batch of B ends (k = -1: 0).
+int gpt_shard_end(int B, int shards, int k);
 //
 // Builds the model, room for batches of up to B sequences: checks the sizes
 // (all positive, d divisible by h), allocates everything it owns, draws the

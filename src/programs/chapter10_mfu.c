@@ -23,7 +23,7 @@ enum { CH7_V = IMDB_VOCAB_WORDS + 2, CH7_B = IMDB_BATCH };
 enum { CH8_D = 64, CH8_HEADS = 4, CH8_FF = 256, CH8_LAYERS = 2, CH8_B = 64 };
 #define CH8_LR 1e-3
 enum { CH9_V = 81, CH9_B = 32, CH9_T = 64, CH9_D = 128, CH9_HEADS = 4, CH9_LAYERS = 4,
-       CH9_SHARDS = 4 };
+       CH9_SHARDS = 6 };
 #define CH9_LR 4e-3
 #define CH9_WEIGHT_DECAY 0.1
 

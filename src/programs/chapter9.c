@@ -59,7 +59,7 @@
 #define MAX_PROMPT 1024   // bytes of --prompt at most
 #define WRAP 78           // sample lines longer than this are broken at a space
 
-enum { B = 32, T = 64, D = 128, HEADS = 4, LAYERS = 4, SHARDS = 4,
+enum { B = 32, T = 64, D = 128, HEADS = 4, LAYERS = 4, SHARDS = 6,
        EVAL_BATCHES = 20, FIRST_LOSSES = 20, N_EVALS = 5 };  // EVAL_BATCHES: the default
 
 typedef struct {

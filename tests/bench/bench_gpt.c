@@ -100,7 +100,7 @@ static const char USAGE[] =
     "Both:\n"
     "  --seed N          the starting weights' and the batches' seed (1337)\n"
     "  --threads N       threads (without --bench 1, with it all)\n"
-    "  --shards N        parts each batch is split into, 1 to 32 (4)\n"
+    "  --shards N        parts each batch is split into, 1 to 32 (6, as ./chapter9)\n"
     "  --rdb PATH        the novels (data/janeaustenr/data/Rdata.rdb)\n"
     "  --tiled           the training's attention a tile at a time\n"
     "  --help            this message";
@@ -145,7 +145,7 @@ static int check_modes(const options *o, int argc, char **argv) {
 // Parses the command line into o; -1 to go on, else the exit status.
 static int parse(options *o, int argc, char **argv) {
     *o = (options){.steps = -1, .warmup = 50, .lr = 4e-3, .common = {.seed = 1337},
-                   .shards = 4, .rounds = 8, .repeats = 3, .work = "build",
+                   .shards = 6, .rounds = 8, .repeats = 3, .work = "build",
                    .rdb = "data/janeaustenr/data/Rdata.rdb"};
     extra_option extra[] = {
         {"--steps", OPT_INTEGER, &o->steps, 0, MAX_STEPS, "training steps"},
