@@ -1,6 +1,6 @@
 # Chapter 9: the GPT's training loss at every step (grey) and its loss on
 # 20 random batches of the held-out novel, measured before the first step and
-# every 250 steps (blue points, not joined), in bits per
+# after every fifth of the training (blue points, not joined), in bits per
 # character, against what the bigram model, gzip -9, xz -9 and fair xz
 # (xz after reading the training novels) cost the held-out novel.
 call 'figures/terminal.gp' '14' '7.5'

@@ -98,6 +98,58 @@ static void check_training_table(const char *out) {
     free(cell);
 }
 
+// [P9.4]'s last line names, for each yardstick beside the table, the step
+// of the first row whose bits per character (four decimals) are below it
+// (three), as printed, or none.
+static void check_first_below(const char *out) {
+    char *cell = cell_text(out, "P9.4");
+    long steps[16];
+    double rows[16];
+    int n = 0;
+    for (char *line = strchr(cell, '\n'); line && n < 16; line = strchr(line + 1, '\n')) {
+        double nats;
+        if (sscanf(line + 1, "%ld %lf %lf", &steps[n], &nats, &rows[n]) == 3) n++;
+    }
+    const char *names[] = { "bigram", "gzip", "xz", "fair xz" };
+    const char *beside = strstr(cell, "beside it: bigram ");
+    const char *first = strstr(cell, "first step below");
+    ck_assert_msg(beside && first, "%s", cell);
+    double bar[4];
+    int bars = sscanf(beside, "beside it: bigram %lf, gzip %lf, xz %lf, fair xz %lf", &bar[0],
+                      &bar[1], &bar[2], &bar[3]);
+    ck_assert(bars == 1 || bars == 4);
+    const char *at = first + strlen("first step below");
+    for (int y = 0; y < bars; y++) {
+        int i = 0;
+        while (i < n && llround(1e4 * rows[i]) >= 10 * llround(1e3 * bar[y])) i++;
+        char want[64];
+        if (i < n) snprintf(want, sizeof want, "%s %s %ld", y ? "," : ":", names[y], steps[i]);
+        else snprintf(want, sizeof want, "%s %s none", y ? "," : ":", names[y]);
+        ck_assert_msg(strncmp(at, want, strlen(want)) == 0, "want '%s' in: %s", want, first);
+        at += strlen(want);
+    }
+    ck_assert_msg(*at == '\n', "more after the yardsticks: %s", first);
+    free(cell);
+}
+
+// The last measurement of [P9.4] below the one before it: the held-out
+// loss still falling at the end, as chapter 9 says of the book's run.
+static void check_still_falling(const char *out) {
+    char *cell = cell_text(out, "P9.4");
+    double last[2] = { 0, 0 };
+    int n = 0;
+    for (char *line = strchr(cell, '\n'); line; line = strchr(line + 1, '\n')) {
+        long step;
+        double nats, b;
+        if (sscanf(line + 1, "%ld %lf %lf", &step, &nats, &b) != 3) continue;
+        last[0] = last[1], last[1] = b, n++;
+    }
+    ck_assert_int_ge(n, 2);
+    ck_assert_msg(last[1] < last[0], "the last held-out loss %.4f, the one before %.4f", last[1],
+                  last[0]);
+    free(cell);
+}
+
 // [P9.3]: fair xz is 8 (both - train) bytes over the held-out characters,
 // and [P9.5] says below, level or above as its two printed figures are; its
 // scored characters, the first left out and the tail, add up to the novel.
@@ -144,6 +196,7 @@ START_TEST(printed_figures_recomputed) {
     ck_assert_msg(chapter9_run(&c, &s, err, sizeof err) == 0, "%s", err);
     char *out = printed(&c);
     check_training_table(out);
+    check_first_below(out);
     check_against_xz(out, c.corpus.n_val);
     // what the novels give: 81 characters, Persuasion 466,854 of them
     expect_in_cell(out, "P9.1", "held out: Persuasion, 466854 characters");
@@ -217,7 +270,8 @@ START_TEST(versus_to_the_printed_thousandth) {
 END_TEST
 
 // The book's run (build/out/chapter9.txt, made by make book): its held-out
-// bits per character below fair xz's, both read as printed.
+// bits per character below fair xz's, both read as printed; its line of
+// the yardsticks each measurement passed; its held-out loss still falling.
 START_TEST(book_run_beats_fair_xz) {
     FILE *f = fopen(BOOK_OUTPUT, "r");
     if (!f) {
@@ -234,9 +288,17 @@ START_TEST(book_run_beats_fair_xz) {
         if (strstr(line, "xz -9 after the training")) sscanf(line, "xz -9 after the training %lf",
                                                              &fair);
     }
-    fclose(f);
     ck_assert_msg(b > 0 && fair > 0, "no held-out or fair xz figure in %s", BOOK_OUTPUT);
     ck_assert_msg(b < fair, "held-out %.3f bits per character, fair xz %.3f", b, fair);
+    // and its training table's line of yardsticks passed, with the compressors
+    static char text[1 << 16];
+    rewind(f);
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    ck_assert_ptr_nonnull(strstr(text, "first step below: bigram "));
+    check_first_below(text);
+    check_still_falling(text);
+    fclose(f);
 }
 END_TEST
 

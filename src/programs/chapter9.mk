@@ -117,8 +117,8 @@ ifneq ($(filter bench-chapter10,$(MAKECMDGOALS)),)
 bench-gpt: | bench-chapter10
 endif
 
-# The book runs ./chapter9 with its defaults: 1,250 steps of 32 windows
-# (about four minutes on two idle cores), gzip and xz, the whole held-out
+# The book runs ./chapter9 with its defaults: 1,500 steps of 32 windows
+# (about three minutes on two idle cores), gzip and xz, the whole held-out
 # novel scored, samples. The tests run two steps, without the
 # compressors, each held-out loss of [P9.4] on 2 batches rather than 20,
 # scoring the first 2,000 held-out characters: the same code, a few

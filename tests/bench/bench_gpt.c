@@ -85,7 +85,7 @@ static const char USAGE[] =
     "\n"
     "Chapter 9's GPT (4 layers, 4 heads, width 128, context 64, batches of 32) timed.\n"
     "Without --bench: ./chapter9's training, its losses and the median step time.\n"
-    "  --steps N         training steps (1250; 0: only write the files below)\n"
+    "  --steps N         training steps (1500; 0: only write the files below)\n"
     "  --lr X, --warmup N  the peak learning rate (0.004) and its warm-up steps (50)\n"
     "  --time-only       print only the step time\n"
     "  --write-init FILE, --write-ids FILE  the starting model (gpt_save) and the\n"
@@ -172,7 +172,7 @@ static int parse(options *o, int argc, char **argv) {
     if (st < 0) st = check_modes(o, argc, argv);
     if (st >= 0) return st;
     if (!o->bench) {
-        if (o->steps < 0) o->steps = 1250;
+        if (o->steps < 0) o->steps = 1500;
         if (o->threads == 0) o->threads = 1;
         return -1;
     }
@@ -342,7 +342,7 @@ typedef struct {
 static void write_models(c_side *s) {
     const options *o = s->o;
     char err[400];
-    lr_schedule sch = schedule(o, 1250);
+    lr_schedule sch = schedule(o, 1500);
     gpt_model *m = book_model(o, s->c, &sch);
     int bad = gpt_save(m, temp_name(o, 0, "init.gpt"), err, sizeof err) != 0;
     gpt_free(m);
@@ -370,7 +370,7 @@ static void write_models(c_side *s) {
 // starting model and the seed, as the twin runs them.
 static void time_training(c_side *s) {
     const options *o = s->o;
-    lr_schedule sch = schedule(o, 1250);
+    lr_schedule sch = schedule(o, 1500);
     gpt_model *m = book_model(o, s->c, &sch);
     torch_rng g;
     rng_seed(&g, o->common.seed);

@@ -48,7 +48,7 @@ import chapter9_twin as twin
 # The C's (bench_gpt.c, as ./chapter9): AdamW's betas and weight decay, and
 # the learning-rate schedule; the speed does not depend on them.
 BETAS, WEIGHT_DECAY = (0.9, 0.99), 0.1
-LR, WARMUP, DECAY = 4e-3, 50, 1250
+LR, WARMUP, DECAY = 4e-3, 50, 1500
 
 
 def read_ids(path):

@@ -32,7 +32,7 @@ from goldenfile import section, write
 
 SEEDS = (1337, 7)
 STEPS = 20
-LR, WARMUP, DECAY = 4e-3, 50, 1250
+LR, WARMUP, DECAY = 4e-3, 50, 1500
 
 
 def losses(bench, seed, tmp):

@@ -178,7 +178,7 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--lr", type=float, default=4e-3)
     ap.add_argument("--warmup", type=int, default=50)
-    ap.add_argument("--decay-steps", type=int, default=1250)
+    ap.add_argument("--decay-steps", type=int, default=1500)
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
