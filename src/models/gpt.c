@@ -243,8 +243,8 @@ static int alloc_model(gpt_model *m, int B) {
         if (!(b->attn = calloc(m->shards, sizeof *b->attn))) return -1;
         // room for the largest shard of any batch of up to B sequences
         int most = 0;
-        for (int b = 1; b <= B; b++) {
-            int size = largest_shard(b, m->shards);
+        for (int batch = 1; batch <= B; batch++) {
+            int size = largest_shard(batch, m->shards);
             most = size > most ? size : most;
         }
         for (int k = 0; k < m->shards; k++)
