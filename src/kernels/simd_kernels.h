@@ -178,6 +178,13 @@ TARGET void KERNEL(scale)(float *x, long n, float s) {
     }
 }
 
+// The largest of the n (0 < n) numbers of row.
+INLINE float row_max(const float *row, int n) {
+    vec mx = vec_set(-INFINITY);
+    for (int j = 0; j < n; j += VEC) mx = vec_max(mx, vec_load_first_or(row + j, n - j, -INFINITY));
+    return vec_max_all(mx);
+}
+
 // Replaces softmax_rows (softmax.c) in attention_head_forward: each row
 // of x (rows, L) becomes softmax(row). The max and the sum are taken a
 // vector at a time, then across the vector; the lanes of a last, partial
@@ -185,10 +192,7 @@ TARGET void KERNEL(scale)(float *x, long n, float s) {
 TARGET void KERNEL(softmax_rows)(float *x, int rows, int L) {
     for (int i = 0; i < rows; i++) {
         float *row = x + (long)i * L;
-        vec mx = vec_set(-INFINITY), sum = vec_set(0);
-        for (int j = 0; j < L; j += VEC)  // pass 1: the largest
-            mx = vec_max(mx, vec_load_first_or(row + j, L - j, -INFINITY));
-        vec top = vec_set(vec_max_all(mx));
+        vec sum = vec_set(0), top = vec_set(row_max(row, L));  // pass 1: the largest
         for (int j = 0; j < L; j += VEC) {  // pass 2: e^(x - max) and their sum
             vec e = vec_keep_first(vec_exp(vec_sub(load_part(row + j, L - j), top)), L - j);
             sum = vec_add(sum, e);
@@ -469,9 +473,7 @@ INLINE void head_softmax(float *w, const bool *pad, int causal, int nq, int nk) 
             for (int j = 0; j < seen; j++)
                 if (!pad[j] && row[j] > top) top = row[j];
         } else {
-            vec mx = vec_set(-INFINITY);
-            for (int j = 0; j < seen; j += VEC) mx = vec_max(mx, vec_load_first_or(row + j, seen - j, -INFINITY));
-            top = vec_max_all(mx);
+            top = row_max(row, seen);
         }
         if (top == -INFINITY) {  // every key hidden: a row of zeros
             for (int j = 0; j < nk; j++) row[j] = 0;
@@ -767,13 +769,6 @@ TARGET void KERNEL(gelu_backward)(float *dinp, const float *dout, const float *i
 }
 
 // ---------------------------------------------------------------- cross-entropy
-
-// The largest of the n (0 < n) numbers of row.
-INLINE float row_max(const float *row, int n) {
-    vec mx = vec_set(-INFINITY);
-    for (int j = 0; j < n; j += VEC) mx = vec_max(mx, vec_load_first_or(row + j, n - j, -INFINITY));
-    return vec_max_all(mx);
-}
 
 // Replaces the loop of cross_entropy_rows (layers/cross_entropy.c), row by
 // row: the largest logit top, the sum of e^(z - top) with vec_exp in float
